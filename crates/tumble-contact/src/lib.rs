@@ -1,0 +1,6 @@
+//! Contact force laws and contact engines: vertex-on-SDF contact with regularised friction and
+//! rolling resistance, the convex-hull membrane, the interference-based primitive engine with
+//! bristle friction, snare wires, and impulsive capture maps.
+//!
+//! This crate takes poses and velocities and returns wrenches. It deliberately does **not**
+//! depend on `tumble-dynamics`, so that the same engines can drive an external dynamics code.

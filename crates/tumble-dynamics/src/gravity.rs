@@ -1,0 +1,101 @@
+//! Gravity models behind one trait.
+//!
+//! Convention (shared with the polyhedron model): `U(p)` is the gravitational potential energy
+//! per unit mass, J/kg, negative for an attracting body, and the acceleration is `a = −∇U`.
+
+use tumble_math::Vec3;
+
+/// A gravity field in the world frame W.
+pub trait Gravity: Send + Sync {
+    /// Acceleration `a = −∇U` at `p_W` (m), m/s².
+    fn acceleration(&self, p_W: &Vec3) -> Vec3;
+    /// Potential energy per unit mass `U` at `p_W` (m), J/kg.
+    fn potential(&self, p_W: &Vec3) -> f64;
+    /// A time scale of the field at `p_W`, s, for step-size advice in diagnoses
+    /// (`∞` when the field has none).
+    fn time_scale(&self, _p_W: &Vec3) -> f64 {
+        f64::INFINITY
+    }
+}
+
+/// No gravity.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoGravity;
+
+impl Gravity for NoGravity {
+    fn acceleration(&self, _: &Vec3) -> Vec3 {
+        Vec3::zeros()
+    }
+    fn potential(&self, _: &Vec3) -> f64 {
+        0.0
+    }
+}
+
+/// A uniform field `g` (m/s²): `a = g`, `U = −g·p`.
+#[derive(Clone, Copy, Debug)]
+pub struct Uniform {
+    /// Acceleration, m/s².
+    pub g: Vec3,
+}
+
+impl Gravity for Uniform {
+    fn acceleration(&self, _: &Vec3) -> Vec3 {
+        self.g
+    }
+    fn potential(&self, p: &Vec3) -> f64 {
+        -self.g.dot(p)
+    }
+}
+
+/// A point mass (or a spherically symmetric body) with gravitational parameter `mu = GM`
+/// (m³/s²) at `center` (m): `a = −μ r / |r|³`, `U = −μ / |r|`, with `r = p − center`.
+#[derive(Clone, Copy, Debug)]
+pub struct PointMass {
+    /// Gravitational parameter GM, m³/s².
+    pub mu: f64,
+    /// Position of the attracting centre in W, m.
+    pub center: Vec3,
+}
+
+impl Gravity for PointMass {
+    fn acceleration(&self, p: &Vec3) -> Vec3 {
+        let r = p - self.center;
+        let r2 = r.norm_squared();
+        -self.mu * r / (r2 * r2.sqrt())
+    }
+    fn potential(&self, p: &Vec3) -> f64 {
+        -self.mu / (p - self.center).norm()
+    }
+    /// `√(r³/μ)`: the orbital period over 2π at this radius.
+    fn time_scale(&self, p: &Vec3) -> f64 {
+        ((p - self.center).norm().powi(3) / self.mu).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    /// `a = −∇U` checked by central differences.
+    fn check_gradient(g: &dyn Gravity, p: Vec3) {
+        let h = 1e-4 * p.norm().max(1.0);
+        let mut grad = Vec3::zeros();
+        for k in 0..3 {
+            let mut e = Vec3::zeros();
+            e[k] = h;
+            grad[k] = (g.potential(&(p + e)) - g.potential(&(p - e))) / (2.0 * h);
+        }
+        assert_relative_eq!(g.acceleration(&p), -grad, max_relative = 1e-7);
+    }
+
+    #[test]
+    fn acceleration_is_minus_gradient_of_potential() {
+        check_gradient(&Uniform { g: Vec3::new(0.0, 0.1, -9.81) }, Vec3::new(1.0, 2.0, 3.0));
+        let pm = PointMass { mu: 3.986_004_418e14, center: Vec3::new(10.0, 0.0, 0.0) };
+        check_gradient(&pm, Vec3::new(7.0e6, -1.0e6, 2.0e5));
+        // Surface gravity of the Earth from μ and the mean radius: 9.82 m/s².
+        let g0 = pm.acceleration(&(pm.center + Vec3::new(0.0, 0.0, 6.371e6))).norm();
+        assert_relative_eq!(g0, 9.820, max_relative = 1e-3);
+    }
+}

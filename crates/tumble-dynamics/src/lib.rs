@@ -1,0 +1,20 @@
+//! Rigid-body dynamics, integrators and gravity models.
+//!
+//! - [`body`]: a rigid body's constant model ([`RigidBody`]) and integrated state
+//!   ([`BodyState`]); body frames are centred on the centre of mass.
+//! - [`system`]: Newton–Euler equations of free rigid bodies as an [`OdeSystem`].
+//! - [`gravity`]: the [`Gravity`] trait with uniform and point-mass fields.
+//! - [`integrator`]: RK4, adaptive Dormand–Prince 5(4), semi-implicit Euler.
+//!
+//! Multibody trees, the rotating-frame equations and polyhedron gravity arrive here too.
+
+pub mod analytic;
+pub mod body;
+pub mod gravity;
+pub mod integrator;
+pub mod system;
+
+pub use body::{BodyState, Load, RigidBody, BODY_STATE_LEN};
+pub use gravity::{Gravity, NoGravity, PointMass, Uniform};
+pub use integrator::{Dopri5Settings, IntegrationError, Integrator, Method, OdeSystem, Stats};
+pub use system::{Invariants, RigidBodySystem};

@@ -1,0 +1,42 @@
+//! Frames and spatial algebra for Tumble. No physics lives here.
+//!
+//! # Frame and naming convention (used in every Tumble crate)
+//!
+//! Identifiers carry their frames, in the style of Drake and MuJoCo's documentation:
+//!
+//! | identifier | meaning |
+//! |---|---|
+//! | `p_WB` | position of the origin of frame B, measured from the origin of W, expressed in W |
+//! | `v_WB` | velocity of B's origin relative to W, expressed in W |
+//! | `R_WB`, `q_WB` | rotation (matrix or unit quaternion) taking B-coordinates into W-coordinates: `x_W = R_WB x_B` |
+//! | `w_WB_B` | angular velocity of B relative to W, expressed in B (a trailing `_B` names the expressed-in frame when it is not the first frame) |
+//! | `X_WB` | pose ([`Pose`]) of B in W: `x_W = X_WB * x_B` |
+//! | `f_B_W`, `t_B_W` | force on body B and torque about B's origin, expressed in W |
+//!
+//! `W` is an inertial (world) frame. `B` is a body frame whose origin is the body's centre of
+//! mass and whose axes are fixed in the body. Composition reads left to right:
+//! `X_WC = X_WB * X_BC`.
+//!
+//! Quaternions are Hamilton quaternions, unit norm, and are written scalar first (`[w, x, y, z]`)
+//! in every file format and public array ([`quat_from_wxyz`], [`quat_to_wxyz`]).
+//!
+//! Units are SI throughout (m, s, kg, rad, N, N·m).
+
+mod pose;
+mod quat;
+pub mod special;
+mod spatial;
+
+pub use nalgebra;
+pub use pose::Pose;
+pub use quat::{quat_derivative, quat_from_wxyz, quat_to_wxyz, QuatError};
+pub use spatial::{skew, Twist, Wrench};
+
+/// 3-vector of f64 (m, m/s, rad/s, N … as the name says).
+pub type Vec3 = nalgebra::Vector3<f64>;
+/// 3×3 matrix of f64.
+pub type Mat3 = nalgebra::Matrix3<f64>;
+/// Unit quaternion of f64 (Hamilton convention).
+pub type UnitQuat = nalgebra::UnitQuaternion<f64>;
+/// Quaternion of f64, not necessarily unit (used for derivatives).
+pub type Quat = nalgebra::Quaternion<f64>;
