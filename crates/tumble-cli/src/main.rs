@@ -1,1 +1,181 @@
-fn main() {}
+//! The `tumble` command. Thin: parse arguments, call `tumble-sim`, report.
+//!
+//! Exit status: 0 success, 1 simulation failure, 2 invalid input.
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tumble_sim::{simulate, write_run, Model, Outcome, Scenario};
+
+#[derive(Parser)]
+#[command(name = "tumble", version, about = "Contact dynamics for space operations: run, check and benchmark scenarios.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and write its outputs (timeseries.csv, summary.json, plots/).
+    #[command(after_help = "Examples:
+  tumble run scenarios/basics/dzhanibekov.toml
+  tumble run scenarios/basics/orbit.toml --out results/orbit
+  tumble run scenarios/basics/dzhanibekov.toml --set simulation.duration=120 --set bodies.handle.angular_velocity.1=6.0")]
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output folder [default: out/<scenario name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override a scenario value by its dotted key path: KEY=VALUE (VALUE in TOML syntax). Repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Validate a scenario without running it: prints `ok` or the errors.
+    #[command(after_help = "Examples:
+  tumble check scenarios/basics/orbit.toml
+  tumble check my_case.toml --set bodies.sat.mass=-1   # prints the error, exit status 2")]
+    Check {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Override a scenario value: KEY=VALUE. Repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Benchmark the integrators on rigid bodies (single-threaded) and print steps per second.
+    #[command(after_help = "Examples:
+  tumble bench
+  tumble bench --scale 0.1 --csv bench.csv")]
+    Bench {
+        /// Multiplier of the step counts (1.0 takes a few seconds).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        /// Also write the figures to this CSV file.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Run { scenario, out, set, quiet } => run(&scenario, out, &set, quiet),
+        Command::Check { scenario, set } => match load(&scenario, &set) {
+            Ok(_) => {
+                println!("ok");
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        },
+        Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
+    }
+}
+
+/// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
+fn load(path: &Path, set: &[String]) -> Result<(Scenario, Model), ExitCode> {
+    let invalid = |msg: String| {
+        eprintln!("error: {msg}");
+        ExitCode::from(2)
+    };
+    let mut overrides = Vec::new();
+    for s in set {
+        match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => overrides.push((k.trim().to_string(), v.trim().to_string())),
+            _ => return Err(invalid(format!("--set `{s}`: expected KEY=VALUE, e.g. --set bodies.target.mass=2.5"))),
+        }
+    }
+    let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
+    let model = Model::build(&sc).map_err(|e| invalid(e.to_string()))?;
+    Ok((sc, model))
+}
+
+fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCode {
+    let (_, mut model) = match load(path, set) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let started = Instant::now();
+    let duration = model.duration;
+    let mut bar: Option<ProgressBar> = None;
+    let res = simulate(&mut model, &mut |t| {
+        if quiet {
+            return;
+        }
+        if bar.is_none() && started.elapsed() > Duration::from_secs(1) {
+            let b = ProgressBar::new(1000);
+            b.set_style(
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}%  t = {msg} s  ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position((1000.0 * t / duration) as u64);
+            b.set_message(format!("{t:.3}"));
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let summary = match write_run(&out, path, &model, &res) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let line = format!(
+        "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",
+        model.name,
+        res.t_end,
+        res.stats.steps,
+        res.stats.rejected,
+        res.wall_time,
+        out.display()
+    );
+    match &res.outcome {
+        Outcome::Completed | Outcome::Stopped { .. } => {
+            if !quiet {
+                println!("{line}");
+                if let Outcome::Stopped { event } = &res.outcome {
+                    println!("stopped: {event}");
+                }
+                if let Some(d) = summary["metrics"]["energy_drift_rel"].as_f64() {
+                    println!("energy drift (relative): {d:.3e}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Outcome::Failed(d) => {
+            eprintln!("error: simulation failed {d}");
+            eprintln!("{line} (samples up to the failure are kept)");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
+    if !(scale.is_finite() && scale > 0.0) {
+        eprintln!("error: --scale must be a positive number, got {scale}");
+        return ExitCode::from(2);
+    }
+    let results = tumble_sim::bench::run_all(scale);
+    println!("{:<30} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
+    let mut rows = vec!["case,bodies,steps,seconds,steps_per_second,ns_per_body_step".to_string()];
+    for r in &results {
+        println!("{:<30} {:>7} {:>10} {:>14.0} {:>16.1}", r.name, r.bodies, r.steps, r.steps_per_second(), r.ns_per_body_step());
+        rows.push(format!("{},{},{},{},{},{}", r.name, r.bodies, r.steps, r.seconds, r.steps_per_second(), r.ns_per_body_step()));
+    }
+    if let Some(p) = csv
+        && let Err(e) = std::fs::write(p, rows.join("\n") + "\n")
+    {
+        eprintln!("error: {}: cannot write: {e}", p.display());
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,1 +1,20 @@
-//! placeholder
+//! Scenario files → a model; the run loop that wires dynamics (and, later, contact);
+//! recorders; events; output writers and plots; benchmarks.
+//!
+//! The pipeline of `tumble run`: [`Scenario::load`] → [`Model::build`] → [`simulate`] →
+//! [`write_run`].
+
+pub mod bench;
+mod metrics;
+mod model;
+mod output;
+mod plot;
+mod record;
+mod run;
+pub mod scenario;
+
+pub use model::Model;
+pub use output::write_run;
+pub use record::Recording;
+pub use run::{simulate, Diagnosis, Outcome, RunResult};
+pub use scenario::{Scenario, ScenarioError};

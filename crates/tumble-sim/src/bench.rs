@@ -1,0 +1,79 @@
+//! Micro-benchmarks of the integrators on rigid bodies (`tumble bench`). Single-threaded; each
+//! case is timed several times and the fastest repeat is kept (the least disturbed by the
+//! machine).
+
+use std::time::Instant;
+use tumble_dynamics::{BodyState, Dopri5Settings, Gravity, Integrator, Method, NoGravity, OdeSystem, PointMass, RigidBody, RigidBodySystem};
+use tumble_geometry::Solid;
+use tumble_math::Vec3;
+
+/// One benchmark figure.
+#[derive(Debug, Clone)]
+pub struct BenchResult {
+    /// Case name.
+    pub name: String,
+    /// Bodies in the system.
+    pub bodies: usize,
+    /// Steps timed per repeat.
+    pub steps: u64,
+    /// Fastest repeat, s.
+    pub seconds: f64,
+}
+
+impl BenchResult {
+    /// Integration steps per second.
+    pub fn steps_per_second(&self) -> f64 {
+        self.steps as f64 / self.seconds
+    }
+    /// Nanoseconds per step of one body.
+    pub fn ns_per_body_step(&self) -> f64 {
+        self.seconds * 1e9 / (self.steps as f64 * self.bodies as f64)
+    }
+}
+
+fn system(n: usize, gravity: Box<dyn Gravity>) -> (RigidBodySystem, Vec<f64>) {
+    let props = Solid::Box { size: [1.0, 2.0, 3.0] }.with_mass(10.0);
+    let bodies = (0..n).map(|i| RigidBody::new(format!("b{i}"), &props)).collect();
+    let sys = RigidBodySystem { bodies, gravity };
+    let states: Vec<BodyState> = (0..n)
+        .map(|i| BodyState {
+            p_WB: Vec3::new(7.0e6 + i as f64, 0.0, 0.0),
+            v_WB: Vec3::new(0.0, 7.5e3, 0.0),
+            w_WB_B: Vec3::new(0.01, 1.0, 0.02),
+            ..Default::default()
+        })
+        .collect();
+    let y = sys.pack(&states);
+    (sys, y)
+}
+
+fn time_case(name: &str, n: usize, gravity: fn() -> Box<dyn Gravity>, method: Method, steps: u64, repeats: usize) -> BenchResult {
+    let mut best = f64::INFINITY;
+    for _ in 0..repeats {
+        let (mut sys, mut y) = system(n, gravity());
+        let mut integ = Integrator::new(method, sys.dim());
+        let h = 1e-3;
+        let start = Instant::now();
+        for k in 0..steps {
+            integ.step_once(&mut sys, k as f64 * h, &mut y, h);
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+        std::hint::black_box(&y);
+    }
+    BenchResult { name: name.to_string(), bodies: n, steps, seconds: best }
+}
+
+/// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
+pub fn run_all(scale: f64) -> Vec<BenchResult> {
+    let steps = |s: f64| ((s * scale) as u64).max(1);
+    let none: fn() -> Box<dyn Gravity> = || Box::new(NoGravity);
+    let pm: fn() -> Box<dyn Gravity> = || Box::new(PointMass { mu: 3.986_004_418e14, center: Vec3::zeros() });
+    let dopri = Method::Dopri5(Dopri5Settings { rtol: 1e-9, atol: 1e-12, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0 });
+    vec![
+        time_case("rk4_free_body", 1, none, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
+        time_case("rk4_body_point_mass", 1, pm, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
+        time_case("rk4_100_bodies_point_mass", 100, pm, Method::Rk4 { dt: 1e-3 }, steps(1e4), 5),
+        time_case("dopri5_free_body", 1, none, dopri, steps(5e5), 5),
+        time_case("symplectic_euler_free_body", 1, none, Method::SymplecticEuler { dt: 1e-3 }, steps(1e6), 5),
+    ]
+}

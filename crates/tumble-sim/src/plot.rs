@@ -1,0 +1,111 @@
+//! Line plots of recorded channels, written as SVG and PNG.
+//!
+//! Text is drawn with the embedded DejaVu Sans font (no system font libraries needed).
+
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// One curve: legend label, x values, y values.
+pub struct Series<'a> {
+    /// Legend label.
+    pub label: String,
+    /// Abscissae.
+    pub x: &'a [f64],
+    /// Ordinates.
+    pub y: Vec<f64>,
+}
+
+static FONT: Once = Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        // Registration only fails for an unparsable font; the embedded one parses.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(23, 190, 207),
+];
+
+/// Writes `stem.svg` and `stem.png` with the given curves. `equal_axes` keeps one unit the same
+/// length on both axes (trajectories).
+pub fn line_plot(stem: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series], equal_axes: bool) -> Result<(), String> {
+    register_font();
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), title, x_label, y_label, series, equal_axes)
+        .map_err(|e| format!("{}: {e}", svg.display()))?;
+    draw(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), title, x_label, y_label, series, equal_axes)
+        .map_err(|e| format!("{}: {e}", png.display()))
+}
+
+/// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large.
+fn tick(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e5).contains(&a) { format!("{v:.2e}") } else { format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string() }
+}
+
+fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    if !lo.is_finite() {
+        return (-1.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-12 * lo.abs().max(hi.abs())).max(1e-300);
+    (lo - pad, hi + pad)
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    equal_axes: bool,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (mut x0, mut x1) = range(series.iter().flat_map(|s| s.x.iter().copied()));
+    let (mut y0, mut y1) = range(series.iter().flat_map(|s| s.y.iter().copied()));
+    if equal_axes {
+        let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+        let half = 0.5 * (x1 - x0).max(y1 - y0);
+        // The plot area is about 1.6 times wider than tall.
+        (x0, x1, y0, y1) = (cx - 1.6 * half, cx + 1.6 * half, cy - half, cy + half);
+    }
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let c = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite()), c.stroke_width(2)))?
+            .label(s.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    if series.len() > 1 || series.first().is_some_and(|s| !s.label.is_empty()) {
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font(("sans-serif", 14)).draw()?;
+    }
+    root.present()?;
+    Ok(())
+}

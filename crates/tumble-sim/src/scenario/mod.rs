@@ -1,0 +1,157 @@
+//! Scenario files: reading, patching by dotted key path, and errors that point into the file.
+//!
+//! Any value is addressed by its dotted path through tables, with array elements by index:
+//! `simulation.dt`, `bodies.target.mass`, `bodies.target.angular_velocity.1`,
+//! `bodies.probe.loads.0.force`. [`Scenario::load`] applies `path = value` overrides (the
+//! CLI's `--set`, Monte Carlo dispersions) to the text before it is parsed, keeping the file's
+//! layout, so error positions stay those of the user's file.
+
+mod error;
+mod schema;
+mod spans;
+
+pub use error::ScenarioError;
+pub use schema::*;
+
+use std::path::{Path, PathBuf};
+
+/// A parsed scenario and the text it came from.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// The text after overrides.
+    pub text: String,
+    /// The parsed content.
+    pub file: ScenarioFile,
+    /// Keys set by overrides.
+    pub overridden: Vec<String>,
+}
+
+impl Scenario {
+    /// Reads `path`, applies `overrides` (`(dotted.path, TOML value)`), and parses it.
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let hint = match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    "no such file; give the path of a scenario .toml file (bundled scenarios are in scenarios/)".to_string()
+                }
+                _ => format!("cannot read the file: {e}"),
+            };
+            ScenarioError::file(path, hint)
+        })?;
+        Self::from_text(path, text, overrides)
+    }
+
+    /// Parses scenario `text` as if read from `path`.
+    pub fn from_text(path: &Path, text: String, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
+        let text = if overrides.is_empty() { text } else { apply_overrides(path, &text, overrides)? };
+        let de = toml::Deserializer::parse(&text).map_err(|e| toml_error(path, &text, &e, None))?;
+        let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let key = (key != ".").then_some(key);
+            toml_error(path, &text, e.inner(), key)
+        })?;
+        Ok(Self { path: path.to_path_buf(), text, file, overridden: overrides.iter().map(|(k, _)| k.clone()).collect() })
+    }
+
+    /// An error about the value at `key`, placed at its line and column in the file.
+    pub fn error_at(&self, key: &str, message: impl Into<String>) -> ScenarioError {
+        let position = toml_edit::Document::parse(self.text.as_str())
+            .ok()
+            .and_then(|doc| spans::span_of(&doc, key))
+            .map(|s| error::line_col(&self.text, s.start));
+        let mut message = message.into();
+        if self.overridden.iter().any(|k| key == k || key.starts_with(&format!("{k}."))) {
+            message.push_str(" (value set by an override)");
+        }
+        ScenarioError { file: self.path.clone(), position, key: Some(key.to_string()), message }
+    }
+}
+
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>) -> ScenarioError {
+    let position = e.span().map(|s| error::line_col(text, s.start));
+    ScenarioError { file: path.to_path_buf(), position, key, message: e.message().to_string() }
+}
+
+/// Sets each `path = value` in the document, creating tables as needed.
+fn apply_overrides(path: &Path, text: &str, overrides: &[(String, String)]) -> Result<String, ScenarioError> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e: toml_edit::TomlError| {
+            let position = e.span().map(|s| error::line_col(text, s.start));
+            ScenarioError { file: path.to_path_buf(), position, key: None, message: e.message().to_string() }
+        })?;
+    for (key, raw) in overrides {
+        let bad = |m: &str| ScenarioError { file: path.to_path_buf(), position: None, key: Some(key.clone()), message: m.to_string() };
+        let value: toml_edit::Value = raw
+            .parse()
+            .map_err(|_| bad(&format!("override value `{raw}` is not a TOML value (numbers as 1.5, arrays as [1, 2, 3], strings quoted)")))?;
+        let parts: Vec<&str> = key.split('.').collect();
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(bad("an override key is a dotted path such as bodies.target.mass"));
+        }
+        set_path(doc.as_item_mut(), &parts, value).map_err(|m| bad(&m))?;
+    }
+    Ok(doc.to_string())
+}
+
+fn set_path(item: &mut toml_edit::Item, parts: &[&str], value: toml_edit::Value) -> Result<(), String> {
+    use toml_edit::Item;
+    match item {
+        Item::Table(t) => set_in_table(t, parts, value),
+        Item::ArrayOfTables(a) => {
+            let (head, tail) = parts.split_first().ok_or("empty key path")?;
+            let len = a.len();
+            let t = index(head, len).and_then(|i| a.get_mut(i).ok_or(format!("index {i} is out of range for {len} tables")))?;
+            if tail.is_empty() {
+                return Err(format!("`{head}` names a whole table; add the key to set inside it"));
+            }
+            set_in_table(t, tail, value)
+        }
+        Item::Value(v) => set_in_value(v, parts, value),
+        Item::None => Err("the key has no parent table".to_string()),
+    }
+}
+
+fn set_in_table(t: &mut toml_edit::Table, parts: &[&str], value: toml_edit::Value) -> Result<(), String> {
+    let (head, tail) = parts.split_first().ok_or("empty key path")?;
+    if tail.is_empty() {
+        t.insert(head, toml_edit::Item::Value(value));
+        return Ok(());
+    }
+    set_path(t.entry(head).or_insert_with(toml_edit::table), tail, value)
+}
+
+fn set_in_value(v: &mut toml_edit::Value, parts: &[&str], value: toml_edit::Value) -> Result<(), String> {
+    use toml_edit::Value;
+    let (head, tail) = parts.split_first().ok_or("empty key path")?;
+    match v {
+        Value::InlineTable(t) if tail.is_empty() => {
+            t.insert(*head, value);
+            Ok(())
+        }
+        Value::InlineTable(t) => {
+            let c = t.get_mut(head).ok_or(format!("`{head}` is not in this inline table"))?;
+            set_in_value(c, tail, value)
+        }
+        Value::Array(a) => {
+            let i = index(head, a.len())?;
+            if tail.is_empty() {
+                a.replace(i, value);
+                Ok(())
+            } else {
+                let c = a.get_mut(i).ok_or(format!("index {i} is out of range"))?;
+                set_in_value(c, tail, value)
+            }
+        }
+        _ => Err(format!("cannot set `{head}` inside a value that is neither a table nor an array")),
+    }
+}
+
+fn index(part: &str, len: usize) -> Result<usize, String> {
+    match part.parse::<usize>() {
+        Ok(i) if i < len => Ok(i),
+        Ok(i) => Err(format!("index {i} is out of range for {len} elements")),
+        Err(_) => Err(format!("`{part}` is not an array index (0, 1, …)")),
+    }
+}

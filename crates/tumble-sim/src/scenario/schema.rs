@@ -1,0 +1,164 @@
+//! The scenario file schema (TOML). Every key is documented in `docs/scenario.md`; units are
+//! SI unless the key's name says otherwise.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tumble_geometry::Solid;
+
+/// A whole scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name; also the default output folder `out/<name>`.
+    pub name: String,
+    /// Free text shown in the summary.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of the scenario's random streams (recorded in the summary).
+    #[serde(default)]
+    pub seed: u64,
+    /// Time span, integrator and output settings.
+    pub simulation: SimulationSpec,
+    /// The gravity field (default: none).
+    #[serde(default)]
+    pub gravity: GravitySpec,
+    /// Rigid bodies by name (outputs list them in name order).
+    pub bodies: BTreeMap<String, BodySpec>,
+}
+
+/// `[simulation]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time span, s.
+    pub duration: f64,
+    /// Integration method.
+    #[serde(default)]
+    pub integrator: IntegratorKind,
+    /// Step, s: required for fixed-step methods; the first trial step for `dopri5`.
+    pub dt: Option<f64>,
+    /// Relative tolerance per step (`dopri5`).
+    #[serde(default = "default_rtol")]
+    pub rtol: f64,
+    /// Absolute tolerance per step (`dopri5`), state units (m, m/s, rad/s).
+    #[serde(default = "default_atol")]
+    pub atol: f64,
+    /// Largest step (`dopri5`), s; default: the output interval.
+    pub max_step: Option<f64>,
+    /// Time between recorded samples, s (a multiple of `dt` for fixed-step methods).
+    pub output_interval: Option<f64>,
+    /// Largest allowed growth of `T + V − W` above its initial value, as a fraction of the
+    /// initial energy scale `T₀ + |V₀|`, before the run is stopped as blown up.
+    #[serde(default = "default_energy_growth")]
+    pub max_energy_growth: f64,
+}
+
+fn default_rtol() -> f64 {
+    1e-9
+}
+fn default_atol() -> f64 {
+    1e-12
+}
+fn default_energy_growth() -> f64 {
+    0.01
+}
+
+/// `simulation.integrator`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegratorKind {
+    /// Fixed-step classical Runge–Kutta 4.
+    #[default]
+    Rk4,
+    /// Adaptive Dormand–Prince 5(4).
+    Dopri5,
+    /// Fixed-step semi-implicit (symplectic) Euler.
+    SymplecticEuler,
+}
+
+/// `[gravity]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GravitySpec {
+    /// No gravity.
+    #[default]
+    None,
+    /// Uniform field.
+    Uniform {
+        /// Acceleration, m/s².
+        g: [f64; 3],
+    },
+    /// Point mass.
+    PointMass {
+        /// Gravitational parameter GM, m³/s².
+        mu: f64,
+        /// Position of the centre, m.
+        #[serde(default)]
+        center: [f64; 3],
+        /// Radius of the central body, m: a body whose centre of mass comes closer stops the
+        /// run with an impact event. 0 disables the check.
+        #[serde(default)]
+        radius: f64,
+    },
+}
+
+/// `[bodies.NAME]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Mass, kg. With `shape`, the inertia is scaled to this mass.
+    pub mass: Option<f64>,
+    /// Density, kg/m³ (only with `shape`; alternative to `mass`).
+    pub density: Option<f64>,
+    /// Inertia about the centre of mass in body axes, kg·m²: `[Ixx, Iyy, Izz]` or
+    /// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]` (tensor components, as URDF's `ixy`).
+    pub inertia: Option<Vec<f64>>,
+    /// A solid primitive giving the inertia (and the mass, with `density`).
+    pub shape: Option<Solid>,
+    /// Initial position of the centre of mass in the world frame, m.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Initial velocity of the centre of mass in the world frame, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial attitude `q_WB`, unit quaternion `[w, x, y, z]`.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Initial angular velocity in body axes, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Constant loads for the whole run.
+    #[serde(default)]
+    pub loads: Vec<LoadSpec>,
+}
+
+fn identity_quat() -> [f64; 4] {
+    [1.0, 0.0, 0.0, 0.0]
+}
+
+/// `[[bodies.NAME.loads]]`: a constant force and/or torque.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    /// Force, N, in the axes named by `frame`.
+    pub force: Option<[f64; 3]>,
+    /// Application point in the body frame, m.
+    #[serde(default)]
+    pub point: [f64; 3],
+    /// Torque in body axes, N·m.
+    pub torque: Option<[f64; 3]>,
+    /// Axes of `force`: `body` (turns with the body, like a thruster) or `world`.
+    #[serde(default)]
+    pub frame: LoadFrame,
+}
+
+/// `loads.frame`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadFrame {
+    /// Body axes.
+    #[default]
+    Body,
+    /// World axes.
+    World,
+}
