@@ -1,0 +1,141 @@
+//! Bad scenarios are refused with a one-line error that names the file, the place and the key.
+
+use std::path::Path;
+use tumble_sim::{Model, Scenario};
+
+const GOOD: &str = r#"
+name = "t"
+
+[simulation]
+duration = 1.0
+dt = 0.01
+
+[bodies.b]
+mass = 1.0
+inertia = [1.0, 2.0, 2.5]
+orientation = [1.0, 0.0, 0.0, 0.0]
+"#;
+
+/// Loads `text` (optionally with one line replaced) and returns the error line.
+fn error_of(text: &str) -> String {
+    let path = Path::new("case.toml");
+    let res = Scenario::from_text(path, text.to_string(), &[]).and_then(|sc| Model::build(&sc).map(|_| ()));
+    let e = res.expect_err("the scenario must be refused").to_string();
+    assert!(!e.contains('\n'), "error must be one line: {e}");
+    assert!(e.starts_with("case.toml"), "error must name the file: {e}");
+    e
+}
+
+fn with(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "test setup: `{from}` not in the base scenario");
+    GOOD.replace(from, to)
+}
+
+#[test]
+fn good_scenario_is_accepted() {
+    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.to_string(), &[]).expect("parses");
+    Model::build(&sc).expect("valid");
+}
+
+#[test]
+fn missing_file() {
+    let e = Scenario::load(Path::new("no/such/scenario.toml"), &[]).expect_err("missing").to_string();
+    assert!(e.starts_with("no/such/scenario.toml: ") && e.contains("no such file"), "{e}");
+}
+
+#[test]
+fn toml_syntax_error_has_line_and_column() {
+    let e = error_of(&with("duration = 1.0", "duration = = 1.0"));
+    assert!(e.starts_with("case.toml:5:"), "{e}");
+}
+
+#[test]
+fn unknown_key_is_named() {
+    let e = error_of(&with("dt = 0.01", "dt = 0.01\ntimestep = 0.1"));
+    assert!(e.contains("timestep") && e.contains("case.toml:7:"), "{e}");
+}
+
+#[test]
+fn wrong_type_names_the_key() {
+    let e = error_of(&with("mass = 1.0", "mass = \"heavy\""));
+    assert!(e.contains("bodies.b.mass") && e.contains("case.toml:9:"), "{e}");
+}
+
+#[test]
+fn negative_and_zero_mass() {
+    for m in ["-1.0", "0.0"] {
+        let e = error_of(&with("mass = 1.0", &format!("mass = {m}")));
+        assert!(e.contains("key `bodies.b.mass`") && e.contains("case.toml:9:") && e.contains("positive"), "{e}");
+    }
+}
+
+#[test]
+fn inertia_not_positive_definite() {
+    let e = error_of(&with("inertia = [1.0, 2.0, 2.5]", "inertia = [1.0, 2.0, 2.5, 3.0, 0.0, 0.0]"));
+    assert!(e.contains("key `bodies.b.inertia`") && e.contains("case.toml:10:") && e.contains("positive definite"), "{e}");
+}
+
+#[test]
+fn inertia_violating_triangle_inequality() {
+    let e = error_of(&with("inertia = [1.0, 2.0, 2.5]", "inertia = [1.0, 1.0, 3.0]"));
+    assert!(e.contains("key `bodies.b.inertia`") && e.contains("triangle inequality"), "{e}");
+}
+
+#[test]
+fn non_positive_time_step_and_duration() {
+    for (from, to, key, line) in [
+        ("dt = 0.01", "dt = 0.0", "simulation.dt", 6),
+        ("dt = 0.01", "dt = -0.01", "simulation.dt", 6),
+        ("duration = 1.0", "duration = 0.0", "simulation.duration", 5),
+        ("duration = 1.0", "duration = -5.0", "simulation.duration", 5),
+    ] {
+        let e = error_of(&with(from, to));
+        assert!(e.contains(&format!("key `{key}`")) && e.contains(&format!("case.toml:{line}:")), "{e}");
+    }
+}
+
+#[test]
+fn non_unit_and_zero_quaternions() {
+    for q in ["[1.0, 0.1, 0.0, 0.0]", "[0.0, 0.0, 0.0, 0.0]"] {
+        let e = error_of(&with("orientation = [1.0, 0.0, 0.0, 0.0]", &format!("orientation = {q}")));
+        assert!(e.contains("key `bodies.b.orientation`") && e.contains("case.toml:11:") && e.contains("unit quaternion"), "{e}");
+    }
+}
+
+#[test]
+fn missing_required_keys_and_conflicts() {
+    let e = error_of(&with("dt = 0.01", ""));
+    assert!(e.contains("simulation.dt") && e.contains("required"), "{e}");
+    let e = error_of(&with("mass = 1.0", "density = 10.0"));
+    assert!(e.contains("bodies.b.density"), "{e}");
+    let e = error_of(&with("inertia = [1.0, 2.0, 2.5]", "inertia = [1.0, 2.0]"));
+    assert!(e.contains("3 values"), "{e}");
+    let e = error_of(&with("[bodies.b]", "[bodies.b]\nshape = { type = \"cube\", size = 1.0 }"));
+    assert!(e.contains("bodies.b.shape") && e.contains("cube"), "{e}");
+}
+
+#[test]
+fn output_interval_must_be_a_multiple_of_dt() {
+    let e = error_of(&with("dt = 0.01", "dt = 0.01\noutput_interval = 0.015"));
+    assert!(e.contains("simulation.output_interval") && e.contains("multiple"), "{e}");
+}
+
+#[test]
+fn overrides_patch_by_dotted_path() {
+    let ov = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "2.5")).expect("ok");
+    assert_eq!(Model::build(&sc).expect("valid").system.bodies[0].mass, 2.5);
+    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.inertia.2", "2.9")).expect("ok");
+    assert_eq!(Model::build(&sc).expect("valid").system.bodies[0].inertia[(2, 2)], 2.9);
+    // A new key in a new table is created.
+    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.angular_velocity", "[0.0, 1.0, 0.0]")).expect("ok");
+    assert_eq!(sc.file.bodies["b"].angular_velocity, [0.0, 1.0, 0.0]);
+    // Errors at an overridden key say so; bad override values are refused.
+    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "-3.0")).expect("parses");
+    let e = Model::build(&sc).err().expect("refused").to_string();
+    assert!(e.contains("override") && e.contains("case.toml:9:"), "{e}");
+    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "two")).expect_err("bad value").to_string();
+    assert!(e.contains("not a TOML value"), "{e}");
+    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.inertia.7", "1.0")).expect_err("bad index").to_string();
+    assert!(e.contains("out of range"), "{e}");
+}
