@@ -7,10 +7,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use tumble_sim::{simulate, write_run, Model, Outcome, Scenario};
+use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
 #[derive(Parser)]
-#[command(name = "tumble", version, about = "Contact dynamics for space operations: run, check and benchmark scenarios.")]
+#[command(
+    name = "tumble",
+    version,
+    about = "Contact dynamics for space operations: run, check and benchmark scenarios."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -109,8 +113,10 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         if bar.is_none() && started.elapsed() > Duration::from_secs(1) {
             let b = ProgressBar::new(1000);
             b.set_style(
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {percent:>3}%  t = {msg} s  ETA {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:40} {percent:>3}%  t = {msg} s  ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar = Some(b);
         }
@@ -168,8 +174,23 @@ fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
     println!("{:<30} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
     let mut rows = vec!["case,bodies,steps,seconds,steps_per_second,ns_per_body_step".to_string()];
     for r in &results {
-        println!("{:<30} {:>7} {:>10} {:>14.0} {:>16.1}", r.name, r.bodies, r.steps, r.steps_per_second(), r.ns_per_body_step());
-        rows.push(format!("{},{},{},{},{},{}", r.name, r.bodies, r.steps, r.seconds, r.steps_per_second(), r.ns_per_body_step()));
+        println!(
+            "{:<30} {:>7} {:>10} {:>14.0} {:>16.1}",
+            r.name,
+            r.bodies,
+            r.steps,
+            r.steps_per_second(),
+            r.ns_per_body_step()
+        );
+        rows.push(format!(
+            "{},{},{},{},{},{}",
+            r.name,
+            r.bodies,
+            r.steps,
+            r.seconds,
+            r.steps_per_second(),
+            r.ns_per_body_step()
+        ));
     }
     if let Some(p) = csv
         && let Err(e) = std::fs::write(p, rows.join("\n") + "\n")

@@ -1,7 +1,7 @@
 //! Closed-form solutions used as references by tests, metrics and diagnoses.
 
-use tumble_math::special::ellip_k;
 use tumble_math::Vec3;
+use tumble_math::special::ellip_k;
 
 /// Period of the body-frame angular velocity of a torque-free rigid body (Euler–Poinsot motion),
 /// s.
@@ -27,9 +27,15 @@ pub fn torque_free_period(moments: [f64; 3], w_P: &Vec3) -> Option<f64> {
     let two_t = i1 * w_P.x.powi(2) + i2 * w_P.y.powi(2) + i3 * w_P.z.powi(2);
     let h2 = (i1 * w_P.x).powi(2) + (i2 * w_P.y).powi(2) + (i3 * w_P.z).powi(2);
     let (lam2, m) = if h2 > two_t * i2 {
-        ((i3 - i2) * (h2 - two_t * i1) / (i1 * i2 * i3), (i2 - i1) * (two_t * i3 - h2) / ((i3 - i2) * (h2 - two_t * i1)))
+        (
+            (i3 - i2) * (h2 - two_t * i1) / (i1 * i2 * i3),
+            (i2 - i1) * (two_t * i3 - h2) / ((i3 - i2) * (h2 - two_t * i1)),
+        )
     } else if h2 < two_t * i2 {
-        ((i2 - i1) * (two_t * i3 - h2) / (i1 * i2 * i3), (i3 - i2) * (h2 - two_t * i1) / ((i2 - i1) * (two_t * i3 - h2)))
+        (
+            (i2 - i1) * (two_t * i3 - h2) / (i1 * i2 * i3),
+            (i3 - i2) * (h2 - two_t * i1) / ((i2 - i1) * (two_t * i3 - h2)),
+        )
     } else {
         return None;
     };

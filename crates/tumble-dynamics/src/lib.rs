@@ -14,7 +14,7 @@ pub mod gravity;
 pub mod integrator;
 pub mod system;
 
-pub use body::{BodyState, Load, RigidBody, BODY_STATE_LEN};
+pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody};
 pub use gravity::{Gravity, NoGravity, PointMass, Uniform};
 pub use integrator::{Dopri5Settings, IntegrationError, Integrator, Method, OdeSystem, Stats};
 pub use system::{Invariants, RigidBodySystem};

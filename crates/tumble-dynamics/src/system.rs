@@ -14,10 +14,10 @@
 //!
 //! Gravity acts at the centre of mass (no gravity-gradient torque yet).
 
-use crate::body::{BodyState, RigidBody, BODY_STATE_LEN, P, Q, V, W};
+use crate::body::{BODY_STATE_LEN, BodyState, P, Q, RigidBody, V, W};
 use crate::gravity::Gravity;
 use crate::integrator::OdeSystem;
-use tumble_math::{quat_derivative, Quat, Vec3};
+use tumble_math::{Quat, Vec3, quat_derivative};
 
 /// The model of a set of free rigid bodies.
 pub struct RigidBodySystem {

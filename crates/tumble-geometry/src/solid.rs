@@ -75,11 +75,7 @@ fn positive(name: &'static str, x: f64) -> Result<(), SolidError> {
 
 fn hollow(outer: f64, inner: f64) -> Result<(), SolidError> {
     positive("outer_radius", outer)?;
-    if inner.is_finite() && inner >= 0.0 && inner < outer {
-        Ok(())
-    } else {
-        Err(SolidError::Hollow { inner, outer })
-    }
+    if inner.is_finite() && inner >= 0.0 && inner < outer { Ok(()) } else { Err(SolidError::Hollow { inner, outer }) }
 }
 
 impl Solid {
@@ -174,11 +170,31 @@ mod tests {
     fn closed_forms_match_quadrature() {
         // 160³ cells: the boundary error of the indicator quadrature is O(1/n) ≈ 1%, so 2%.
         let n = 160;
-        let cases: Vec<(Solid, Box<dyn Fn(Vec3) -> bool>, Vec3)> = vec![
-            (Solid::Ellipsoid { semi_axes: [1.0, 0.6, 0.3] }, Box::new(|p: Vec3| (p.x).powi(2) + (p.y / 0.6).powi(2) + (p.z / 0.3).powi(2) <= 1.0), Vec3::new(1.0, 0.6, 0.3)),
-            (Solid::Cylinder { radius: 0.5, length: 2.0 }, Box::new(|p: Vec3| p.x * p.x + p.y * p.y <= 0.25), Vec3::new(0.5, 0.5, 1.0)),
-            (Solid::Tube { outer_radius: 0.5, inner_radius: 0.3, length: 1.0 }, Box::new(|p: Vec3| { let r2 = p.x * p.x + p.y * p.y; (0.09..=0.25).contains(&r2) }), Vec3::new(0.5, 0.5, 0.5)),
-            (Solid::HollowSphere { outer_radius: 1.0, inner_radius: 0.7 }, Box::new(|p: Vec3| (0.49..=1.0).contains(&p.norm_squared())), Vec3::repeat(1.0)),
+        type Inside = Box<dyn Fn(Vec3) -> bool>;
+        let cases: Vec<(Solid, Inside, Vec3)> = vec![
+            (
+                Solid::Ellipsoid { semi_axes: [1.0, 0.6, 0.3] },
+                Box::new(|p: Vec3| (p.x).powi(2) + (p.y / 0.6).powi(2) + (p.z / 0.3).powi(2) <= 1.0),
+                Vec3::new(1.0, 0.6, 0.3),
+            ),
+            (
+                Solid::Cylinder { radius: 0.5, length: 2.0 },
+                Box::new(|p: Vec3| p.x * p.x + p.y * p.y <= 0.25),
+                Vec3::new(0.5, 0.5, 1.0),
+            ),
+            (
+                Solid::Tube { outer_radius: 0.5, inner_radius: 0.3, length: 1.0 },
+                Box::new(|p: Vec3| {
+                    let r2 = p.x * p.x + p.y * p.y;
+                    (0.09..=0.25).contains(&r2)
+                }),
+                Vec3::new(0.5, 0.5, 0.5),
+            ),
+            (
+                Solid::HollowSphere { outer_radius: 1.0, inner_radius: 0.7 },
+                Box::new(|p: Vec3| (0.49..=1.0).contains(&p.norm_squared())),
+                Vec3::repeat(1.0),
+            ),
         ];
         for (s, inside, half) in cases {
             s.validate().expect("valid");

@@ -24,13 +24,13 @@
 
 mod pose;
 mod quat;
-pub mod special;
 mod spatial;
+pub mod special;
 
 pub use nalgebra;
 pub use pose::Pose;
-pub use quat::{quat_derivative, quat_from_wxyz, quat_to_wxyz, QuatError};
-pub use spatial::{skew, Twist, Wrench};
+pub use quat::{QuatError, quat_derivative, quat_from_wxyz, quat_to_wxyz};
+pub use spatial::{Twist, Wrench, skew};
 
 /// 3-vector of f64 (m, m/s, rad/s, N … as the name says).
 pub type Vec3 = nalgebra::Vector3<f64>;

@@ -60,10 +60,7 @@ mod tests {
 
     #[test]
     fn compose_and_inverse() {
-        let a = Pose::new(
-            Vec3::new(1.0, -2.0, 0.5),
-            UnitQuat::from_scaled_axis(Vec3::new(0.3, 0.2, -0.9)),
-        );
+        let a = Pose::new(Vec3::new(1.0, -2.0, 0.5), UnitQuat::from_scaled_axis(Vec3::new(0.3, 0.2, -0.9)));
         let b = Pose::new(Vec3::new(0.1, 0.4, 3.0), UnitQuat::from_scaled_axis(Vec3::new(-1.0, 0.5, 0.2)));
         let x = Vec3::new(0.7, 0.8, -0.2);
         assert_relative_eq!((a * b).transform_point(&x), a.transform_point(&b.transform_point(&x)), epsilon = 1e-14);

@@ -3,7 +3,9 @@
 //! machine).
 
 use std::time::Instant;
-use tumble_dynamics::{BodyState, Dopri5Settings, Gravity, Integrator, Method, NoGravity, OdeSystem, PointMass, RigidBody, RigidBodySystem};
+use tumble_dynamics::{
+    BodyState, Dopri5Settings, Gravity, Integrator, Method, NoGravity, OdeSystem, PointMass, RigidBody, RigidBodySystem,
+};
 use tumble_geometry::Solid;
 use tumble_math::Vec3;
 
@@ -47,7 +49,14 @@ fn system(n: usize, gravity: Box<dyn Gravity>) -> (RigidBodySystem, Vec<f64>) {
     (sys, y)
 }
 
-fn time_case(name: &str, n: usize, gravity: fn() -> Box<dyn Gravity>, method: Method, steps: u64, repeats: usize) -> BenchResult {
+fn time_case(
+    name: &str,
+    n: usize,
+    gravity: fn() -> Box<dyn Gravity>,
+    method: Method,
+    steps: u64,
+    repeats: usize,
+) -> BenchResult {
     let mut best = f64::INFINITY;
     for _ in 0..repeats {
         let (mut sys, mut y) = system(n, gravity());

@@ -16,5 +16,5 @@ pub mod scenario;
 pub use model::Model;
 pub use output::write_run;
 pub use record::Recording;
-pub use run::{simulate, Diagnosis, Outcome, RunResult};
+pub use run::{Diagnosis, Outcome, RunResult, simulate};
 pub use scenario::{Scenario, ScenarioError};

@@ -2,11 +2,11 @@
 //! (Euler–Poinsot) and osculating orbits, each only where the physics makes it meaningful.
 
 use crate::model::Model;
-use crate::scenario::GravitySpec;
 use crate::record::Recording;
-use serde_json::{json, Map, Value};
-use tumble_dynamics::analytic::torque_free_period;
+use crate::scenario::GravitySpec;
+use serde_json::{Map, Value, json};
 use tumble_dynamics::PointMass;
+use tumble_dynamics::analytic::torque_free_period;
 use tumble_geometry::MassProperties;
 use tumble_math::Vec3;
 
@@ -32,7 +32,8 @@ pub fn compute(model: &Model, rec: &Recording) -> Value {
         let h = col("H_norm");
         let (hx, hy, hz) = (col("Hx"), col("Hy"), col("Hz"));
         if let Some(&h0) = h.first().filter(|&&h0| h0 > 0.0) {
-            let d = (0..h.len()).map(|i| Vec3::new(hx[i] - hx[0], hy[i] - hy[0], hz[i] - hz[0]).norm()).fold(0.0, f64::max);
+            let d =
+                (0..h.len()).map(|i| Vec3::new(hx[i] - hx[0], hy[i] - hy[0], hz[i] - hz[0]).norm()).fold(0.0, f64::max);
             m.insert("angular_momentum_drift_rel".into(), json!(d / h0));
         }
     }
@@ -49,14 +50,21 @@ pub fn compute(model: &Model, rec: &Recording) -> Value {
             }
             // Sign changes of the rate about the intermediate principal axis: the flips of the
             // Dzhanibekov effect (two per period near that axis).
-            let (wx, wy, wz) = (col(&format!("{}.wx", b.name)), col(&format!("{}.wy", b.name)), col(&format!("{}.wz", b.name)));
+            let (wx, wy, wz) =
+                (col(&format!("{}.wx", b.name)), col(&format!("{}.wy", b.name)), col(&format!("{}.wz", b.name)));
             let t = col("t");
             let w2: Vec<f64> = (0..wx.len()).map(|k| axes.column(1).dot(&Vec3::new(wx[k], wy[k], wz[k]))).collect();
-            let ups: Vec<f64> = (1..w2.len()).filter(|&k| w2[k - 1] < 0.0 && w2[k] >= 0.0).map(|k| t[k - 1] + (t[k] - t[k - 1]) * (-w2[k - 1]) / (w2[k] - w2[k - 1])).collect();
+            let ups: Vec<f64> = (1..w2.len())
+                .filter(|&k| w2[k - 1] < 0.0 && w2[k] >= 0.0)
+                .map(|k| t[k - 1] + (t[k] - t[k - 1]) * (-w2[k - 1]) / (w2[k] - w2[k - 1]))
+                .collect();
             let flips = (1..w2.len()).filter(|&k| (w2[k - 1] < 0.0) != (w2[k] < 0.0)).count();
             bm.insert("intermediate_axis_flips".into(), json!(flips));
             if ups.len() >= 2 {
-                bm.insert("torque_free_period_measured_s".into(), json!((ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64));
+                bm.insert(
+                    "torque_free_period_measured_s".into(),
+                    json!((ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64),
+                );
             }
         }
         if let Some(pm) = point_mass {

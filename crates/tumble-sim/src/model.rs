@@ -2,9 +2,11 @@
 //! refused here, with the key that holds it, before anything runs.
 
 use crate::scenario::{BodySpec, GravitySpec, IntegratorKind, LoadFrame, Scenario, ScenarioError};
-use tumble_dynamics::{BodyState, Dopri5Settings, Gravity, Load, Method, NoGravity, PointMass, RigidBody, RigidBodySystem, Uniform};
+use tumble_dynamics::{
+    BodyState, Dopri5Settings, Gravity, Load, Method, NoGravity, PointMass, RigidBody, RigidBodySystem, Uniform,
+};
 use tumble_geometry::MassProperties;
-use tumble_math::{quat_from_wxyz, Mat3, Vec3};
+use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
 /// Most samples a run may record (about 2 GB of time series for a few bodies).
 const MAX_SAMPLES: f64 = 1e7;
@@ -42,11 +44,19 @@ fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> Check<T> {
 }
 
 fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
-    if x.is_finite() && x > 0.0 { Ok(x) } else { err(key, format!("must be a positive, finite number ({unit}), got {x}")) }
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        err(key, format!("must be a positive, finite number ({unit}), got {x}"))
+    }
 }
 
 fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
-    if v.iter().all(|x| x.is_finite()) { Ok(Vec3::from(v)) } else { err(key, format!("must hold three finite numbers, got {v:?}")) }
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(Vec3::from(v))
+    } else {
+        err(key, format!("must hold three finite numbers, got {v:?}"))
+    }
 }
 
 impl Model {
@@ -59,11 +69,15 @@ impl Model {
         let f = &sc.file;
         let sim = &f.simulation;
         let duration = positive("simulation.duration", sim.duration, "s")?;
-        let max_energy_growth = positive("simulation.max_energy_growth", sim.max_energy_growth, "fraction of the initial energy scale")?;
+        let max_energy_growth =
+            positive("simulation.max_energy_growth", sim.max_energy_growth, "fraction of the initial energy scale")?;
         let (method, output_interval) = match sim.integrator {
             IntegratorKind::Rk4 | IntegratorKind::SymplecticEuler => {
                 let Some(dt) = sim.dt else {
-                    return err("simulation.dt", "is required by fixed-step integrators (rk4, symplectic_euler): give the step in s");
+                    return err(
+                        "simulation.dt",
+                        "is required by fixed-step integrators (rk4, symplectic_euler): give the step in s",
+                    );
                 };
                 let dt = positive("simulation.dt", dt, "s")?;
                 let oi = match sim.output_interval {
@@ -71,13 +85,22 @@ impl Model {
                         let oi = positive("simulation.output_interval", oi, "s")?;
                         let k = (oi / dt).round();
                         if k < 1.0 || (k * dt - oi).abs() > 1e-9 * oi {
-                            return err("simulation.output_interval", format!("must be a whole multiple of simulation.dt = {dt} s with a fixed-step integrator, got {oi} s"));
+                            return err(
+                                "simulation.output_interval",
+                                format!(
+                                    "must be a whole multiple of simulation.dt = {dt} s with a fixed-step integrator, got {oi} s"
+                                ),
+                            );
                         }
                         oi
                     }
                     None => dt * (duration / dt / 2000.0).ceil().max(1.0),
                 };
-                let m = if sim.integrator == IntegratorKind::Rk4 { Method::Rk4 { dt } } else { Method::SymplecticEuler { dt } };
+                let m = if sim.integrator == IntegratorKind::Rk4 {
+                    Method::Rk4 { dt }
+                } else {
+                    Method::SymplecticEuler { dt }
+                };
                 (m, oi)
             }
             IntegratorKind::Dopri5 => {
@@ -87,7 +110,10 @@ impl Model {
                 };
                 let rtol = positive("simulation.rtol", sim.rtol, "dimensionless")?;
                 if rtol < 1e-14 {
-                    return err("simulation.rtol", format!("{rtol:e} is below what double precision can deliver; use 1e-14 or more"));
+                    return err(
+                        "simulation.rtol",
+                        format!("{rtol:e} is below what double precision can deliver; use 1e-14 or more"),
+                    );
                 }
                 let atol = positive("simulation.atol", sim.atol, "state units")?;
                 let h_max = match sim.max_step {
@@ -103,7 +129,14 @@ impl Model {
             }
         };
         if duration / output_interval > MAX_SAMPLES {
-            return err("simulation.output_interval", format!("would record {:.0} samples; raise it to at least {} s", duration / output_interval, duration / MAX_SAMPLES));
+            return err(
+                "simulation.output_interval",
+                format!(
+                    "would record {:.0} samples; raise it to at least {} s",
+                    duration / output_interval,
+                    duration / MAX_SAMPLES
+                ),
+            );
         }
 
         let (gravity, impact): (Box<dyn Gravity>, _) = match f.gravity {
@@ -113,7 +146,10 @@ impl Model {
                 let mu = positive("gravity.mu", mu, "m³/s²")?;
                 let center = finite3("gravity.center", center)?;
                 if !(radius.is_finite() && radius >= 0.0) {
-                    return err("gravity.radius", format!("must be >= 0 (m; 0 disables impact detection), got {radius}"));
+                    return err(
+                        "gravity.radius",
+                        format!("must be >= 0 (m; 0 disables impact detection), got {radius}"),
+                    );
                 }
                 (Box::new(PointMass { mu, center }), (radius > 0.0).then_some((center, radius)))
             }
@@ -133,10 +169,19 @@ impl Model {
             if let Some((c, r)) = impact
                 && (state.p_WB - c).norm() <= r
             {
-                return err(format!("{key}.position"), format!("starts inside the central body (distance {} m <= gravity.radius = {r} m)", (state.p_WB - c).norm()));
+                return err(
+                    format!("{key}.position"),
+                    format!(
+                        "starts inside the central body (distance {} m <= gravity.radius = {r} m)",
+                        (state.p_WB - c).norm()
+                    ),
+                );
             }
             if matches!(f.gravity, GravitySpec::PointMass { .. }) && !gravity.potential(&state.p_WB).is_finite() {
-                return err(format!("{key}.position"), "is at the attracting centre, where point-mass gravity is singular");
+                return err(
+                    format!("{key}.position"),
+                    "is at the attracting centre, where point-mass gravity is singular",
+                );
             }
             bodies.push(body);
             states.push(state);
@@ -167,7 +212,12 @@ fn mass_properties(key: &str, spec: &BodySpec) -> Check<MassProperties> {
             match (spec.mass, spec.density) {
                 (Some(m), None) => shape.with_mass(positive(&format!("{key}.mass"), m, "kg")?),
                 (None, Some(d)) => shape.with_density(positive(&format!("{key}.density"), d, "kg/m³")?),
-                _ => return err(format!("{key}.mass"), "with `shape`, give exactly one of `mass` (kg) or `density` (kg/m³)"),
+                _ => {
+                    return err(
+                        format!("{key}.mass"),
+                        "with `shape`, give exactly one of `mass` (kg) or `density` (kg/m³)",
+                    );
+                }
             }
         }
         (None, Some(i)) => {
@@ -178,17 +228,33 @@ fn mass_properties(key: &str, spec: &BodySpec) -> Check<MassProperties> {
                 return err(format!("{key}.mass"), "is required with `inertia` (kg)");
             };
             let ikey = format!("{key}.inertia");
-            let t = match i.as_slice() {
-                &[xx, yy, zz] => Mat3::from_diagonal(&Vec3::new(xx, yy, zz)),
-                &[xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
-                _ => return err(ikey, format!("must hold 3 values [Ixx, Iyy, Izz] or 6 values [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] (kg·m²), got {}", i.len())),
+            let t = match *i.as_slice() {
+                [xx, yy, zz] => Mat3::from_diagonal(&Vec3::new(xx, yy, zz)),
+                [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
+                _ => {
+                    return err(
+                        ikey,
+                        format!(
+                            "must hold 3 values [Ixx, Iyy, Izz] or 6 values [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] (kg·m²), got {}",
+                            i.len()
+                        ),
+                    );
+                }
             };
             MassProperties::new(m, t)
         }
-        (None, None) => return err(key, "needs mass properties: `mass` and `inertia`, or a `shape` with `mass` or `density`"),
+        (None, None) => {
+            return err(key, "needs mass properties: `mass` and `inertia`, or a `shape` with `mass` or `density`");
+        }
     };
     mp.validate().map_err(|e| {
-        let field = if matches!(e, tumble_geometry::MassError::Mass(_)) { "mass" } else if spec.shape.is_some() { "shape" } else { "inertia" };
+        let field = if matches!(e, tumble_geometry::MassError::Mass(_)) {
+            "mass"
+        } else if spec.shape.is_some() {
+            "shape"
+        } else {
+            "inertia"
+        };
         (format!("{key}.{field}"), e.to_string())
     })?;
     Ok(mp)

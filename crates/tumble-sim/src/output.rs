@@ -2,9 +2,9 @@
 
 use crate::metrics;
 use crate::model::Model;
-use crate::plot::{line_plot, Series};
+use crate::plot::{Series, line_plot};
 use crate::run::{Outcome, RunResult};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -28,7 +28,9 @@ fn summary(scenario_file: &Path, model: &Model, res: &RunResult) -> Value {
     let (status, detail) = match &res.outcome {
         Outcome::Completed => ("completed", Value::Null),
         Outcome::Stopped { event } => ("stopped", json!({ "event": event })),
-        Outcome::Failed(d) => ("failed", json!({ "time_s": d.time, "body": d.body, "what": d.what, "likely_cause": d.likely_cause })),
+        Outcome::Failed(d) => {
+            ("failed", json!({ "time_s": d.time, "body": d.body, "what": d.what, "likely_cause": d.likely_cause }))
+        }
     };
     let mut bodies = Map::new();
     for (i, b) in model.system.bodies.iter().enumerate() {
@@ -73,21 +75,35 @@ fn plots(dir: &Path, model: &Model, res: &RunResult) -> Result<(), String> {
     let rec = &res.recording;
     let col = |n: &str| rec.column(n).unwrap_or_default();
     let t = col("t");
-    let series = |names: &[(&str, &str)]| -> Vec<Series> { names.iter().map(|(c, label)| Series { label: label.to_string(), x: &t, y: col(c) }).collect() };
+    let series = |names: &[(&str, &str)]| -> Vec<Series> {
+        names.iter().map(|(c, label)| Series { label: label.to_string(), x: &t, y: col(c) }).collect()
+    };
     line_plot(
         &dir.join("energy"),
         "Energy",
         "time [s]",
         "energy [J]",
-        &series(&[("kinetic_energy", "kinetic T"), ("potential_energy", "potential V"), ("energy_balance", "T + V − W (conserved)")]),
+        &series(&[
+            ("kinetic_energy", "kinetic T"),
+            ("potential_energy", "potential V"),
+            ("energy_balance", "T + V − W (conserved)"),
+        ]),
         false,
     )?;
     let bal = col("energy_balance");
     let (kin, pot) = (col("kinetic_energy"), col("potential_energy"));
-    let scale = (kin.first().copied().unwrap_or(0.0) + pot.first().copied().unwrap_or(0.0).abs()).max(f64::MIN_POSITIVE);
+    let scale =
+        (kin.first().copied().unwrap_or(0.0) + pot.first().copied().unwrap_or(0.0).abs()).max(f64::MIN_POSITIVE);
     let e0 = bal.first().copied().unwrap_or(0.0);
     let err = Series { label: String::new(), x: &t, y: bal.iter().map(|e| (e - e0) / scale).collect() };
-    line_plot(&dir.join("energy_error"), "Energy error (T + V − W − E₀) / (T₀ + |V₀|)", "time [s]", "relative error [-]", &[err], false)?;
+    line_plot(
+        &dir.join("energy_error"),
+        "Energy error (T + V − W − E₀) / (T₀ + |V₀|)",
+        "time [s]",
+        "relative error [-]",
+        &[err],
+        false,
+    )?;
     line_plot(
         &dir.join("angular_momentum"),
         "Angular momentum about the world origin",

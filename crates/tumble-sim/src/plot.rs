@@ -36,7 +36,14 @@ const COLORS: [RGBColor; 6] = [
 
 /// Writes `stem.svg` and `stem.png` with the given curves. `equal_axes` keeps one unit the same
 /// length on both axes (trajectories).
-pub fn line_plot(stem: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series], equal_axes: bool) -> Result<(), String> {
+pub fn line_plot(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    equal_axes: bool,
+) -> Result<(), String> {
     register_font();
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
@@ -49,11 +56,16 @@ pub fn line_plot(stem: &Path, title: &str, x_label: &str, y_label: &str, series:
 /// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large.
 fn tick(v: f64) -> String {
     let a = v.abs();
-    if a != 0.0 && !(1e-3..1e5).contains(&a) { format!("{v:.2e}") } else { format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string() }
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) =
+        values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     if !lo.is_finite() {
         return (-1.0, 1.0);
     }
@@ -99,12 +111,20 @@ where
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         chart
-            .draw_series(LineSeries::new(s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite()), c.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite()),
+                c.stroke_width(2),
+            ))?
             .label(s.label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     if series.len() > 1 || series.first().is_some_and(|s| !s.label.is_empty()) {
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font(("sans-serif", 14)).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
     }
     root.present()?;
     Ok(())

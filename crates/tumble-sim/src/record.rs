@@ -73,7 +73,19 @@ impl Recording {
         let inv = sys.invariants(y);
         let h = inv.angular_momentum;
         let p = inv.linear_momentum;
-        self.data.extend_from_slice(&[inv.kinetic, inv.potential, inv.work, inv.energy() - inv.work, h.x, h.y, h.z, h.norm(), p.x, p.y, p.z]);
+        self.data.extend_from_slice(&[
+            inv.kinetic,
+            inv.potential,
+            inv.work,
+            inv.energy() - inv.work,
+            h.x,
+            h.y,
+            h.z,
+            h.norm(),
+            p.x,
+            p.y,
+            p.z,
+        ]);
     }
 
     /// Number of samples.

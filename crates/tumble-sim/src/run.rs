@@ -10,7 +10,7 @@ use crate::model::Model;
 use crate::record::Recording;
 use std::ops::ControlFlow;
 use std::time::Instant;
-use tumble_dynamics::{Integrator, Method, Stats, BODY_STATE_LEN};
+use tumble_dynamics::{BODY_STATE_LEN, Integrator, Method, Stats};
 use tumble_math::Vec3;
 
 /// How a run ended.
@@ -118,7 +118,13 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
                 break;
             }
             (Ok(_), Some(StepStop::NonFinite { body })) => {
-                outcome = Outcome::Failed(diagnose(model, &last_good, t, body, "the state became non-finite (NaN or infinite)".into()));
+                outcome = Outcome::Failed(diagnose(
+                    model,
+                    &last_good,
+                    t,
+                    body,
+                    "the state became non-finite (NaN or infinite)".into(),
+                ));
                 break;
             }
             (Ok(_), Some(StepStop::Impact { body, distance })) => {
@@ -126,7 +132,10 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
                 last_good.copy_from_slice(&y);
                 t_good = t;
                 outcome = Outcome::Stopped {
-                    event: format!("impact: body `{}` reached {distance:.3} m from the attracting centre (gravity.radius) at t = {t:.6} s", model.system.bodies[body].name),
+                    event: format!(
+                        "impact: body `{}` reached {distance:.3} m from the attracting centre (gravity.radius) at t = {t:.6} s",
+                        model.system.bodies[body].name
+                    ),
                 };
                 break;
             }
@@ -156,7 +165,14 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
         t_good = t;
         progress(t);
     }
-    RunResult { outcome, recording: rec, t_end: t_good, final_state: last_good, stats: integ.stats(), wall_time: start.elapsed().as_secs_f64() }
+    RunResult {
+        outcome,
+        recording: rec,
+        t_end: t_good,
+        final_state: last_good,
+        stats: integ.stats(),
+        wall_time: start.elapsed().as_secs_f64(),
+    }
 }
 
 /// Names the likely cause of a blow-up from the last good state: a step too large for the

@@ -72,7 +72,10 @@ fn negative_and_zero_mass() {
 #[test]
 fn inertia_not_positive_definite() {
     let e = error_of(&with("inertia = [1.0, 2.0, 2.5]", "inertia = [1.0, 2.0, 2.5, 3.0, 0.0, 0.0]"));
-    assert!(e.contains("key `bodies.b.inertia`") && e.contains("case.toml:10:") && e.contains("positive definite"), "{e}");
+    assert!(
+        e.contains("key `bodies.b.inertia`") && e.contains("case.toml:10:") && e.contains("positive definite"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -98,7 +101,10 @@ fn non_positive_time_step_and_duration() {
 fn non_unit_and_zero_quaternions() {
     for q in ["[1.0, 0.1, 0.0, 0.0]", "[0.0, 0.0, 0.0, 0.0]"] {
         let e = error_of(&with("orientation = [1.0, 0.0, 0.0, 0.0]", &format!("orientation = {q}")));
-        assert!(e.contains("key `bodies.b.orientation`") && e.contains("case.toml:11:") && e.contains("unit quaternion"), "{e}");
+        assert!(
+            e.contains("key `bodies.b.orientation`") && e.contains("case.toml:11:") && e.contains("unit quaternion"),
+            "{e}"
+        );
     }
 }
 
@@ -128,14 +134,20 @@ fn overrides_patch_by_dotted_path() {
     let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.inertia.2", "2.9")).expect("ok");
     assert_eq!(Model::build(&sc).expect("valid").system.bodies[0].inertia[(2, 2)], 2.9);
     // A new key in a new table is created.
-    let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.angular_velocity", "[0.0, 1.0, 0.0]")).expect("ok");
+    let sc =
+        Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.angular_velocity", "[0.0, 1.0, 0.0]"))
+            .expect("ok");
     assert_eq!(sc.file.bodies["b"].angular_velocity, [0.0, 1.0, 0.0]);
     // Errors at an overridden key say so; bad override values are refused.
     let sc = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "-3.0")).expect("parses");
     let e = Model::build(&sc).err().expect("refused").to_string();
     assert!(e.contains("override") && e.contains("case.toml:9:"), "{e}");
-    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "two")).expect_err("bad value").to_string();
+    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.mass", "two"))
+        .expect_err("bad value")
+        .to_string();
     assert!(e.contains("not a TOML value"), "{e}");
-    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.inertia.7", "1.0")).expect_err("bad index").to_string();
+    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &ov("bodies.b.inertia.7", "1.0"))
+        .expect_err("bad index")
+        .to_string();
     assert!(e.contains("out of range"), "{e}");
 }

@@ -1,7 +1,7 @@
 //! The bundled scenarios run and reproduce their physics; run outputs are complete.
 
 use std::path::{Path, PathBuf};
-use tumble_sim::{simulate, write_run, Model, Outcome, Scenario};
+use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
 fn bundled(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel)
@@ -29,7 +29,14 @@ fn dzhanibekov_flip_period_matches_elliptic_integral() {
     assert!((measured - analytic).abs() < 0.01 * analytic, "measured {measured} s, analytic {analytic} s");
     assert!(h["intermediate_axis_flips"].as_u64().expect("flips") >= 2);
     assert!(summary["metrics"]["energy_drift_rel"].as_f64().expect("drift") < 1e-9);
-    for f in ["timeseries.csv", "summary.json", "plots/energy.png", "plots/energy.svg", "plots/angular_velocity_handle.png", "plots/angular_momentum.svg"] {
+    for f in [
+        "timeseries.csv",
+        "summary.json",
+        "plots/energy.png",
+        "plots/energy.svg",
+        "plots/angular_velocity_handle.png",
+        "plots/angular_momentum.svg",
+    ] {
         assert!(dir.join(f).is_file(), "missing {f}");
     }
     let csv = std::fs::read_to_string(dir.join("timeseries.csv")).expect("csv");
@@ -58,7 +65,8 @@ fn circular_orbit_closes_and_keeps_its_elements() {
 fn oversized_step_blows_up_with_a_diagnosis_and_finite_samples() {
     // RK4's stability limit on the imaginary axis is |λh| ≤ 2√2; a 6 rad/s spin at dt = 0.5 s
     // is beyond it, so the energy grows until the guard stops the run.
-    let (_, res) = run(&bundled("basics/dzhanibekov.toml"), &[("simulation.dt", "0.5"), ("simulation.output_interval", "0.5")]);
+    let (_, res) =
+        run(&bundled("basics/dzhanibekov.toml"), &[("simulation.dt", "0.5"), ("simulation.output_interval", "0.5")]);
     let Outcome::Failed(d) = &res.outcome else { panic!("expected a failure, got {:?}", res.outcome) };
     assert_eq!(d.body.as_deref(), Some("handle"));
     assert!(d.likely_cause.contains("simulation.dt"), "{d}");
@@ -69,7 +77,10 @@ fn oversized_step_blows_up_with_a_diagnosis_and_finite_samples() {
 #[test]
 fn falling_into_the_central_body_stops_with_an_impact_event() {
     // Start at rest 1000 km above the surface: free fall reaches the surface before 1000 s.
-    let (_, res) = run(&bundled("basics/orbit.toml"), &[("bodies.sat.velocity", "[0.0, 0.0, 0.0]"), ("simulation.duration", "2000.0")]);
+    let (_, res) = run(
+        &bundled("basics/orbit.toml"),
+        &[("bodies.sat.velocity", "[0.0, 0.0, 0.0]"), ("simulation.duration", "2000.0")],
+    );
     match &res.outcome {
         Outcome::Stopped { event } => assert!(event.contains("impact") && event.contains("sat"), "{event}"),
         other => panic!("expected an impact, got {other:?}"),

@@ -82,7 +82,9 @@ pub struct Stats {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum IntegrationError {
     /// The adaptive step fell below `h_min`.
-    #[error("step size {h:e} s fell below h_min = {h_min:e} s at t = {t} s: the problem is stiff, singular, or its state became non-finite")]
+    #[error(
+        "step size {h:e} s fell below h_min = {h_min:e} s at t = {t} s: the problem is stiff, singular, or its state became non-finite"
+    )]
     StepTooSmall {
         /// Time, s.
         t: f64,

@@ -96,7 +96,6 @@ fn dopri5_adaptive_meets_tolerance_and_lands_on_t_end() {
         // 130× and 67× the tolerance for 1e-6, 1e-9, 1e-12. Bound 500×.
         assert!(err < 500.0 * tol, "tol {tol}: error {err}");
         errors.push(err);
-
     }
 }
 

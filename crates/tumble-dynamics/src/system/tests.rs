@@ -1,8 +1,8 @@
 use super::*;
+use crate::Load;
 use crate::analytic::torque_free_period;
 use crate::gravity::{NoGravity, PointMass};
 use crate::integrator::{Dopri5Settings, Integrator, Method};
-use crate::Load;
 use approx::assert_relative_eq;
 use std::ops::ControlFlow;
 use tumble_geometry::MassProperties;
@@ -22,7 +22,13 @@ fn tight() -> Method {
 }
 
 /// Integrates to `t_end`, calling `f` after every step.
-fn run(sys: &mut RigidBodySystem, method: Method, y: &mut [f64], t_end: f64, f: &mut dyn FnMut(f64, &[f64])) -> Integrator {
+fn run(
+    sys: &mut RigidBodySystem,
+    method: Method,
+    y: &mut [f64],
+    t_end: f64,
+    f: &mut dyn FnMut(f64, &[f64]),
+) -> Integrator {
     let mut integ = Integrator::new(method, y.len());
     let mut t = 0.0;
     let flow = integ
@@ -144,7 +150,10 @@ fn circular_orbit_closes_after_one_period() {
         // …and RK4 at 1 s (5828 steps a revolution) by 9.5e-7 m.
         (Method::Rk4 { dt: 1.0 }, 1e-5),
     ] {
-        let mut sys = RigidBodySystem { bodies: vec![body("sat", 100.0, [1.0, 2.0, 2.5])], gravity: Box::new(PointMass { mu, center: Vec3::zeros() }) };
+        let mut sys = RigidBodySystem {
+            bodies: vec![body("sat", 100.0, [1.0, 2.0, 2.5])],
+            gravity: Box::new(PointMass { mu, center: Vec3::zeros() }),
+        };
         let mut y = sys.pack(&[start]);
         run(&mut sys, method, &mut y, period, &mut |_, _| {});
         let end = sys.body_state(&y, 0);

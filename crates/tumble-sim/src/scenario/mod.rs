@@ -34,7 +34,8 @@ impl Scenario {
         let text = std::fs::read_to_string(path).map_err(|e| {
             let hint = match e.kind() {
                 std::io::ErrorKind::NotFound => {
-                    "no such file; give the path of a scenario .toml file (bundled scenarios are in scenarios/)".to_string()
+                    "no such file; give the path of a scenario .toml file (bundled scenarios are in scenarios/)"
+                        .to_string()
                 }
                 _ => format!("cannot read the file: {e}"),
             };
@@ -52,7 +53,12 @@ impl Scenario {
             let key = (key != ".").then_some(key);
             toml_error(path, &text, e.inner(), key)
         })?;
-        Ok(Self { path: path.to_path_buf(), text, file, overridden: overrides.iter().map(|(k, _)| k.clone()).collect() })
+        Ok(Self {
+            path: path.to_path_buf(),
+            text,
+            file,
+            overridden: overrides.iter().map(|(k, _)| k.clone()).collect(),
+        })
     }
 
     /// An error about the value at `key`, placed at its line and column in the file.
@@ -76,16 +82,22 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>)
 
 /// Sets each `path = value` in the document, creating tables as needed.
 fn apply_overrides(path: &Path, text: &str, overrides: &[(String, String)]) -> Result<String, ScenarioError> {
-    let mut doc: toml_edit::DocumentMut =
-        text.parse().map_err(|e: toml_edit::TomlError| {
-            let position = e.span().map(|s| error::line_col(text, s.start));
-            ScenarioError { file: path.to_path_buf(), position, key: None, message: e.message().to_string() }
-        })?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let position = e.span().map(|s| error::line_col(text, s.start));
+        ScenarioError { file: path.to_path_buf(), position, key: None, message: e.message().to_string() }
+    })?;
     for (key, raw) in overrides {
-        let bad = |m: &str| ScenarioError { file: path.to_path_buf(), position: None, key: Some(key.clone()), message: m.to_string() };
-        let value: toml_edit::Value = raw
-            .parse()
-            .map_err(|_| bad(&format!("override value `{raw}` is not a TOML value (numbers as 1.5, arrays as [1, 2, 3], strings quoted)")))?;
+        let bad = |m: &str| ScenarioError {
+            file: path.to_path_buf(),
+            position: None,
+            key: Some(key.clone()),
+            message: m.to_string(),
+        };
+        let value: toml_edit::Value = raw.parse().map_err(|_| {
+            bad(&format!(
+                "override value `{raw}` is not a TOML value (numbers as 1.5, arrays as [1, 2, 3], strings quoted)"
+            ))
+        })?;
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|p| p.is_empty()) {
             return Err(bad("an override key is a dotted path such as bodies.target.mass"));
@@ -102,7 +114,8 @@ fn set_path(item: &mut toml_edit::Item, parts: &[&str], value: toml_edit::Value)
         Item::ArrayOfTables(a) => {
             let (head, tail) = parts.split_first().ok_or("empty key path")?;
             let len = a.len();
-            let t = index(head, len).and_then(|i| a.get_mut(i).ok_or(format!("index {i} is out of range for {len} tables")))?;
+            let t = index(head, len)
+                .and_then(|i| a.get_mut(i).ok_or(format!("index {i} is out of range for {len} tables")))?;
             if tail.is_empty() {
                 return Err(format!("`{head}` names a whole table; add the key to set inside it"));
             }

@@ -1,0 +1,108 @@
+//! The `tumble` binary as a user drives it: exit statuses, one-line errors, outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tumble(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tumble")).args(args).output().expect("tumble runs")
+}
+
+fn scenario(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel).display().to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+#[test]
+fn check_prints_ok_for_every_bundled_scenario() {
+    for s in ["basics/dzhanibekov.toml", "basics/orbit.toml"] {
+        let out = tumble(&["check", &scenario(s)]);
+        assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    }
+}
+
+#[test]
+fn check_refuses_bad_input_with_exit_2_and_one_line() {
+    let d = tmp("check_bad");
+    let bad = d.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\n[simulation]\nduration = 1.0\ndt = 0.1\n[bodies.b]\nmass = 1.0\ninertia = [1.0, 1.0, 3.0]\n",
+    )
+    .expect("write");
+    for args in [
+        vec!["check".to_string(), bad.display().to_string()],
+        vec!["check".to_string(), d.join("missing.toml").display().to_string()],
+        vec!["check".to_string(), scenario("basics/orbit.toml"), "--set".into(), "bodies.sat.mass=0".into()],
+        vec!["check".to_string(), scenario("basics/orbit.toml"), "--set".into(), "nonsense".into()],
+        vec!["run".to_string(), bad.display().to_string(), "--out".into(), d.join("o").display().to_string()],
+    ] {
+        let out = tumble(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!d.join("o").exists(), "an invalid scenario must not produce outputs");
+}
+
+#[test]
+fn run_writes_outputs_and_exits_0() {
+    let d = tmp("run_ok");
+    let out = tumble(&[
+        "run",
+        &scenario("basics/dzhanibekov.toml"),
+        "--out",
+        &d.display().to_string(),
+        "--set",
+        "simulation.duration=5.0",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["timeseries.csv", "summary.json", "plots/energy.png", "plots/angular_velocity_handle.svg"] {
+        assert!(d.join(f).is_file(), "missing {f}");
+    }
+    let summary = std::fs::read_to_string(d.join("summary.json")).expect("summary");
+    assert!(summary.contains("\"status\": \"completed\"") && summary.contains("\"scenario\": \"dzhanibekov\""));
+}
+
+#[test]
+fn blown_up_run_exits_1_with_a_diagnosis() {
+    let d = tmp("run_blowup");
+    let out = tumble(&[
+        "run",
+        &scenario("basics/dzhanibekov.toml"),
+        "--out",
+        &d.display().to_string(),
+        "--set",
+        "simulation.dt=0.5",
+        "--set",
+        "simulation.output_interval=0.5",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("simulation failed at t =") && err.contains("Likely cause") && err.contains("simulation.dt"),
+        "{err}"
+    );
+    let summary = std::fs::read_to_string(d.join("summary.json")).expect("summary written");
+    assert!(summary.contains("\"status\": \"failed\""));
+}
+
+#[test]
+fn help_shows_examples() {
+    for sub in ["run", "check", "bench"] {
+        let out = tumble(&[sub, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("Examples:") && text.contains(&format!("tumble {sub}")),
+            "{text}"
+        );
+    }
+}
