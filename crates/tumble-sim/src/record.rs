@@ -115,8 +115,14 @@ impl Recording {
                     w.write_all(b",")?;
                 }
                 first = false;
-                // Shortest representation that reads back to the same f64.
-                write!(w, "{v:e}")?;
+                // Shortest representation that reads back to the same f64; plain decimals for
+                // ordinary magnitudes, exponent notation for the very small and very large.
+                let a = v.abs();
+                if a == 0.0 || (1e-5..1e16).contains(&a) {
+                    write!(w, "{v}")?;
+                } else {
+                    write!(w, "{v:e}")?;
+                }
             }
             w.write_all(b"\n")?;
         }

@@ -99,3 +99,15 @@ fn same_scenario_gives_bit_identical_results() {
     let (_, b) = run(&bundled("basics/dzhanibekov.toml"), &[]);
     assert!(a.recording.data.iter().zip(&b.recording.data).all(|(x, y)| x.to_bits() == y.to_bits()));
 }
+
+#[test]
+fn documented_example_scenario_is_valid_and_runs() {
+    // The example in docs/scenario.md must stay a working scenario.
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md");
+    let text = std::fs::read_to_string(&doc).expect("docs/scenario.md");
+    let start = text.find("```toml\n").expect("a toml example") + "```toml\n".len();
+    let end = start + text[start..].find("```").expect("closed block");
+    let sc = Scenario::from_text(&doc, text[start..end].to_string(), &[]).expect("example parses");
+    let mut model = Model::build(&sc).expect("example is valid");
+    assert_eq!(simulate(&mut model, &mut |_| {}).outcome, Outcome::Completed);
+}
