@@ -1,12 +1,15 @@
 //! Shapes and geometric queries. Knows nothing of time or forces.
 //!
-//! Covered now: solid primitives ([`Solid`]) and rigid-body mass properties
-//! ([`MassProperties`]) with the physical-admissibility checks every loader uses.
+//! Covered now: solid primitives ([`Solid`]), rigid-body mass properties
+//! ([`MassProperties`]) with the physical-admissibility checks every loader uses, and triangle
+//! meshes ([`TriMesh`]: OBJ I/O, validation and repair, mass properties).
 //! Triangle meshes, bounding-volume trees, convex hulls and signed distance fields live here too
 //! as they arrive (sign convention: signed distance is negative inside a body).
 
 mod mass;
+pub mod mesh;
 mod solid;
 
 pub use mass::{MassError, MassProperties};
+pub use mesh::{LengthUnit, MeshError, TriMesh};
 pub use solid::{Solid, SolidError};
