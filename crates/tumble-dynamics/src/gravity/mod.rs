@@ -3,6 +3,9 @@
 //! Convention (shared with the polyhedron model): `U(p)` is the gravitational potential energy
 //! per unit mass, J/kg, negative for an attracting body, and the acceleration is `a = −∇U`.
 
+mod polyhedron;
+
+pub use polyhedron::{FieldSample, G, Polyhedron, PolyhedronError};
 use tumble_math::Vec3;
 
 /// A gravity field in the world frame W.
