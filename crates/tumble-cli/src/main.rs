@@ -7,6 +7,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+mod shape;
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
 #[derive(Parser)]
@@ -51,6 +53,36 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Shape models: validation reports, mass properties, repair.
+    #[command(subcommand)]
+    Mesh(MeshCommand),
+    /// Polyhedron gravity of a shape model at points from a CSV file.
+    #[command(after_help = "Examples:
+  tumble gravity --mesh eros.obj --unit km --density 2670 --points points.csv --out gravity.csv
+
+POINTS holds lines `x,y,z` in m (a header line is allowed). The output has columns
+x,y,z,potential,ax,ay,az in SI: `potential` is the potential energy per unit mass U (J/kg,
+negative) and a = -grad U points toward the body.")]
+    Gravity {
+        /// Closed, outward triangle mesh (.obj).
+        #[arg(long)]
+        mesh: PathBuf,
+        /// Unit of the mesh coordinates: m, km, or a scale factor to metres.
+        #[arg(long)]
+        unit: String,
+        /// Uniform density, kg/m³.
+        #[arg(long, allow_negative_numbers = true)]
+        density: f64,
+        /// CSV of points x,y,z (m).
+        #[arg(long)]
+        points: PathBuf,
+        /// Output CSV.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads [default: all cores]; results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Benchmark the integrators on rigid bodies (single-threaded) and print steps per second.
     #[command(after_help = "Examples:
   tumble bench
@@ -65,6 +97,45 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum MeshCommand {
+    /// Validation report and, with a density, mass properties (SI).
+    #[command(after_help = "Examples:
+  tumble mesh info itokawa.obj --unit km
+  tumble mesh info itokawa.obj --unit km --density 1950 --json")]
+    Info {
+        /// Triangle mesh (.obj).
+        file: PathBuf,
+        /// Unit of the coordinates: m, km, or a scale factor to metres.
+        #[arg(long)]
+        unit: String,
+        /// Uniform density, kg/m³: adds mass, centre of mass and inertia.
+        #[arg(long, allow_negative_numbers = true)]
+        density: Option<f64>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Weld duplicate vertices, drop degenerate faces and unused vertices, orient faces
+    /// consistently and outward.
+    #[command(after_help = "Examples:
+  tumble mesh repair scan.obj --unit m --out scan_fixed.obj
+  tumble mesh repair scan.obj --unit km --weld 1e-3 --out scan_fixed.obj")]
+    Repair {
+        /// Triangle mesh (.obj).
+        file: PathBuf,
+        /// Unit of the coordinates (also used for the output).
+        #[arg(long)]
+        unit: String,
+        /// Output mesh (.obj).
+        #[arg(long)]
+        out: PathBuf,
+        /// Merge vertices closer than this, in m [default: exact duplicates only].
+        #[arg(long, default_value_t = 0.0)]
+        weld: f64,
+    },
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scenario, out, set, quiet } => run(&scenario, out, &set, quiet),
@@ -76,6 +147,21 @@ fn main() -> ExitCode {
             Err(code) => code,
         },
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
+        Command::Mesh(cmd) => exit(shape::run(cmd)),
+        Command::Gravity { mesh, unit, density, points, out, threads } => {
+            exit(shape::gravity(&mesh, &unit, density, &points, &out, threads))
+        }
+    }
+}
+
+/// Maps a tool's result to the exit status: errors are invalid input (2).
+fn exit(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

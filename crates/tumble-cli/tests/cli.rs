@@ -106,3 +106,98 @@ fn help_shows_examples() {
         );
     }
 }
+
+#[test]
+fn mesh_and_gravity_tools_refuse_bad_input_clearly() {
+    let d = tmp("tools_bad");
+    // An open mesh: a tetrahedron with one face missing.
+    let open = d.join("open.obj");
+    std::fs::write(&open, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n").expect("write");
+    let closed = d.join("tet.obj");
+    std::fs::write(&closed, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n").expect("write");
+    let pts = d.join("p.csv");
+    std::fs::write(&pts, "x,y,z\n2,0,0\n0,3\n").expect("write");
+    let good_pts = d.join("good.csv");
+    std::fs::write(&good_pts, "x,y,z\n2,0,0\n0,0,3\n").expect("write");
+    let out = d.join("g.csv").display().to_string();
+    let s = |p: &Path| p.display().to_string();
+    for (args, needle) in [
+        (vec!["mesh", "info", &s(&closed), "--unit", "furlong"], "unknown length unit `furlong`"),
+        (vec!["mesh", "info", &s(&d.join("none.obj")), "--unit", "m"], "none.obj"),
+        (vec!["mesh", "info", &s(&d.join("x.stl")), "--unit", "m"], "unsupported mesh format"),
+        (
+            vec![
+                "gravity",
+                "--mesh",
+                &s(&open),
+                "--unit",
+                "m",
+                "--density",
+                "1",
+                "--points",
+                &s(&good_pts),
+                "--out",
+                &out,
+            ],
+            "not closed: the edge between vertices",
+        ),
+        (
+            vec![
+                "gravity",
+                "--mesh",
+                &s(&closed),
+                "--unit",
+                "m",
+                "--density",
+                "1",
+                "--points",
+                &s(&pts),
+                "--out",
+                &out,
+            ],
+            "p.csv:3:",
+        ),
+        (
+            vec![
+                "gravity",
+                "--mesh",
+                &s(&closed),
+                "--unit",
+                "m",
+                "--density",
+                "-5",
+                "--points",
+                &s(&good_pts),
+                "--out",
+                &out,
+            ],
+            "density must be positive",
+        ),
+    ] {
+        let o = tumble(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle) && err.trim_end().lines().count() == 1, "{args:?}: {err}");
+    }
+    // The good case: potential and acceleration of a unit tetrahedron, attracting.
+    let o = tumble(&[
+        "gravity",
+        "--mesh",
+        &s(&closed),
+        "--unit",
+        "m",
+        "--density",
+        "1000",
+        "--points",
+        &s(&good_pts),
+        "--out",
+        &out,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = std::fs::read_to_string(&out).expect("output");
+    let row: Vec<f64> = table.lines().nth(1).expect("row").split(',').map(|t| t.parse().expect("number")).collect();
+    assert!(row[3] < 0.0 && row[4] < 0.0, "U < 0 and a toward the body: {row:?}");
+    let o = tumble(&["mesh", "info", &s(&open), "--unit", "m", "--json"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("\"closed\": false") && text.contains("\"boundary_edges\""), "{text}");
+}

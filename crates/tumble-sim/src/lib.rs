@@ -12,6 +12,7 @@ mod plot;
 mod record;
 mod run;
 pub mod scenario;
+pub mod tools;
 
 pub use model::Model;
 pub use output::write_run;

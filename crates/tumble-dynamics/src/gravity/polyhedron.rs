@@ -161,6 +161,13 @@ impl Polyhedron {
         })
     }
 
+    /// Samples every point, in parallel on the current rayon pool. Each point is evaluated
+    /// alone, so the results do not depend on the thread count.
+    pub fn sample_all(&self, points: &[Vec3]) -> Vec<FieldSample> {
+        use rayon::prelude::*;
+        points.par_iter().map(|p| self.sample(p)).collect()
+    }
+
     fn sample_with(&self, r: &[(Vec3, f64)]) -> FieldSample {
         let (mut u, mut a, mut grad) = (0.0, Vec3::zeros(), Mat3::zeros());
         for (e, ed) in self.edges.iter().zip(&self.edge_dyads) {

@@ -10,7 +10,7 @@ mod obj;
 mod validate;
 
 pub use obj::{read_obj, write_obj};
-pub use validate::{MeshReport, Repair};
+pub use validate::{Found, MeshReport, Repair};
 
 use tumble_math::Vec3;
 

@@ -16,19 +16,19 @@ pub struct MeshReport {
     /// Undirected edges.
     pub edges: usize,
     /// Vertices with a NaN or infinite coordinate.
-    pub non_finite_vertices: Vec<usize>,
+    pub non_finite_vertices: Found<usize>,
     /// Faces with a repeated vertex index or zero area.
-    pub degenerate_faces: Vec<usize>,
+    pub degenerate_faces: Found<usize>,
     /// Vertices no face uses.
-    pub unused_vertices: Vec<usize>,
+    pub unused_vertices: Found<usize>,
     /// Vertices at exactly the position of an earlier vertex.
-    pub duplicate_vertices: Vec<usize>,
+    pub duplicate_vertices: Found<usize>,
     /// Edges used by one face only (`[a, b]` vertex pairs): holes.
-    pub boundary_edges: Vec<[u32; 2]>,
+    pub boundary_edges: Found<[u32; 2]>,
     /// Edges used by more than two faces.
-    pub non_manifold_edges: Vec<[u32; 2]>,
+    pub non_manifold_edges: Found<[u32; 2]>,
     /// Edges traversed twice in the same direction: neighbouring faces disagree in orientation.
-    pub misoriented_edges: Vec<[u32; 2]>,
+    pub misoriented_edges: Found<[u32; 2]>,
     /// Signed volume (positive for outward faces), m³; meaningful for a closed mesh.
     pub signed_volume: f64,
     /// Euler characteristic V − E + F over the used vertices (2 for a sphere-like body).
@@ -44,9 +44,26 @@ pub struct MeshReport {
 /// Most offending elements listed per kind (the counts are complete).
 const LIST: usize = 10;
 
-fn trunc<T>(mut v: Vec<T>) -> Vec<T> {
+/// How many elements have a problem, and the first of them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Found<T> {
+    /// How many.
+    pub count: usize,
+    /// The first few (at most 10), 0-based.
+    pub first: Vec<T>,
+}
+
+impl<T> Found<T> {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+fn trunc<T>(mut v: Vec<T>) -> Found<T> {
+    let count = v.len();
     v.truncate(LIST);
-    v
+    Found { count, first: v }
 }
 
 /// Repairs to apply.
@@ -236,7 +253,7 @@ mod tests {
         let mut open = good.clone();
         open.faces.pop();
         let r = open.report();
-        assert!(!r.closed && r.boundary_edges.len() == 3, "{r:?}");
+        assert!(!r.closed && r.boundary_edges.count == 3, "{r:?}");
 
         let mut flipped = good.clone();
         for f in flipped.faces.iter_mut().step_by(7) {
@@ -256,7 +273,7 @@ mod tests {
         bad.faces[0][0] = (bad.vertices.len() - 1) as u32;
         bad.vertices.push(Vec3::new(9.0, 9.0, 9.0));
         let r = bad.report();
-        assert!(r.signed_volume < 0.0 && r.duplicate_vertices.len() == 1 && r.unused_vertices.len() == 1);
+        assert!(r.signed_volume < 0.0 && r.duplicate_vertices.count == 1 && r.unused_vertices.count == 1);
         let fixed = bad.repaired(Repair::default());
         let r = fixed.report();
         assert!(r.outward && r.unused_vertices.is_empty() && r.duplicate_vertices.is_empty(), "{r:?}");

@@ -1,0 +1,137 @@
+//! `tumble mesh …` and `tumble gravity`.
+
+use crate::MeshCommand;
+use std::path::Path;
+use std::time::Instant;
+use tumble_dynamics::Polyhedron;
+use tumble_geometry::mesh::{Repair, read_obj, write_obj};
+use tumble_geometry::{LengthUnit, TriMesh};
+use tumble_sim::tools::{read_points_csv, write_gravity_csv};
+
+fn load(file: &Path, unit: &str) -> Result<(TriMesh, LengthUnit), String> {
+    let unit: LengthUnit = unit.parse().map_err(|e| format!("--unit: {e}"))?;
+    match file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("obj") => Ok((read_obj(file, unit).map_err(|e| e.to_string())?, unit)),
+        other => Err(format!("{}: unsupported mesh format `{}`; supported: .obj", file.display(), other.unwrap_or(""))),
+    }
+}
+
+pub fn run(cmd: MeshCommand) -> Result<(), String> {
+    match cmd {
+        MeshCommand::Info { file, unit, density, json } => info(&file, &unit, density, json),
+        MeshCommand::Repair { file, unit, out, weld } => {
+            if !(weld.is_finite() && weld >= 0.0) {
+                return Err(format!("--weld must be >= 0 (m), got {weld}"));
+            }
+            let (mesh, unit) = load(&file, &unit)?;
+            let fixed = mesh.repaired(Repair { weld_tolerance: weld });
+            write_obj(&out, &fixed, unit).map_err(|e| e.to_string())?;
+            let r = fixed.report();
+            println!(
+                "{}: {} vertices, {} faces → {}: {} vertices, {} faces; closed {}, oriented {}, outward {}",
+                file.display(),
+                mesh.vertices.len(),
+                mesh.faces.len(),
+                out.display(),
+                r.vertices,
+                r.faces,
+                r.closed,
+                r.oriented,
+                r.outward
+            );
+            Ok(())
+        }
+    }
+}
+
+fn info(file: &Path, unit: &str, density: Option<f64>, json: bool) -> Result<(), String> {
+    let (mesh, _) = load(file, unit)?;
+    let r = mesh.report();
+    let mass = match density {
+        Some(d) if !(d.is_finite() && d > 0.0) => return Err(format!("--density must be positive (kg/m³), got {d}")),
+        Some(d) => Some(mesh.mass_properties(d)),
+        None => None,
+    };
+    if json {
+        let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+        if let Some(mp) = mass {
+            let (moments, axes) = mp.principal();
+            v["mass_properties"] = serde_json::json!({
+                "density_kg_per_m3": density,
+                "volume_m3": r.signed_volume,
+                "mass_kg": mp.mass,
+                "center_of_mass_m": mp.com.as_slice(),
+                "inertia_about_com_kg_m2": [mp.inertia.row(0).iter().collect::<Vec<_>>(), mp.inertia.row(1).iter().collect::<Vec<_>>(), mp.inertia.row(2).iter().collect::<Vec<_>>()],
+                "principal_moments_kg_m2": moments,
+                "principal_axes_columns": [axes.column(0).as_slice(), axes.column(1).as_slice(), axes.column(2).as_slice()],
+            });
+        }
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("{}", file.display());
+    println!(
+        "  vertices {}, faces {}, edges {}, Euler characteristic {}",
+        r.vertices, r.faces, r.edges, r.euler_characteristic
+    );
+    println!("  closed {}, consistently oriented {}, outward {}", r.closed, r.oriented, r.outward);
+    println!("  signed volume {:.9e} m³", r.signed_volume);
+    let list = |name: &str, n: usize, first: String| {
+        if n > 0 {
+            println!("  {name}: {n} (first: {first})");
+        }
+    };
+    list("non-finite vertices", r.non_finite_vertices.count, format!("{:?}", r.non_finite_vertices.first));
+    list("degenerate faces", r.degenerate_faces.count, format!("{:?}", r.degenerate_faces.first));
+    list("unused vertices", r.unused_vertices.count, format!("{:?}", r.unused_vertices.first));
+    list("duplicate vertices", r.duplicate_vertices.count, format!("{:?}", r.duplicate_vertices.first));
+    list("boundary edges (holes)", r.boundary_edges.count, format!("{:?}", r.boundary_edges.first));
+    list("non-manifold edges", r.non_manifold_edges.count, format!("{:?}", r.non_manifold_edges.first));
+    list("misoriented edges", r.misoriented_edges.count, format!("{:?}", r.misoriented_edges.first));
+    if let Some(mp) = mass {
+        let (m, axes) = mp.principal();
+        println!("  mass {:.9e} kg, centre of mass [{:.6e}, {:.6e}, {:.6e}] m", mp.mass, mp.com.x, mp.com.y, mp.com.z);
+        println!("  principal moments [{:.6e}, {:.6e}, {:.6e}] kg·m²", m[0], m[1], m[2]);
+        for k in 0..3 {
+            let a = axes.column(k);
+            println!("    axis {}: [{:.6}, {:.6}, {:.6}]", k + 1, a.x, a.y, a.z);
+        }
+        if !r.outward {
+            println!(
+                "  warning: the mesh is not closed and outward; these mass properties mean nothing (try `tumble mesh repair`)"
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn gravity(
+    mesh: &Path,
+    unit: &str,
+    density: f64,
+    points: &Path,
+    out: &Path,
+    threads: Option<usize>,
+) -> Result<(), String> {
+    let (m, _) = load(mesh, unit)?;
+    let poly = Polyhedron::new(&m, density).map_err(|e| format!("{}: {e}", mesh.display()))?;
+    let pts = read_points_csv(points)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("--threads: {e}"))?;
+    let start = Instant::now();
+    let samples = pool.install(|| poly.sample_all(&pts));
+    let secs = start.elapsed().as_secs_f64();
+    write_gravity_csv(out, &pts, &samples)?;
+    eprintln!(
+        "{} points on {} faces in {:.3} s ({:.1} points/s, {} threads) → {}",
+        pts.len(),
+        m.faces.len(),
+        secs,
+        pts.len() as f64 / secs,
+        pool.current_num_threads(),
+        out.display()
+    );
+    Ok(())
+}
