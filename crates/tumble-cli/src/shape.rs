@@ -4,16 +4,13 @@ use crate::MeshCommand;
 use std::path::Path;
 use std::time::Instant;
 use tumble_dynamics::Polyhedron;
-use tumble_geometry::mesh::{Repair, read_obj, write_obj};
+use tumble_geometry::mesh::{Repair, read_mesh, write_obj, write_stl};
 use tumble_geometry::{LengthUnit, TriMesh};
 use tumble_sim::tools::{read_points_csv, write_gravity_csv};
 
 fn load(file: &Path, unit: &str) -> Result<(TriMesh, LengthUnit), String> {
     let unit: LengthUnit = unit.parse().map_err(|e| format!("--unit: {e}"))?;
-    match file.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("obj") => Ok((read_obj(file, unit).map_err(|e| e.to_string())?, unit)),
-        other => Err(format!("{}: unsupported mesh format `{}`; supported: .obj", file.display(), other.unwrap_or(""))),
-    }
+    Ok((read_mesh(file, unit).map_err(|e| e.to_string())?, unit))
 }
 
 pub fn run(cmd: MeshCommand) -> Result<(), String> {
@@ -25,7 +22,11 @@ pub fn run(cmd: MeshCommand) -> Result<(), String> {
             }
             let (mesh, unit) = load(&file, &unit)?;
             let fixed = mesh.repaired(Repair { weld_tolerance: weld });
-            write_obj(&out, &fixed, unit).map_err(|e| e.to_string())?;
+            match out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+                Some("stl") => write_stl(&out, &fixed, unit, false),
+                _ => write_obj(&out, &fixed, unit),
+            }
+            .map_err(|e| e.to_string())?;
             let r = fixed.report();
             println!(
                 "{}: {} vertices, {} faces → {}: {} vertices, {} faces; closed {}, oriented {}, outward {}",

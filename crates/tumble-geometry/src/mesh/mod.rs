@@ -7,9 +7,11 @@
 
 mod mass;
 mod obj;
+mod stl;
 mod validate;
 
-pub use obj::{read_obj, write_obj};
+pub use obj::{parse_obj, read_obj, write_obj};
+pub use stl::{parse_stl, read_stl, write_stl};
 pub use validate::{Found, MeshReport, Repair};
 
 use tumble_math::Vec3;
@@ -87,6 +89,18 @@ pub enum MeshError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// Reads a mesh file, choosing the format by its extension (`.obj`, `.stl`).
+pub fn read_mesh(path: &std::path::Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("obj") => read_obj(path, unit),
+        Some("stl") => read_stl(path, unit),
+        other => Err(MeshError::Invalid {
+            file: path.display().to_string(),
+            message: format!("unsupported mesh format `.{}`; supported: .obj, .stl", other.unwrap_or("")),
+        }),
+    }
 }
 
 impl TriMesh {
