@@ -124,7 +124,7 @@ fn mesh_and_gravity_tools_refuse_bad_input_clearly() {
     for (args, needle) in [
         (vec!["mesh", "info", &s(&closed), "--unit", "furlong"], "unknown length unit `furlong`"),
         (vec!["mesh", "info", &s(&d.join("none.obj")), "--unit", "m"], "none.obj"),
-        (vec!["mesh", "info", &s(&d.join("x.ply")), "--unit", "m"], "unsupported mesh format"),
+        (vec!["mesh", "info", &s(&d.join("x.xyz")), "--unit", "m"], "unsupported mesh format"),
         (
             vec![
                 "gravity",

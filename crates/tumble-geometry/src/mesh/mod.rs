@@ -7,10 +7,12 @@
 
 mod mass;
 mod obj;
+mod ply;
 mod stl;
 mod validate;
 
 pub use obj::{parse_obj, read_obj, write_obj};
+pub use ply::{parse_ply, read_ply};
 pub use stl::{parse_stl, read_stl, write_stl};
 pub use validate::{Found, MeshReport, Repair};
 
@@ -91,14 +93,15 @@ pub enum MeshError {
     },
 }
 
-/// Reads a mesh file, choosing the format by its extension (`.obj`, `.stl`).
+/// Reads a mesh file, choosing the format by its extension (`.obj`, `.stl`, `.ply`).
 pub fn read_mesh(path: &std::path::Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("obj") => read_obj(path, unit),
         Some("stl") => read_stl(path, unit),
+        Some("ply") => read_ply(path, unit),
         other => Err(MeshError::Invalid {
             file: path.display().to_string(),
-            message: format!("unsupported mesh format `.{}`; supported: .obj, .stl", other.unwrap_or("")),
+            message: format!("unsupported mesh format `.{}`; supported: .obj, .stl, .ply", other.unwrap_or("")),
         }),
     }
 }
