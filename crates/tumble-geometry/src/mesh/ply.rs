@@ -3,7 +3,6 @@
 //! are skipped. Polygons are fan-triangulated.
 
 use super::{LengthUnit, MeshError, TriMesh};
-use std::io::Write;
 use std::path::Path;
 use tumble_math::Vec3;
 
@@ -221,6 +220,7 @@ impl Reader<'_> {
 /// Used by the tests to check the reader; Tumble's own outputs use OBJ and STL.
 #[cfg(test)]
 fn write_ply(path: &Path, mesh: &TriMesh, unit: LengthUnit, big: bool) -> std::io::Result<()> {
+    use std::io::Write;
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     let fmt = if big { "binary_big_endian" } else { "binary_little_endian" };
     write!(
