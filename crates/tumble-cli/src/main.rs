@@ -64,7 +64,7 @@ POINTS holds lines `x,y,z` in m (a header line is allowed). The output has colum
 x,y,z,potential,ax,ay,az in SI: `potential` is the potential energy per unit mass U (J/kg,
 negative) and a = -grad U points toward the body.")]
     Gravity {
-        /// Closed, outward triangle mesh (.obj, .stl).
+        /// Closed, outward triangle mesh (.obj, .stl, .ply, .tab, .icq).
         #[arg(long)]
         mesh: PathBuf,
         /// Unit of the mesh coordinates: m, km, or a scale factor to metres.
@@ -104,7 +104,7 @@ enum MeshCommand {
   tumble mesh info itokawa.obj --unit km
   tumble mesh info itokawa.obj --unit km --density 1950 --json")]
     Info {
-        /// Triangle mesh (.obj, .stl).
+        /// Triangle mesh (.obj, .stl, .ply, .tab, .icq).
         file: PathBuf,
         /// Unit of the coordinates: m, km, or a scale factor to metres.
         #[arg(long)]
@@ -122,7 +122,7 @@ enum MeshCommand {
   tumble mesh repair scan.obj --unit m --out scan_fixed.obj
   tumble mesh repair scan.obj --unit km --weld 1e-3 --out scan_fixed.obj")]
     Repair {
-        /// Triangle mesh (.obj, .stl).
+        /// Triangle mesh (.obj, .stl, .ply, .tab, .icq).
         file: PathBuf,
         /// Unit of the coordinates (also used for the output).
         #[arg(long)]

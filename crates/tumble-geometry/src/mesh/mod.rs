@@ -5,12 +5,14 @@
 //! and the signed volume is positive. Shape-model units vary (km for most small-body models):
 //! every reader takes an explicit [`LengthUnit`], and coordinates are stored in metres.
 
+mod icq;
 mod mass;
 mod obj;
 mod ply;
 mod stl;
 mod validate;
 
+pub use icq::{parse_icq, read_icq};
 pub use obj::{parse_obj, read_obj, write_obj};
 pub use ply::{parse_ply, read_ply};
 pub use stl::{parse_stl, read_stl, write_stl};
@@ -93,15 +95,21 @@ pub enum MeshError {
     },
 }
 
-/// Reads a mesh file, choosing the format by its extension (`.obj`, `.stl`, `.ply`).
+/// Reads a mesh file, choosing the format by its extension: `.obj`, `.stl`, `.ply`, `.tab`
+/// (PDS vertex–facet `v`/`f` rows), `.icq` (Gaskell).
 pub fn read_mesh(path: &std::path::Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-        Some("obj") => read_obj(path, unit),
+        // PDS vertex–facet tables use the same `v`/`f` rows as OBJ.
+        Some("obj") | Some("tab") => read_obj(path, unit),
+        Some("icq") => read_icq(path, unit),
         Some("stl") => read_stl(path, unit),
         Some("ply") => read_ply(path, unit),
         other => Err(MeshError::Invalid {
             file: path.display().to_string(),
-            message: format!("unsupported mesh format `.{}`; supported: .obj, .stl, .ply", other.unwrap_or("")),
+            message: format!(
+                "unsupported mesh format `.{}`; supported: .obj, .stl, .ply, .tab (PDS vertex–facet), .icq (Gaskell)",
+                other.unwrap_or("")
+            ),
         }),
     }
 }
