@@ -2,12 +2,14 @@
 //!
 //! Covered now: solid primitives ([`Solid`]), rigid-body mass properties
 //! ([`MassProperties`]) with the physical-admissibility checks every loader uses, and triangle
-//! meshes ([`TriMesh`]: OBJ I/O, validation and repair, mass properties).
+//! meshes ([`TriMesh`]: OBJ, STL, PLY, PDS and ICQ readers, validation and repair, mass
+//! properties) and analytic signed distance fields ([`sdf`]).
 //! Triangle meshes, bounding-volume trees, convex hulls and signed distance fields live here too
 //! as they arrive (sign convention: signed distance is negative inside a body).
 
 mod mass;
 pub mod mesh;
+pub mod sdf;
 mod solid;
 
 pub use mass::{MassError, MassProperties};

@@ -1,0 +1,27 @@
+//! Signed distance fields: negative inside a body, zero on its surface, positive outside, with
+//! the gradient (the outward unit normal of the closest surface point, for exact fields).
+//!
+//! Analytic fields ([`analytic`]): sphere, ellipsoid (exact distance, Eberly's robust method),
+//! box, capsule, half-space; combinations ([`Union`], [`SmoothUnion`]) and rigid placement
+//! ([`Placed`]).
+
+pub mod analytic;
+mod combine;
+
+pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
+pub use combine::{Placed, SmoothUnion, Union};
+
+use tumble_math::Vec3;
+
+/// A signed distance field (m), negative inside.
+pub trait Sdf: Send + Sync {
+    /// Signed distance at `p` (m) and its gradient.
+    fn eval(&self, p: &Vec3) -> (f64, Vec3);
+    /// Signed distance at `p`, m.
+    fn distance(&self, p: &Vec3) -> f64 {
+        self.eval(p).0
+    }
+}
+
+#[cfg(test)]
+mod tests;
