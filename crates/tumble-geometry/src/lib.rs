@@ -7,8 +7,10 @@
 //! Triangle meshes, bounding-volume trees, convex hulls and signed distance fields live here too
 //! as they arrive (sign convention: signed distance is negative inside a body).
 
+pub mod closest;
 mod mass;
 pub mod mesh;
+pub mod mesh_distance;
 pub mod sdf;
 mod solid;
 
