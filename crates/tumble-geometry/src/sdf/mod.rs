@@ -3,13 +3,16 @@
 //!
 //! Analytic fields ([`analytic`]): sphere, ellipsoid (exact distance, Eberly's robust method),
 //! box, capsule, half-space; combinations ([`Union`], [`SmoothUnion`]) and rigid placement
-//! ([`Placed`]).
+//! ([`Placed`]). Grid fields ([`GridSdf`]) sample any field or a closed mesh's exact signed
+//! distance and interpolate trilinearly.
 
 pub mod analytic;
 mod combine;
+mod grid;
 
 pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
 pub use combine::{Placed, SmoothUnion, Union};
+pub use grid::{GridError, GridSdf};
 
 use tumble_math::Vec3;
 

@@ -1,0 +1,280 @@
+//! A signed distance field sampled on a regular grid, with trilinear interpolation and the
+//! exact gradient of the interpolant; built from any closed mesh (exact distances from
+//! [`MeshDistance`](crate::mesh_distance::MeshDistance)) or any field, in parallel; stored in a
+//! versioned binary file.
+//!
+//! Outside the grid's box the field continues as `φ(p) = φ(q) + |p − q|` with `q` the clamp of
+//! `p` to the box: continuous, equal to the grid inside, and an upper bound on the true distance
+//! (triangle inequality); its gradient is the exact gradient of that continuation.
+//!
+//! File format (little-endian): magic `TMBLSDF\0`, `u32` version (1), `u32` nx, ny, nz,
+//! `f64` origin x, y, z (m), `f64` spacing (m), then nx·ny·nz `f64` values (m), x fastest.
+
+use super::Sdf;
+use crate::TriMesh;
+use crate::mesh_distance::MeshDistance;
+use rayon::prelude::*;
+use std::io::{Read, Write};
+use std::path::Path;
+use tumble_math::Vec3;
+
+const MAGIC: &[u8; 8] = b"TMBLSDF\0";
+const VERSION: u32 = 1;
+
+/// A grid signed distance field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridSdf {
+    /// Position of sample (0, 0, 0), m.
+    pub origin: Vec3,
+    /// Distance between samples, m.
+    pub spacing: f64,
+    /// Samples along x, y, z (each ≥ 2).
+    pub dims: [usize; 3],
+    /// Values, m, x fastest.
+    pub values: Vec<f64>,
+}
+
+/// Why a grid SDF file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum GridError {
+    /// I/O failure.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Malformed content.
+    #[error("{0}: {1}")]
+    Format(String, String),
+}
+
+impl GridSdf {
+    /// Samples `f` on the grid, in parallel over z-slices (the result does not depend on the
+    /// thread count).
+    pub fn from_fn(origin: Vec3, spacing: f64, dims: [usize; 3], f: impl Fn(&Vec3) -> f64 + Sync) -> Self {
+        let [nx, ny, nz] = dims;
+        let mut values = vec![0.0; nx * ny * nz];
+        values.par_chunks_mut(nx * ny).enumerate().for_each(|(k, slice)| {
+            for j in 0..ny {
+                for i in 0..nx {
+                    let p = origin + Vec3::new(i as f64, j as f64, k as f64) * spacing;
+                    slice[j * nx + i] = f(&p);
+                }
+            }
+        });
+        Self { origin, spacing, dims, values }
+    }
+
+    /// Samples the exact signed distance of a closed, outward `mesh` with `resolution` cells
+    /// along the longest side of its bounding box, padded by `padding` (m) on every side.
+    pub fn from_mesh(mesh: &TriMesh, resolution: usize, padding: f64) -> Self {
+        let md = MeshDistance::new(mesh);
+        let (lo, hi) = mesh.bounds().unwrap_or((Vec3::zeros(), Vec3::zeros()));
+        let (lo, hi) = (lo - Vec3::repeat(padding), hi + Vec3::repeat(padding));
+        let spacing = (hi - lo).max() / resolution.max(1) as f64;
+        let dims = ((hi - lo) / spacing).map(|e| (e.ceil() as usize + 1).max(2)).into();
+        Self::from_fn(lo, spacing, dims, |p| md.query(p).distance)
+    }
+
+    fn at(&self, i: usize, j: usize, k: usize) -> f64 {
+        self.values[(k * self.dims[1] + j) * self.dims[0] + i]
+    }
+
+    /// The far corner of the grid's box, m.
+    pub fn upper(&self) -> Vec3 {
+        self.origin
+            + Vec3::new((self.dims[0] - 1) as f64, (self.dims[1] - 1) as f64, (self.dims[2] - 1) as f64) * self.spacing
+    }
+
+    /// Trilinear value and gradient at a point inside the box.
+    fn trilinear(&self, q: &Vec3) -> (f64, Vec3) {
+        let l = (q - self.origin) / self.spacing;
+        let mut idx = [0usize; 3];
+        let mut t = [0.0; 3];
+        for a in 0..3 {
+            let i = (l[a].floor().max(0.0) as usize).min(self.dims[a] - 2);
+            idx[a] = i;
+            t[a] = l[a] - i as f64;
+        }
+        let [i, j, k] = idx;
+        let c = |di, dj, dk| self.at(i + di, j + dj, k + dk);
+        let (tx, ty, tz) = (t[0], t[1], t[2]);
+        let lerp = |a: f64, b: f64, s: f64| a + (b - a) * s;
+        let (c00, c10) = (lerp(c(0, 0, 0), c(1, 0, 0), tx), lerp(c(0, 1, 0), c(1, 1, 0), tx));
+        let (c01, c11) = (lerp(c(0, 0, 1), c(1, 0, 1), tx), lerp(c(0, 1, 1), c(1, 1, 1), tx));
+        let (c0, c1) = (lerp(c00, c10, ty), lerp(c01, c11, ty));
+        let v = lerp(c0, c1, tz);
+        let dx = {
+            let e0 = lerp(c(1, 0, 0) - c(0, 0, 0), c(1, 1, 0) - c(0, 1, 0), ty);
+            let e1 = lerp(c(1, 0, 1) - c(0, 0, 1), c(1, 1, 1) - c(0, 1, 1), ty);
+            lerp(e0, e1, tz)
+        };
+        let dy = lerp(c10 - c00, c11 - c01, tz);
+        let dz = c1 - c0;
+        (v, Vec3::new(dx, dy, dz) / self.spacing)
+    }
+
+    /// Writes the versioned binary file.
+    pub fn save(&self, path: &Path) -> Result<(), GridError> {
+        let io = |e| GridError::Io(path.display().to_string(), e);
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        let mut head = Vec::with_capacity(64);
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        for d in self.dims {
+            head.extend_from_slice(&(d as u32).to_le_bytes());
+        }
+        for c in self.origin.iter().chain(std::iter::once(&self.spacing)) {
+            head.extend_from_slice(&c.to_le_bytes());
+        }
+        w.write_all(&head).map_err(io)?;
+        for v in &self.values {
+            w.write_all(&v.to_le_bytes()).map_err(io)?;
+        }
+        w.flush().map_err(io)
+    }
+
+    /// Reads a file written by [`GridSdf::save`], checking its version, size and values.
+    pub fn load(path: &Path) -> Result<Self, GridError> {
+        let name = path.display().to_string();
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| GridError::Io(name.clone(), e))?;
+        let bad = |m: String| GridError::Format(name.clone(), m);
+        if bytes.len() < 52 || &bytes[..8] != MAGIC {
+            return Err(bad("not a Tumble SDF file (no TMBLSDF header); build one with `tumble sdf build`".into()));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+        let f64_at = |o: usize| f64::from_le_bytes(std::array::from_fn(|k| bytes[o + k]));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(bad(format!(
+                "SDF file version {version}; this build reads version {VERSION}: rebuild the SDF"
+            )));
+        }
+        let dims = [u32_at(12) as usize, u32_at(16) as usize, u32_at(20) as usize];
+        let origin = Vec3::new(f64_at(24), f64_at(32), f64_at(40));
+        let spacing = f64_at(48);
+        let n =
+            dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or_else(|| bad("grid size overflows".into()))?;
+        if dims.iter().any(|&d| d < 2)
+            || !(spacing.is_finite() && spacing > 0.0)
+            || origin.iter().any(|c| !c.is_finite())
+        {
+            return Err(bad(format!("invalid grid: dims {dims:?}, spacing {spacing}")));
+        }
+        if bytes.len() != 56 + 8 * n {
+            return Err(bad(format!(
+                "truncated or corrupt: {dims:?} samples need {} bytes, the file has {}",
+                56 + 8 * n,
+                bytes.len()
+            )));
+        }
+        let values: Vec<f64> =
+            bytes[56..].chunks_exact(8).map(|c| f64::from_le_bytes(std::array::from_fn(|k| c[k]))).collect();
+        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            return Err(bad(format!("sample {i} is not finite")));
+        }
+        Ok(Self { origin, spacing, dims, values })
+    }
+}
+
+impl Sdf for GridSdf {
+    fn eval(&self, p: &Vec3) -> (f64, Vec3) {
+        let hi = self.upper();
+        let q = p.sup(&self.origin).inf(&hi);
+        let (v, mut g) = self.trilinear(&q);
+        let off = p - q;
+        let d = off.norm();
+        if d == 0.0 {
+            return (v, g);
+        }
+        // Clamped components do not move q: their part of ∇φ(q) drops out.
+        for a in 0..3 {
+            if off[a] != 0.0 {
+                g[a] = 0.0;
+            }
+        }
+        (v + d, g + off / d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdf::{Ellipsoid, Sphere};
+
+    #[test]
+    fn reproduces_samples_linear_fields_and_gradients() {
+        // A linear field is reproduced exactly by trilinear interpolation, gradient included.
+        let g =
+            GridSdf::from_fn(Vec3::new(-1.0, -2.0, 0.5), 0.25, [9, 11, 7], |p| 0.3 * p.x - 0.2 * p.y + 0.9 * p.z + 0.1);
+        for p in [Vec3::new(-0.3, -1.1, 0.77), Vec3::new(0.99, 0.49, 1.99), Vec3::new(-1.0, -2.0, 0.5)] {
+            let (v, grad) = g.eval(&p);
+            assert!((v - (0.3 * p.x - 0.2 * p.y + 0.9 * p.z + 0.1)).abs() < 1e-14);
+            assert!((grad - Vec3::new(0.3, -0.2, 0.9)).norm() < 1e-13);
+        }
+        // Continuation outside: continuous at the box and its gradient is exact.
+        let s = GridSdf::from_fn(Vec3::repeat(-2.0), 0.1, [41, 41, 41], |p| {
+            Sphere { center: Vec3::zeros(), radius: 1.0 }.distance(p)
+        });
+        // Off the grid nodes, where the trilinear interpolant has kinks.
+        for p in [Vec3::new(2.5, 0.33, -0.41), Vec3::new(3.0, 3.0, 3.0), Vec3::new(-2.2, 1.93, 0.07)] {
+            let h = 1e-6;
+            let fd = Vec3::from_fn(|k, _| {
+                let mut e = Vec3::zeros();
+                e[k] = h;
+                (s.distance(&(p + e)) - s.distance(&(p - e))) / (2.0 * h)
+            });
+            assert!((fd - s.eval(&p).1).norm() < 1e-6, "{p}: fd {fd} vs {}", s.eval(&p).1);
+            assert!(s.distance(&p) >= p.norm() - 1.0 - 1e-12, "an upper bound of the true distance");
+        }
+        let edge = Vec3::new(2.0, 0.3, 0.1);
+        assert!((s.distance(&(edge + Vec3::x() * 1e-12)) - s.distance(&edge)).abs() < 1e-11);
+    }
+
+    #[test]
+    fn mesh_grid_meets_the_interpolation_accuracy_of_exact_samples() {
+        // Near the surface at 128 cells across: median error ≤ 1 % and maximum ≤ 10 % of the
+        // cell size, what exact samples with trilinear interpolation achieve (the error is
+        // ≈ h²κ/8 for curvature κ). Measured: median 0.44 %, maximum 2.2 %.
+        let semi = Vec3::new(1.0, 0.7, 0.5);
+        let mesh = TriMesh::ellipsoid(semi.into(), 5);
+        let grid = GridSdf::from_mesh(&mesh, 128, 0.2);
+        let md = MeshDistance::new(&mesh);
+        let mut errs: Vec<f64> = Vec::new();
+        let e = Ellipsoid { semi_axes: semi };
+        let mut s = 7u64;
+        for _ in 0..2000 {
+            let mut u = || {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            let dir = Vec3::new(u(), u(), u()).normalize();
+            // Points within a few cells of the surface.
+            let p = e.closest(&(dir * 2.0)).0 + dir * (u() * 3.0 * grid.spacing);
+            errs.push((grid.distance(&p) - md.query(&p).distance).abs() / grid.spacing);
+        }
+        errs.sort_by(f64::total_cmp);
+        let (median, max) = (errs[errs.len() / 2], errs[errs.len() - 1]);
+        assert!(median <= 0.01 && max <= 0.10, "median {median}, max {max} of the cell size");
+    }
+
+    #[test]
+    fn file_round_trip_and_refusals() {
+        let g = GridSdf::from_fn(Vec3::new(-1.0, 0.0, 2.0), 0.5, [3, 4, 5], |p| p.x * p.y - p.z);
+        let dir = std::env::temp_dir().join(format!("tumble_grid_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("g.sdf");
+        g.save(&p).expect("saves");
+        assert_eq!(GridSdf::load(&p).expect("loads"), g);
+        let bytes = std::fs::read(&p).expect("bytes");
+        std::fs::write(&p, &bytes[..bytes.len() - 8]).expect("write");
+        assert!(GridSdf::load(&p).expect_err("truncated").to_string().contains("truncated"));
+        let mut v2 = bytes.clone();
+        v2[8] = 2;
+        std::fs::write(&p, &v2).expect("write");
+        assert!(GridSdf::load(&p).expect_err("version").to_string().contains("version 2"));
+        std::fs::write(&p, b"hello").expect("write");
+        assert!(GridSdf::load(&p).expect_err("magic").to_string().contains("not a Tumble SDF"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
