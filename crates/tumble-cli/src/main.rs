@@ -56,6 +56,9 @@ enum Command {
     /// Shape models: validation reports, mass properties, repair.
     #[command(subcommand)]
     Mesh(MeshCommand),
+    /// Signed distance fields: build a grid SDF from a mesh, query one at points.
+    #[command(subcommand)]
+    Sdf(SdfCommand),
     /// Polyhedron gravity of a shape model at points from a CSV file.
     #[command(after_help = "Examples:
   tumble gravity --mesh eros.obj --unit km --density 2670 --points points.csv --out gravity.csv
@@ -136,6 +139,48 @@ enum MeshCommand {
     },
 }
 
+#[derive(Subcommand)]
+enum SdfCommand {
+    /// Sample a closed mesh's exact signed distance (negative inside) on a grid.
+    #[command(after_help = "Examples:
+  tumble sdf build itokawa.obj --unit km --resolution 128 --out itokawa.sdf
+  tumble sdf build scan.obj --unit m --resolution 64 --padding 0.5 --unsigned --out scan.sdf")]
+    Build {
+        /// Triangle mesh (.obj, .stl, .ply, .tab, .icq).
+        file: PathBuf,
+        /// Unit of the coordinates: m, km, or a scale factor to metres.
+        #[arg(long)]
+        unit: String,
+        /// Cells along the longest side of the padded bounding box.
+        #[arg(long)]
+        resolution: usize,
+        /// Margin around the bounding box, m [default: 5 % of its longest side].
+        #[arg(long)]
+        padding: Option<f64>,
+        /// Output file (.sdf).
+        #[arg(long)]
+        out: PathBuf,
+        /// Build unsigned distances from a mesh that is not closed and outward.
+        #[arg(long)]
+        unsigned: bool,
+    },
+    /// Signed distance and unit gradient at points from a CSV file.
+    #[command(after_help = "Examples:
+  tumble sdf query itokawa.sdf --points points.csv --out distances.csv
+
+POINTS holds lines `x,y,z` in m; the output has columns x,y,z,distance,nx,ny,nz.")]
+    Query {
+        /// Grid SDF file written by `tumble sdf build`.
+        file: PathBuf,
+        /// CSV of points x,y,z (m).
+        #[arg(long)]
+        points: PathBuf,
+        /// Output CSV.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scenario, out, set, quiet } => run(&scenario, out, &set, quiet),
@@ -148,6 +193,7 @@ fn main() -> ExitCode {
         },
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
         Command::Mesh(cmd) => exit(shape::run(cmd)),
+        Command::Sdf(cmd) => exit(shape::sdf(cmd)),
         Command::Gravity { mesh, unit, density, points, out, threads } => {
             exit(shape::gravity(&mesh, &unit, density, &points, &out, threads))
         }

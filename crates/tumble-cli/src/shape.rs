@@ -1,10 +1,13 @@
 //! `tumble mesh …` and `tumble gravity`.
 
-use crate::MeshCommand;
+use crate::{MeshCommand, SdfCommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 use tumble_dynamics::Polyhedron;
 use tumble_geometry::mesh::{Repair, read_mesh, write_obj, write_stl};
+use tumble_geometry::sdf::{GridSdf, Sdf};
 use tumble_geometry::{LengthUnit, TriMesh};
 use tumble_sim::tools::{read_points_csv, write_gravity_csv};
 
@@ -135,4 +138,68 @@ pub fn gravity(
         out.display()
     );
     Ok(())
+}
+
+pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
+    match cmd {
+        SdfCommand::Build { file, unit, resolution, padding, out, unsigned } => {
+            let (mesh, _) = load(&file, &unit)?;
+            if !(2..=2048).contains(&resolution) {
+                return Err(format!("--resolution must be between 2 and 2048 cells, got {resolution}"));
+            }
+            let r = mesh.report();
+            if !r.outward && !unsigned {
+                return Err(format!(
+                    "{}: the mesh is not closed and outward (closed {}, oriented {}, volume {:e} m³), so inside and outside are undefined; run `tumble mesh repair`, or pass --unsigned",
+                    file.display(),
+                    r.closed,
+                    r.oriented,
+                    r.signed_volume
+                ));
+            }
+            let (lo, hi) = mesh.bounds().ok_or_else(|| format!("{}: no vertices", file.display()))?;
+            let pad = padding.unwrap_or(0.05 * (hi - lo).max());
+            if !(pad.is_finite() && pad >= 0.0) {
+                return Err(format!("--padding must be >= 0 (m), got {pad}"));
+            }
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.set_message(format!("sampling {} faces at resolution {resolution}", mesh.faces.len()));
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            let start = Instant::now();
+            let mut grid = GridSdf::from_mesh(&mesh, resolution, pad);
+            if unsigned {
+                grid.values.iter_mut().for_each(|v| *v = v.abs());
+            }
+            bar.finish_and_clear();
+            grid.save(&out).map_err(|e| e.to_string())?;
+            eprintln!(
+                "{} samples ({}×{}×{}, spacing {:.6e} m) in {:.2} s → {}",
+                grid.values.len(),
+                grid.dims[0],
+                grid.dims[1],
+                grid.dims[2],
+                grid.spacing,
+                start.elapsed().as_secs_f64(),
+                out.display()
+            );
+            Ok(())
+        }
+        SdfCommand::Query { file, points, out } => {
+            let grid = GridSdf::load(&file).map_err(|e| e.to_string())?;
+            let pts = read_points_csv(&points)?;
+            let io = |e: std::io::Error| format!("{}: {e}", out.display());
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&out).map_err(io)?);
+            writeln!(w, "x,y,z,distance,nx,ny,nz").map_err(io)?;
+            for p in &pts {
+                let (d, g) = grid.eval(p);
+                let g = g.try_normalize(0.0).unwrap_or(g);
+                writeln!(w, "{},{},{},{},{},{},{}", p.x, p.y, p.z, d, g.x, g.y, g.z).map_err(io)?;
+            }
+            w.flush().map_err(io)
+        }
+    }
 }

@@ -201,3 +201,60 @@ fn mesh_and_gravity_tools_refuse_bad_input_clearly() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && text.contains("\"closed\": false") && text.contains("\"boundary_edges\""), "{text}");
 }
+
+#[test]
+fn sdf_build_and_query() {
+    let d = tmp("sdf");
+    let s = |p: &Path| p.display().to_string();
+    let cube = d.join("cube.obj");
+    // A 2 m cube, outward faces.
+    std::fs::write(
+        &cube,
+        "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\nv 1 1 1\n\
+         f 1 3 2\nf 2 3 4\nf 5 6 7\nf 6 8 7\nf 1 2 5\nf 2 6 5\nf 3 7 4\nf 4 7 8\nf 1 5 3\nf 3 5 7\nf 2 4 6\nf 4 8 6\n",
+    )
+    .expect("write");
+    let sdf = d.join("cube.sdf");
+    let o = tumble(&["sdf", "build", &s(&cube), "--unit", "m", "--resolution", "20", "--out", &s(&sdf)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let pts = d.join("p.csv");
+    std::fs::write(&pts, "x,y,z\n0,0,0\n0.5,0.2,0.1\n1.5,0,0\n").expect("write");
+    let out = d.join("q.csv");
+    let o = tumble(&["sdf", "query", &s(&sdf), "--points", &s(&pts), "--out", &s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<Vec<f64>> = std::fs::read_to_string(&out)
+        .expect("out")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|t| t.parse().expect("number")).collect())
+        .collect();
+    // Distances to a cube are piecewise linear, so the grid reproduces them where the
+    // interpolation cell does not straddle a crease: centre −1, interior point −0.5, outside +0.5.
+    assert!(
+        (rows[0][3] + 1.0).abs() < 0.02 && (rows[1][3] + 0.5).abs() < 1e-9 && (rows[2][3] - 0.5).abs() < 1e-9,
+        "{rows:?}"
+    );
+    assert!((rows[2][4] - 1.0).abs() < 1e-9, "outward normal along +x: {rows:?}");
+    // An open mesh is refused unless unsigned distances are asked for; a bad file is refused.
+    let open = d.join("open.obj");
+    std::fs::write(&open, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n").expect("write");
+    let o = tumble(&["sdf", "build", &s(&open), "--unit", "m", "--resolution", "8", "--out", &s(&d.join("o.sdf"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--unsigned"));
+    let o = tumble(&[
+        "sdf",
+        "build",
+        &s(&open),
+        "--unit",
+        "m",
+        "--resolution",
+        "8",
+        "--unsigned",
+        "--out",
+        &s(&d.join("o.sdf")),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tumble(&["sdf", "query", &s(&cube), "--points", &s(&pts), "--out", &s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a Tumble SDF file"));
+}
