@@ -3,7 +3,7 @@
 //! - [`body`]: a rigid body's constant model ([`RigidBody`]) and integrated state
 //!   ([`BodyState`]); body frames are centred on the centre of mass.
 //! - [`system`]: Newton–Euler equations of free rigid bodies as an [`OdeSystem`].
-//! - [`gravity`]: the [`Gravity`] trait with uniform, point-mass and polyhedron fields.
+//! - [`gravity`]: the [`Gravity`] trait with uniform, point-mass, mascon and polyhedron fields.
 //! - [`integrator`]: RK4, adaptive Dormand–Prince 5(4), semi-implicit Euler.
 //!
 //! Multibody trees and the rotating-frame equations arrive here too.
@@ -15,6 +15,6 @@ pub mod integrator;
 pub mod system;
 
 pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody};
-pub use gravity::{Gravity, NoGravity, PointMass, Polyhedron, Uniform};
+pub use gravity::{Gravity, Mascons, NoGravity, PointMass, Polyhedron, Uniform};
 pub use integrator::{Dopri5Settings, IntegrationError, Integrator, Method, OdeSystem, Stats};
 pub use system::{Invariants, RigidBodySystem};

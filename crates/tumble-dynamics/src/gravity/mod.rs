@@ -75,6 +75,28 @@ impl Gravity for PointMass {
     }
 }
 
+/// A sum of point masses (mascons): `U = −Σ μᵢ/|p − cᵢ|`, `a = −Σ μᵢ (p − cᵢ)/|p − cᵢ|³`.
+/// Singular at each centre, like a point mass.
+#[derive(Clone, Debug, Default)]
+pub struct Mascons {
+    /// The point masses: centre (m) and gravitational parameter GM (m³/s²).
+    pub masses: Vec<PointMass>,
+}
+
+impl Gravity for Mascons {
+    fn acceleration(&self, p: &Vec3) -> Vec3 {
+        self.masses.iter().map(|m| m.acceleration(p)).sum()
+    }
+    fn potential(&self, p: &Vec3) -> f64 {
+        self.masses.iter().map(|m| m.potential(p)).sum()
+    }
+    fn time_scale(&self, p: &Vec3) -> f64 {
+        let mu: f64 = self.masses.iter().map(|m| m.mu).sum();
+        let r = self.masses.iter().map(|m| (p - m.center).norm()).fold(f64::INFINITY, f64::min);
+        (r.powi(3) / mu).sqrt()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +119,20 @@ mod tests {
         check_gradient(&Uniform { g: Vec3::new(0.0, 0.1, -9.81) }, Vec3::new(1.0, 2.0, 3.0));
         let pm = PointMass { mu: 3.986_004_418e14, center: Vec3::new(10.0, 0.0, 0.0) };
         check_gradient(&pm, Vec3::new(7.0e6, -1.0e6, 2.0e5));
+        let ms = Mascons {
+            masses: vec![
+                PointMass { mu: 5.0, center: Vec3::new(-1.0, 0.0, 0.0) },
+                PointMass { mu: 3.0, center: Vec3::new(1.0, 0.5, 0.0) },
+            ],
+        };
+        check_gradient(&ms, Vec3::new(0.3, 2.0, -1.0));
+        // On the axis between two equal masses the pull cancels; far away it is one mass.
+        let pair = Mascons {
+            masses: vec![PointMass { mu: 2.0, center: Vec3::x() }, PointMass { mu: 2.0, center: -Vec3::x() }],
+        };
+        assert!(pair.acceleration(&Vec3::new(0.0, 0.0, 0.0)).norm() < 1e-15);
+        let far = Vec3::new(0.0, 1e6, 0.0);
+        assert_relative_eq!(pair.potential(&far), -4.0 / 1e6, max_relative = 1e-12);
         // Surface gravity of the Earth from μ and the mean radius: 9.82 m/s².
         let g0 = pm.acceleration(&(pm.center + Vec3::new(0.0, 0.0, 6.371e6))).norm();
         assert_relative_eq!(g0, 9.820, max_relative = 1e-3);
