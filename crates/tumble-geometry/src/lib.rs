@@ -11,6 +11,7 @@ pub mod closest;
 mod mass;
 pub mod mesh;
 pub mod mesh_distance;
+pub mod noise;
 pub mod sdf;
 mod solid;
 
