@@ -9,10 +9,12 @@
 pub mod analytic;
 mod combine;
 mod grid;
+mod terrain;
 
 pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
 pub use combine::{Placed, SmoothUnion, Union};
 pub use grid::{GridError, GridSdf};
+pub use terrain::Terrain;
 
 use tumble_math::Vec3;
 
