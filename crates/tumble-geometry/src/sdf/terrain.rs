@@ -78,7 +78,7 @@ mod tests {
         let t = terrain();
         let (mut sandy_h, mut rocky_h, mut seen) = (0.0_f64, 0.0_f64, [false; 2]);
         for k in 0..400 {
-            let (th, ph) = (0.1 + 3.0 * (k as f64 * 0.618).fract(), 6.28 * (k as f64 * 0.414).fract());
+            let (th, ph) = (0.1 + 3.0 * (k as f64 * 0.618).fract(), std::f64::consts::TAU * (k as f64 * 0.414).fract());
             let p = Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()) * (100.0 + 0.5 * (k % 3) as f64);
             let (d, g) = t.eval(&p);
             let h = 1e-5;
