@@ -8,11 +8,13 @@
 
 pub mod analytic;
 mod combine;
+mod extract;
 mod grid;
 mod terrain;
 
 pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
 pub use combine::{Placed, SmoothUnion, Union};
+pub use extract::{mesh_from_grid, mesh_from_sdf};
 pub use grid::{GridError, GridSdf};
 pub use terrain::Terrain;
 
