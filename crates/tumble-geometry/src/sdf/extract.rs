@@ -82,7 +82,7 @@ pub fn mesh_from_grid(g: &GridSdf) -> TriMesh {
                         g.values[n[3]] - g.values[n[0]],
                     );
                     let dir = m.try_inverse().map_or(Vec3::zeros(), |mi| mi * df);
-                    let mut emit = |tri: [u32; 3], mesh: &mut TriMesh| {
+                    let emit = |tri: [u32; 3], mesh: &mut TriMesh| {
                         let [a, b, c] = tri.map(|v| mesh.vertices[v as usize]);
                         let normal = (b - a).cross(&(c - a));
                         mesh.faces.push(if normal.dot(&dir) < 0.0 { [tri[0], tri[2], tri[1]] } else { tri });
