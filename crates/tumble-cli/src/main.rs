@@ -144,13 +144,29 @@ enum SdfCommand {
     /// Sample a closed mesh's exact signed distance (negative inside) on a grid.
     #[command(after_help = "Examples:
   tumble sdf build itokawa.obj --unit km --resolution 128 --out itokawa.sdf
-  tumble sdf build scan.obj --unit m --resolution 64 --padding 0.5 --unsigned --out scan.sdf")]
+  tumble sdf build scan.obj --unit m --resolution 64 --padding 0.5 --unsigned --out scan.sdf
+  tumble sdf build --body comet --size 4000 --seed 3 --resolution 128 --out comet.sdf --mesh-out comet.obj")]
     Build {
-        /// Triangle mesh (.obj, .stl, .ply, .tab, .icq).
-        file: PathBuf,
-        /// Unit of the coordinates: m, km, or a scale factor to metres.
+        /// Triangle mesh (.obj, .stl, .ply, .tab, .icq); or use --body.
+        file: Option<PathBuf>,
+        /// Unit of the mesh coordinates: m, km, or a scale factor to metres.
         #[arg(long)]
-        unit: String,
+        unit: Option<String>,
+        /// A procedural body instead of a mesh: `comet` (bilobed) or `pear`.
+        #[arg(long, conflicts_with_all = ["file", "unit", "unsigned"])]
+        body: Option<String>,
+        /// Overall length of the procedural body, m.
+        #[arg(long, default_value_t = 4000.0, requires = "body")]
+        size: f64,
+        /// Seed of the procedural body's terrain.
+        #[arg(long, default_value_t = 0, requires = "body")]
+        seed: u64,
+        /// The procedural body without fBm terrain.
+        #[arg(long, requires = "body")]
+        no_terrain: bool,
+        /// Also write the procedural body's closed mesh (.obj), sampled at the grid spacing.
+        #[arg(long, requires = "body")]
+        mesh_out: Option<PathBuf>,
         /// Cells along the longest side of the padded bounding box.
         #[arg(long)]
         resolution: usize,

@@ -6,9 +6,11 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 use tumble_dynamics::Polyhedron;
+use tumble_geometry::bodies::{BodyKind, body_sdf};
 use tumble_geometry::mesh::{Repair, read_mesh, write_obj, write_stl};
 use tumble_geometry::sdf::{GridSdf, Sdf};
 use tumble_geometry::{LengthUnit, TriMesh};
+use tumble_math::Vec3;
 use tumble_sim::tools::{read_points_csv, write_gravity_csv};
 
 fn load(file: &Path, unit: &str) -> Result<(TriMesh, LengthUnit), String> {
@@ -140,13 +142,83 @@ pub fn gravity(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
+fn build_body(
+    kind: BodyKind,
+    size: f64,
+    seed: u64,
+    terrain: bool,
+    resolution: usize,
+    padding: Option<f64>,
+    out: &Path,
+    mesh_out: Option<&Path>,
+) -> Result<(), String> {
+    let start = Instant::now();
+    let field = body_sdf(kind, size, seed, terrain);
+    let pad = padding.unwrap_or(0.05 * size);
+    if !(pad.is_finite() && pad >= 0.0) {
+        return Err(format!("--padding must be >= 0 (m), got {pad}"));
+    }
+    // The bodies fit in [-0.5, 0.5]·L × [-0.35, 0.35]·L × [-0.35, 0.35]·L with their terrain.
+    let half = Vec3::new(0.52, 0.37, 0.37) * size + Vec3::repeat(pad);
+    let spacing = 2.0 * half.x / resolution as f64;
+    let dims = (2.0 * half / spacing).map(|e| e.ceil() as usize + 1).into();
+    let grid = GridSdf::from_fn(-half, spacing, dims, |p| field.distance(p));
+    grid.save(out).map_err(|e| e.to_string())?;
+    if let Some(path) = mesh_out {
+        let mesh = tumble_geometry::sdf::mesh_from_grid(&grid);
+        write_obj(path, &mesh, LengthUnit::M).map_err(|e| e.to_string())?;
+        eprintln!(
+            "mesh: {} vertices, {} faces, volume {:.6e} m³ → {}",
+            mesh.vertices.len(),
+            mesh.faces.len(),
+            mesh.volume(),
+            path.display()
+        );
+    }
+    eprintln!(
+        "{:?} of {size} m: {} samples ({}×{}×{}, spacing {:.4e} m) in {:.2} s → {}",
+        kind,
+        grid.values.len(),
+        dims[0],
+        dims[1],
+        dims[2],
+        spacing,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
 pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
     match cmd {
-        SdfCommand::Build { file, unit, resolution, padding, out, unsigned } => {
-            let (mesh, _) = load(&file, &unit)?;
+        SdfCommand::Build {
+            file,
+            unit,
+            body,
+            size,
+            seed,
+            no_terrain,
+            mesh_out,
+            resolution,
+            padding,
+            out,
+            unsigned,
+        } => {
             if !(2..=2048).contains(&resolution) {
                 return Err(format!("--resolution must be between 2 and 2048 cells, got {resolution}"));
             }
+            if let Some(name) = body {
+                let kind: BodyKind = name.parse().map_err(|e| format!("--body: {e}"))?;
+                if !(size.is_finite() && size > 0.0) {
+                    return Err(format!("--size must be a positive length (m), got {size}"));
+                }
+                return build_body(kind, size, seed, !no_terrain, resolution, padding, &out, mesh_out.as_deref());
+            }
+            let (Some(file), Some(unit)) = (file, unit) else {
+                return Err("give a mesh FILE with --unit, or a procedural --body".into());
+            };
+            let (mesh, _) = load(&file, &unit)?;
             let r = mesh.report();
             if !r.outward && !unsigned {
                 return Err(format!(

@@ -258,3 +258,32 @@ fn sdf_build_and_query() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a Tumble SDF file"));
 }
+
+#[test]
+fn procedural_body_sdf_and_mesh() {
+    let d = tmp("body");
+    let (sdf, obj) = (d.join("comet.sdf"), d.join("comet.obj"));
+    let o = tumble(&[
+        "sdf",
+        "build",
+        "--body",
+        "comet",
+        "--size",
+        "1000",
+        "--seed",
+        "2",
+        "--resolution",
+        "40",
+        "--out",
+        &sdf.display().to_string(),
+        "--mesh-out",
+        &obj.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tumble(&["mesh", "info", &obj.display().to_string(), "--unit", "m", "--json"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\"outward\": true") && text.contains("\"euler_characteristic\": 2"), "{text}");
+    let o = tumble(&["sdf", "build", "--body", "rock", "--resolution", "8", "--out", &sdf.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown procedural body `rock`"));
+}

@@ -7,6 +7,7 @@
 //! Triangle meshes, bounding-volume trees, convex hulls and signed distance fields live here too
 //! as they arrive (sign convention: signed distance is negative inside a body).
 
+pub mod bodies;
 pub mod closest;
 mod mass;
 pub mod mesh;

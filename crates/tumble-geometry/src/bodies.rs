@@ -1,0 +1,121 @@
+//! Procedural small bodies, so that bundled scenarios need no external shape data: smooth unions
+//! of ellipsoids with fBm terrain (sandy and rocky regions), and their closed meshes for gravity
+//! and visualisation. All sizes scale with the body's overall length `L` (m).
+
+use crate::TriMesh;
+use crate::noise::Fbm;
+use crate::sdf::{Ellipsoid, Placed, Sdf, SmoothUnion, Sphere, Terrain, mesh_from_sdf};
+use tumble_math::{Pose, UnitQuat, Vec3};
+
+/// The procedural shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// A two-lobed, 67P-like comet: a large and a small ellipsoid joined by a smooth neck.
+    BilobedComet,
+    /// A pear-shaped asteroid: an ellipsoid with a smaller sphere blended onto one end.
+    PearAsteroid,
+}
+
+impl std::str::FromStr for BodyKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "comet" | "bilobed_comet" => Ok(BodyKind::BilobedComet),
+            "pear" | "pear_asteroid" => Ok(BodyKind::PearAsteroid),
+            _ => Err(format!("unknown procedural body `{s}`: use `comet` or `pear`")),
+        }
+    }
+}
+
+fn at(sdf: impl Sdf + 'static, x: f64) -> Box<dyn Sdf> {
+    Box::new(Placed { sdf, X_WB: Pose::new(Vec3::new(x, 0.0, 0.0), UnitQuat::identity()) })
+}
+
+/// The signed distance field of a procedural body of overall length `length` (m) with terrain
+/// from `seed` (`terrain = false`: the smooth shape alone).
+pub fn body_sdf(kind: BodyKind, length: f64, seed: u64, terrain: bool) -> Terrain {
+    let l = length;
+    let base = match kind {
+        BodyKind::BilobedComet => SmoothUnion {
+            parts: vec![
+                at(Ellipsoid { semi_axes: Vec3::new(0.30, 0.27, 0.24) * l }, -0.19 * l),
+                at(Ellipsoid { semi_axes: Vec3::new(0.21, 0.18, 0.17) * l }, 0.29 * l),
+            ],
+            k: 0.06 * l,
+        },
+        BodyKind::PearAsteroid => SmoothUnion {
+            parts: vec![
+                at(Ellipsoid { semi_axes: Vec3::new(0.33, 0.27, 0.25) * l }, -0.17 * l),
+                at(Sphere { center: Vec3::zeros(), radius: 0.18 * l }, 0.32 * l),
+            ],
+            k: 0.12 * l,
+        },
+    };
+    let a = if terrain { 1.0 } else { 0.0 };
+    let fbm = |s: u64, amplitude: f64, features: f64| Fbm {
+        seed: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(s),
+        octaves: 5,
+        lacunarity: 2.0,
+        gain: 0.5,
+        amplitude: a * amplitude * l,
+        frequency: 1.0 / (features * l),
+    };
+    Terrain {
+        base: Box::new(base),
+        // Sandy: gentle undulations of 0.2 % of L over features of L/8; rocky: 0.8 % of L over
+        // L/16. The gradient of the heights stays below about 0.3, so the field remains a good
+        // distance estimate for contact.
+        sandy: fbm(1, 0.002, 0.125),
+        rocky: fbm(2, 0.008, 0.0625),
+        region: Fbm { amplitude: 1.0, ..fbm(3, 1.0, 0.5) },
+        threshold: 0.0,
+        width: 0.2,
+    }
+}
+
+/// A closed, outward mesh of the body, sampled with `cells` cells along its length.
+pub fn body_mesh(kind: BodyKind, length: f64, seed: u64, terrain: bool, cells: usize) -> TriMesh {
+    let sdf = body_sdf(kind, length, seed, terrain);
+    let h = length / cells.max(8) as f64;
+    let half = Vec3::new(0.6, 0.45, 0.45) * length;
+    mesh_from_sdf(&sdf, -half, half, h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn procedural_bodies_are_closed_single_bodies() {
+        for kind in [BodyKind::BilobedComet, BodyKind::PearAsteroid] {
+            let m = body_mesh(kind, 4000.0, 7, true, 48);
+            let r = m.report();
+            assert!(r.closed && r.outward && r.euler_characteristic == 2, "{kind:?}: {r:?}");
+            let (lo, hi) = m.bounds().expect("vertices");
+            // Overall length L, give or take the terrain (≤ 1 % of L).
+            assert!((hi.x - lo.x - 4000.0).abs() < 60.0, "{kind:?} length {}", hi.x - lo.x);
+        }
+    }
+
+    #[test]
+    fn comet_neck_is_inside_and_its_waist_outside() {
+        let c = body_sdf(BodyKind::BilobedComet, 1000.0, 1, false);
+        // The neck joins the lobes near x = 0.12 L; the waist above it is concave.
+        let neck = Vec3::new(120.0, 0.0, 0.0);
+        assert!(c.distance(&neck) < -20.0, "neck inside: {}", c.distance(&neck));
+        let above_neck = Vec3::new(120.0, 0.0, 190.0);
+        assert!(c.distance(&above_neck) > 0.0, "waist outside: {}", c.distance(&above_neck));
+        // Terrain moves the surface by at most its bound.
+        let t = body_sdf(BodyKind::BilobedComet, 1000.0, 1, true);
+        let bound = t.sandy.bound().max(t.rocky.bound());
+        for p in [neck, above_neck, Vec3::new(-490.0, 0.0, 0.0)] {
+            assert!((t.distance(&p) - c.distance(&p)).abs() <= bound);
+        }
+    }
+
+    #[test]
+    fn names_parse() {
+        assert_eq!("comet".parse::<BodyKind>(), Ok(BodyKind::BilobedComet));
+        assert!("rock".parse::<BodyKind>().is_err());
+    }
+}
