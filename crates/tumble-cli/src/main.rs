@@ -86,7 +86,7 @@ negative) and a = -grad U points toward the body.")]
         #[arg(long)]
         threads: Option<usize>,
     },
-    /// Benchmark the integrators on rigid bodies (single-threaded) and print steps per second.
+    /// Benchmark integrators and grid SDF queries (single-threaded): steps or queries per second.
     #[command(after_help = "Examples:
   tumble bench
   tumble bench --scale 0.1 --csv bench.csv")]

@@ -1,4 +1,4 @@
-//! Micro-benchmarks of the integrators on rigid bodies (`tumble bench`). Single-threaded; each
+//! Micro-benchmarks (`tumble bench`): integrators on rigid bodies, grid SDF queries. Single-threaded; each
 //! case is timed several times and the fastest repeat is kept (the least disturbed by the
 //! machine).
 
@@ -72,6 +72,42 @@ fn time_case(
     BenchResult { name: name.to_string(), bodies: n, steps, seconds: best }
 }
 
+/// Grid SDF queries (value and gradient) on a 4 km procedural comet sampled at 128 cells
+/// along its length, at points within ±50 m of its surface.
+fn sdf_queries(n: u64) -> BenchResult {
+    use tumble_geometry::bodies::{BodyKind, body_sdf};
+    use tumble_geometry::sdf::{GridSdf, Sdf};
+    let field = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
+    let half = Vec3::new(2100.0, 1500.0, 1500.0);
+    let h = 2.0 * half.x / 128.0;
+    let dims = (2.0 * half / h).map(|e| e.ceil() as usize + 1).into();
+    let grid = GridSdf::from_fn(-half, h, dims, |p| field.distance(p));
+    // Points: along random directions from the centre, projected to near the surface.
+    let mut s = 1u64;
+    let pts: Vec<Vec3> = (0..4096)
+        .map(|_| {
+            let mut u = || {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            let p = Vec3::new(1800.0 * u(), 1200.0 * u(), 1200.0 * u());
+            let (d, g) = grid.eval(&p);
+            p - g * d + g * (50.0 * u())
+        })
+        .collect();
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut acc = 0.0;
+        for k in 0..n {
+            acc += grid.eval(&pts[(k % 4096) as usize]).0;
+        }
+        std::hint::black_box(acc);
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    BenchResult { name: "sdf_grid_query_comet_128".into(), bodies: 1, steps: n, seconds: best }
+}
+
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
 pub fn run_all(scale: f64) -> Vec<BenchResult> {
     let steps = |s: f64| ((s * scale) as u64).max(1);
@@ -84,5 +120,6 @@ pub fn run_all(scale: f64) -> Vec<BenchResult> {
         time_case("rk4_100_bodies_point_mass", 100, pm, Method::Rk4 { dt: 1e-3 }, steps(1e4), 5),
         time_case("dopri5_free_body", 1, none, dopri, steps(5e5), 5),
         time_case("symplectic_euler_free_body", 1, none, Method::SymplecticEuler { dt: 1e-3 }, steps(1e6), 5),
+        sdf_queries(steps(2e6)),
     ]
 }
