@@ -139,7 +139,7 @@ impl GridSdf {
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .map_err(|e| GridError::Io(name.clone(), e))?;
         let bad = |m: String| GridError::Format(name.clone(), m);
-        if bytes.len() < 52 || &bytes[..8] != MAGIC {
+        if bytes.len() < 56 || &bytes[..8] != MAGIC {
             return Err(bad("not a Tumble SDF file (no TMBLSDF header); build one with `tumble sdf build`".into()));
         }
         let u32_at = |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
@@ -275,6 +275,9 @@ mod tests {
         assert!(GridSdf::load(&p).expect_err("version").to_string().contains("version 2"));
         std::fs::write(&p, b"hello").expect("write");
         assert!(GridSdf::load(&p).expect_err("magic").to_string().contains("not a Tumble SDF"));
+        // A header cut inside its spacing field.
+        std::fs::write(&p, &bytes[..53]).expect("write");
+        assert!(GridSdf::load(&p).expect_err("short header").to_string().contains("not a Tumble SDF"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
