@@ -137,7 +137,7 @@ pub fn parse_ply(file: &str, bytes: &[u8], unit: LengthUnit) -> Result<TriMesh, 
                     }
                     Prop::List(name, cty, ity) => {
                         let n = reader.scalar(*cty).ok_or_else(|| truncated(file, &el.name, k))? as usize;
-                        let mut idx = Vec::with_capacity(n);
+                        let mut idx = Vec::with_capacity(n.min(16)); // n comes from the file: do not trust it for allocation
                         for _ in 0..n {
                             idx.push(reader.scalar(*ity).ok_or_else(|| truncated(file, &el.name, k))?);
                         }
