@@ -167,7 +167,8 @@ enum SdfCommand {
         /// Also write the procedural body's closed mesh (.obj), sampled at the grid spacing.
         #[arg(long, requires = "body")]
         mesh_out: Option<PathBuf>,
-        /// Cells along the longest side of the padded bounding box.
+        /// Cells along the longest side of the padded bounding box (a mesh) or along the body's
+        /// length (--body).
         #[arg(long)]
         resolution: usize,
         /// Margin around the bounding box, m [default: 5 % of its longest side].

@@ -6,11 +6,10 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 use tumble_dynamics::Polyhedron;
-use tumble_geometry::bodies::{BodyKind, body_sdf};
+use tumble_geometry::bodies::{BodyKind, body_grid};
 use tumble_geometry::mesh::{Repair, read_mesh, write_obj, write_stl};
 use tumble_geometry::sdf::{GridSdf, Sdf};
 use tumble_geometry::{LengthUnit, TriMesh};
-use tumble_math::Vec3;
 use tumble_sim::tools::{read_points_csv, write_gravity_csv};
 
 fn load(file: &Path, unit: &str) -> Result<(TriMesh, LengthUnit), String> {
@@ -154,16 +153,8 @@ fn build_body(
     mesh_out: Option<&Path>,
 ) -> Result<(), String> {
     let start = Instant::now();
-    let field = body_sdf(kind, size, seed, terrain);
     let pad = padding.unwrap_or(0.05 * size);
-    if !(pad.is_finite() && pad >= 0.0) {
-        return Err(format!("--padding must be >= 0 (m), got {pad}"));
-    }
-    // The bodies fit in [-0.5, 0.5]·L × [-0.35, 0.35]·L × [-0.35, 0.35]·L with their terrain.
-    let half = Vec3::new(0.52, 0.37, 0.37) * size + Vec3::repeat(pad);
-    let spacing = 2.0 * half.x / resolution as f64;
-    let dims = (2.0 * half / spacing).map(|e| e.ceil() as usize + 1).into();
-    let grid = GridSdf::from_fn(-half, spacing, dims, |p| field.distance(p));
+    let grid = body_grid(kind, size, seed, terrain, resolution, pad).map_err(|e| format!("--body {kind:?}: {e}"))?;
     grid.save(out).map_err(|e| e.to_string())?;
     if let Some(path) = mesh_out {
         let mesh = tumble_geometry::sdf::mesh_from_grid(&grid);
@@ -176,18 +167,19 @@ fn build_body(
             path.display()
         );
     }
+    report_grid(&format!("{kind:?} of {size} m"), &grid, start, out);
+    Ok(())
+}
+
+fn report_grid(what: &str, grid: &GridSdf, start: Instant, out: &Path) {
+    let [nx, ny, nz] = grid.dims;
     eprintln!(
-        "{:?} of {size} m: {} samples ({}×{}×{}, spacing {:.4e} m) in {:.2} s → {}",
-        kind,
+        "{what}: {} samples ({nx}×{ny}×{nz}, spacing {:.6e} m) in {:.2} s → {}",
         grid.values.len(),
-        dims[0],
-        dims[1],
-        dims[2],
-        spacing,
+        grid.spacing,
         start.elapsed().as_secs_f64(),
         out.display()
     );
-    Ok(())
 }
 
 pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
@@ -210,9 +202,6 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
             }
             if let Some(name) = body {
                 let kind: BodyKind = name.parse().map_err(|e| format!("--body: {e}"))?;
-                if !(size.is_finite() && size > 0.0) {
-                    return Err(format!("--size must be a positive length (m), got {size}"));
-                }
                 return build_body(kind, size, seed, !no_terrain, resolution, padding, &out, mesh_out.as_deref());
             }
             let (Some(file), Some(unit)) = (file, unit) else {
@@ -242,22 +231,14 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
             bar.set_message(format!("sampling {} faces at resolution {resolution}", mesh.faces.len()));
             bar.enable_steady_tick(std::time::Duration::from_millis(200));
             let start = Instant::now();
-            let mut grid = GridSdf::from_mesh(&mesh, resolution, pad);
+            let mut grid =
+                GridSdf::from_mesh(&mesh, resolution, pad).map_err(|e| format!("{}: {e}", file.display()))?;
             if unsigned {
                 grid.values.iter_mut().for_each(|v| *v = v.abs());
             }
             bar.finish_and_clear();
             grid.save(&out).map_err(|e| e.to_string())?;
-            eprintln!(
-                "{} samples ({}×{}×{}, spacing {:.6e} m) in {:.2} s → {}",
-                grid.values.len(),
-                grid.dims[0],
-                grid.dims[1],
-                grid.dims[2],
-                grid.spacing,
-                start.elapsed().as_secs_f64(),
-                out.display()
-            );
+            report_grid(&file.display().to_string(), &grid, start, &out);
             Ok(())
         }
         SdfCommand::Query { file, points, out } => {

@@ -4,7 +4,7 @@
 
 use crate::TriMesh;
 use crate::noise::Fbm;
-use crate::sdf::{Ellipsoid, Placed, Sdf, SmoothUnion, Sphere, Terrain, mesh_from_sdf};
+use crate::sdf::{Ellipsoid, GridError, GridSdf, Placed, Sdf, SmoothUnion, Sphere, Terrain, mesh_from_grid};
 use tumble_math::{Pose, UnitQuat, Vec3};
 
 /// The procedural shapes.
@@ -73,12 +73,34 @@ pub fn body_sdf(kind: BodyKind, length: f64, seed: u64, terrain: bool) -> Terrai
     }
 }
 
-/// A closed, outward mesh of the body, sampled with `cells` cells along its length.
-pub fn body_mesh(kind: BodyKind, length: f64, seed: u64, terrain: bool, cells: usize) -> TriMesh {
+/// Half extents of the box that holds every procedural body with its terrain, in units of its
+/// length: the lobes span ±0.50 L along x and ±0.35 L across, terrain adds ≤ 1.1 %.
+const HALF_EXTENT: [f64; 3] = [0.52, 0.37, 0.37];
+
+/// The body's field sampled on a grid with `cells` cells along its length, over the box that
+/// holds it plus `padding` (m) on every side.
+pub fn body_grid(
+    kind: BodyKind,
+    length: f64,
+    seed: u64,
+    terrain: bool,
+    cells: usize,
+    padding: f64,
+) -> Result<GridSdf, GridError> {
+    if !(length.is_finite() && length > 0.0 && padding.is_finite() && padding >= 0.0) {
+        return Err(GridError::Layout(format!(
+            "a body needs a positive length and padding >= 0 (m), got {length} and {padding}"
+        )));
+    }
     let sdf = body_sdf(kind, length, seed, terrain);
-    let h = length / cells.max(8) as f64;
-    let half = Vec3::new(0.6, 0.45, 0.45) * length;
-    mesh_from_sdf(&sdf, -half, half, h)
+    let half = Vec3::from(HALF_EXTENT) * length + Vec3::repeat(padding);
+    GridSdf::covering(-half, half, length / cells.max(2) as f64, |p| sdf.distance(p))
+}
+
+/// A closed, outward mesh of the body, sampled with `cells` cells along its length.
+pub fn body_mesh(kind: BodyKind, length: f64, seed: u64, terrain: bool, cells: usize) -> Result<TriMesh, GridError> {
+    // One cell of margin keeps the surface inside the sampled box.
+    Ok(mesh_from_grid(&body_grid(kind, length, seed, terrain, cells, length / cells.max(2) as f64)?))
 }
 
 #[cfg(test)]
@@ -88,7 +110,7 @@ mod tests {
     #[test]
     fn procedural_bodies_are_closed_single_bodies() {
         for kind in [BodyKind::BilobedComet, BodyKind::PearAsteroid] {
-            let m = body_mesh(kind, 4000.0, 7, true, 48);
+            let m = body_mesh(kind, 4000.0, 7, true, 48).expect("layout");
             let r = m.report();
             assert!(r.closed && r.outward && r.euler_characteristic == 2, "{kind:?}: {r:?}");
             let (lo, hi) = m.bounds().expect("vertices");

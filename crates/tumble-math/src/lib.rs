@@ -22,6 +22,7 @@
 //!
 //! Units are SI throughout (m, s, kg, rad, N, N·m).
 
+pub mod numdiff;
 mod pose;
 mod quat;
 mod spatial;

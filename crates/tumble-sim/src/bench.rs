@@ -75,13 +75,9 @@ fn time_case(
 /// Grid SDF queries (value and gradient) on a 4 km procedural comet sampled at 128 cells
 /// along its length, at points within ±50 m of its surface.
 fn sdf_queries(n: u64) -> BenchResult {
-    use tumble_geometry::bodies::{BodyKind, body_sdf};
-    use tumble_geometry::sdf::{GridSdf, Sdf};
-    let field = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
-    let half = Vec3::new(2100.0, 1500.0, 1500.0);
-    let h = 2.0 * half.x / 128.0;
-    let dims = (2.0 * half / h).map(|e| e.ceil() as usize + 1).into();
-    let grid = GridSdf::from_fn(-half, h, dims, |p| field.distance(p));
+    use tumble_geometry::bodies::{BodyKind, body_grid};
+    use tumble_geometry::sdf::Sdf;
+    let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, true, 128, 200.0).expect("a valid layout");
     // Points: along random directions from the centre, projected to near the surface.
     let mut s = 1u64;
     let pts: Vec<Vec3> = (0..4096)

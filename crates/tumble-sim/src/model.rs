@@ -31,8 +31,6 @@ pub struct Model {
     pub output_interval: f64,
     /// Blow-up threshold on energy growth, fraction of the initial energy scale.
     pub max_energy_growth: f64,
-    /// Attracting centre and radius for impact detection, m.
-    pub impact: Option<(Vec3, f64)>,
     /// The gravity field as the scenario gave it.
     pub gravity: GravitySpec,
 }
@@ -139,9 +137,9 @@ impl Model {
             );
         }
 
-        let (gravity, impact): (Box<dyn Gravity>, _) = match f.gravity {
-            GravitySpec::None => (Box::new(NoGravity), None),
-            GravitySpec::Uniform { g } => (Box::new(Uniform { g: finite3("gravity.g", g)? }), None),
+        let gravity: Box<dyn Gravity> = match f.gravity {
+            GravitySpec::None => Box::new(NoGravity),
+            GravitySpec::Uniform { g } => Box::new(Uniform { g: finite3("gravity.g", g)? }),
             GravitySpec::PointMass { mu, center, radius } => {
                 let mu = positive("gravity.mu", mu, "m³/s²")?;
                 let center = finite3("gravity.center", center)?;
@@ -151,7 +149,7 @@ impl Model {
                         format!("must be >= 0 (m; 0 disables impact detection), got {radius}"),
                     );
                 }
-                (Box::new(PointMass { mu, center }), (radius > 0.0).then_some((center, radius)))
+                Box::new(PointMass { mu, center })
             }
         };
 
@@ -166,7 +164,7 @@ impl Model {
                 return err(&key, "body names may hold only letters, digits, '_' and '-' (they name output columns)");
             }
             let (body, state) = build_body(&key, name, spec)?;
-            if let Some((c, r)) = impact
+            if let Some((c, r)) = impact_of(&f.gravity)
                 && (state.p_WB - c).norm() <= r
             {
                 return err(
@@ -198,9 +196,22 @@ impl Model {
             duration,
             output_interval,
             max_energy_growth,
-            impact,
             gravity: f.gravity.clone(),
         })
+    }
+}
+
+impl Model {
+    /// Attracting centre and radius (m) for impact detection: a point mass with `radius > 0`.
+    pub fn impact(&self) -> Option<(Vec3, f64)> {
+        impact_of(&self.gravity)
+    }
+}
+
+fn impact_of(g: &GravitySpec) -> Option<(Vec3, f64)> {
+    match *g {
+        GravitySpec::PointMass { center, radius, .. } if radius > 0.0 => Some((Vec3::from(center), radius)),
+        _ => None,
     }
 }
 

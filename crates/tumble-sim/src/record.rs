@@ -1,6 +1,6 @@
 //! Recorded channels: time, every body's state, and the system's energy and momenta.
 
-use tumble_dynamics::RigidBodySystem;
+use tumble_dynamics::{Invariants, RigidBodySystem};
 
 /// A table of samples with named, unit-carrying columns.
 pub struct Recording {
@@ -60,8 +60,9 @@ impl Recording {
         Self { names, units, data: Vec::new() }
     }
 
-    /// Appends the sample of state `y` at time `t`.
-    pub fn push(&mut self, t: f64, sys: &RigidBodySystem, y: &[f64]) {
+    /// Appends the sample of state `y` at time `t`, whose invariants `inv` the caller has
+    /// already computed (`sys.invariants(y)`).
+    pub fn push(&mut self, t: f64, sys: &RigidBodySystem, y: &[f64], inv: &Invariants) {
         self.data.push(t);
         for i in 0..sys.bodies.len() {
             let s = sys.body_state(y, i);
@@ -70,7 +71,6 @@ impl Recording {
             self.data.extend_from_slice(&tumble_math::quat_to_wxyz(&s.q_WB));
             self.data.extend_from_slice(s.w_WB_B.as_slice());
         }
-        let inv = sys.invariants(y);
         let h = inv.angular_momentum;
         let p = inv.linear_momentum;
         self.data.extend_from_slice(&[

@@ -81,11 +81,11 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
     let mut t = 0.0;
     let mut t_good = 0.0;
     let mut rec = Recording::new(&model.system);
-    rec.push(0.0, &model.system, &y);
     let inv0 = model.system.invariants(&y);
+    rec.push(0.0, &model.system, &y, &inv0);
     let mut integ = Integrator::new(model.method, y.len());
     let samples = (model.duration / model.output_interval - 1e-9).ceil().max(1.0) as u64;
-    let impact = model.impact;
+    let impact = model.impact();
     let mut outcome = Outcome::Completed;
 
     for k in 1..=samples {
@@ -128,7 +128,7 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
                 break;
             }
             (Ok(_), Some(StepStop::Impact { body, distance })) => {
-                rec.push(t, &model.system, &y);
+                rec.push(t, &model.system, &y, &model.system.invariants(&y));
                 last_good.copy_from_slice(&y);
                 t_good = t;
                 outcome = Outcome::Stopped {
@@ -160,7 +160,7 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
             outcome = Outcome::Failed(diagnose(model, &last_good, t, worst, what));
             break;
         }
-        rec.push(t, &model.system, &y);
+        rec.push(t, &model.system, &y, &inv);
         last_good.copy_from_slice(&y);
         t_good = t;
         progress(t);
@@ -193,7 +193,7 @@ fn diagnose(model: &Model, last_good: &[f64], t: f64, body: usize, what: String)
             "the time step simulation.dt = {dt} s is too large for the fastest motion in the model (time scale {tau:.4e} s from spin rates and orbital periods); use dt <= {:.3e} s or integrator = \"dopri5\"",
             tau / 20.0
         ),
-        _ if model.impact.is_none() && tau.is_finite() && sys.gravity.time_scale(&sys.body_state(last_good, body).p_WB) == tau => {
+        _ if model.impact().is_none() && tau.is_finite() && sys.gravity.time_scale(&sys.body_state(last_good, body).p_WB) == tau => {
             "a close pass of the point-mass centre, where gravity is singular; set gravity.radius to stop the run at impact".to_string()
         }
         _ => "extreme values in the scenario (loads, rates) or a singular configuration; check the inputs".to_string(),

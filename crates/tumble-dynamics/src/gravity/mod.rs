@@ -104,13 +104,7 @@ mod tests {
 
     /// `a = −∇U` checked by central differences.
     fn check_gradient(g: &dyn Gravity, p: Vec3) {
-        let h = 1e-4 * p.norm().max(1.0);
-        let mut grad = Vec3::zeros();
-        for k in 0..3 {
-            let mut e = Vec3::zeros();
-            e[k] = h;
-            grad[k] = (g.potential(&(p + e)) - g.potential(&(p - e))) / (2.0 * h);
-        }
+        let grad = tumble_math::numdiff::central_gradient(|q| g.potential(q), &p, 1e-4 * p.norm().max(1.0));
         assert_relative_eq!(g.acceleration(&p), -grad, max_relative = 1e-7);
     }
 

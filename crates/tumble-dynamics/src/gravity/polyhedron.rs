@@ -72,6 +72,7 @@ pub struct Polyhedron {
     edges: Vec<[u32; 2]>,
     edge_dyads: Vec<Mat3>,
     mass: f64,
+    com: Vec3,
     radius: f64,
 }
 
@@ -134,6 +135,7 @@ impl Polyhedron {
             edges,
             edge_dyads,
             mass: density * volume,
+            com,
             radius,
         })
     }
@@ -209,7 +211,7 @@ impl Gravity for Polyhedron {
         self.sample(p).potential
     }
     fn time_scale(&self, p: &Vec3) -> f64 {
-        let r = p.norm().max(self.radius);
+        let r = (p - self.com).norm().max(self.radius);
         (r.powi(3) / (G * self.mass)).sqrt()
     }
 }

@@ -29,7 +29,7 @@ pub fn parse_icq(file: &str, text: &str, unit: LengthUnit) -> Result<TriMesh, Me
     }
     let n = q + 1;
     let s = unit.to_metres();
-    let mut vertices = Vec::with_capacity(6 * n * n);
+    let mut vertices = Vec::new(); // q comes from the file: do not trust it for allocation
     for (k, l) in lines {
         let c: Vec<f64> = l
             .split_whitespace()

@@ -4,7 +4,7 @@
 //! zero crossing and are shared between all cells that use the edge; every triangle is turned
 //! to face from inside (φ < 0) to outside.
 
-use super::{GridSdf, Sdf};
+use super::{GridError, GridSdf, Sdf};
 use crate::TriMesh;
 use std::collections::HashMap;
 use tumble_math::Vec3;
@@ -14,10 +14,8 @@ const TETS: [[usize; 4]; 6] = [[0, 1, 3, 7], [0, 3, 2, 7], [0, 2, 6, 7], [0, 6, 
 
 /// Meshes the zero level set of `sdf` inside the box `lo`–`hi` (m) sampled every `spacing` m.
 /// The box must enclose the body with at least one cell of margin for the mesh to be closed.
-pub fn mesh_from_sdf(sdf: &dyn Sdf, lo: Vec3, hi: Vec3, spacing: f64) -> TriMesh {
-    let dims: [usize; 3] = ((hi - lo) / spacing).map(|e| (e.ceil() as usize + 1).max(2)).into();
-    let grid = GridSdf::from_fn(lo, spacing, dims, |p| sdf.distance(p));
-    mesh_from_grid(&grid)
+pub fn mesh_from_sdf(sdf: &dyn Sdf, lo: Vec3, hi: Vec3, spacing: f64) -> Result<TriMesh, GridError> {
+    Ok(mesh_from_grid(&GridSdf::covering(lo, hi, spacing, |p| sdf.distance(p))?))
 }
 
 /// Meshes the zero level set of a grid field.
@@ -128,7 +126,7 @@ mod tests {
     #[test]
     fn sphere_mesh_is_closed_outward_and_accurate() {
         let s = Sphere { center: Vec3::new(0.1, 0.0, -0.05), radius: 1.0 };
-        let m = mesh_from_sdf(&s, Vec3::repeat(-1.3), Vec3::repeat(1.3), 0.05);
+        let m = mesh_from_sdf(&s, Vec3::repeat(-1.3), Vec3::repeat(1.3), 0.05).expect("layout");
         let r = m.report();
         assert!(r.closed && r.oriented && r.outward && r.euler_characteristic == 2, "{r:?}");
         // Vertices lie on the surface to the error of a linear crossing on an edge of length
@@ -149,7 +147,7 @@ mod tests {
             })
         };
         let body = SmoothUnion { parts: vec![lobe(-0.7, 0.8), lobe(0.8, 0.6)], k: 0.3 };
-        let m = mesh_from_sdf(&body, Vec3::new(-1.8, -1.0, -1.0), Vec3::new(1.7, 1.0, 1.0), 0.04);
+        let m = mesh_from_sdf(&body, Vec3::new(-1.8, -1.0, -1.0), Vec3::new(1.7, 1.0, 1.0), 0.04).expect("layout");
         let r = m.report();
         assert!(r.closed && r.oriented && r.outward && r.euler_characteristic == 2, "{r:?}");
         assert!(r.degenerate_faces.is_empty(), "{:?}", r.degenerate_faces);

@@ -81,12 +81,7 @@ mod tests {
             let (th, ph) = (0.1 + 3.0 * (k as f64 * 0.618).fract(), std::f64::consts::TAU * (k as f64 * 0.414).fract());
             let p = Vec3::new(th.sin() * ph.cos(), th.sin() * ph.sin(), th.cos()) * (100.0 + 0.5 * (k % 3) as f64);
             let (d, g) = t.eval(&p);
-            let h = 1e-5;
-            let num = Vec3::from_fn(|i, _| {
-                let mut e = Vec3::zeros();
-                e[i] = h;
-                (t.distance(&(p + e)) - t.distance(&(p - e))) / (2.0 * h)
-            });
+            let num = tumble_math::numdiff::central_gradient(|q| t.distance(q), &p, 1e-5);
             assert!((g - num).norm() < 1e-6, "{p}: {g} vs {num}");
             let (w, _) = t.rocky_weight(&p);
             let height = (t.base.distance(&p) - d).abs();

@@ -1,5 +1,6 @@
 use super::*;
 use approx::assert_relative_eq;
+use tumble_math::numdiff::central_gradient;
 use tumble_math::{Pose, UnitQuat};
 
 /// Deterministic points in a box (xorshift), no dependency needed.
@@ -21,12 +22,7 @@ fn check_exact(s: &dyn Sdf, half: f64) {
         let (d, g) = s.eval(&p);
         assert_relative_eq!(g.norm(), 1.0, epsilon = 1e-12);
         assert!(s.distance(&(p - d * g)).abs() < 1e-9 * half, "projection of {p} misses the surface");
-        let h = 1e-6 * half;
-        let fd = Vec3::from_fn(|k, _| {
-            let mut e = Vec3::zeros();
-            e[k] = h;
-            (s.distance(&(p + e)) - s.distance(&(p - e))) / (2.0 * h)
-        });
+        let fd = central_gradient(|q| s.distance(q), &p, 1e-6 * half);
         // Skips the medial set (creases of the field) where the gradient jumps.
         if (fd.norm() - 1.0).abs() < 1e-4 {
             assert!((fd - g).norm() < 1e-5, "gradient at {p}: {g} vs FD {fd}");
@@ -93,12 +89,7 @@ fn smooth_union_blends_only_near_the_seam() {
         if (da - db).abs() >= k {
             assert_eq!(d, da.min(db));
         }
-        let h = 1e-7;
-        let fd = Vec3::from_fn(|i, _| {
-            let mut e = Vec3::zeros();
-            e[i] = h;
-            (u.distance(&(p + e)) - u.distance(&(p - e))) / (2.0 * h)
-        });
+        let fd = central_gradient(|q| u.distance(q), &p, 1e-7);
         assert!((fd - g).norm() < 1e-6, "{p}: {g} vs {fd}");
     }
     // The neck between the spheres is filled: the origin is outside both spheres but the blend
