@@ -144,6 +144,7 @@ enum SdfCommand {
     /// Sample a closed mesh's exact signed distance (negative inside) on a grid.
     #[command(after_help = "Examples:
   tumble sdf build itokawa.obj --unit km --resolution 128 --out itokawa.sdf
+  tumble sdf build 67p.obj --unit km --resolution 256 --trilinear --out 67p.sdf
   tumble sdf build scan.obj --unit m --resolution 64 --padding 0.5 --unsigned --out scan.sdf
   tumble sdf build --body comet --size 4000 --seed 3 --resolution 128 --out comet.sdf --mesh-out comet.obj")]
     Build {
@@ -153,7 +154,7 @@ enum SdfCommand {
         #[arg(long)]
         unit: Option<String>,
         /// A procedural body instead of a mesh: `comet` (bilobed) or `pear`.
-        #[arg(long, conflicts_with_all = ["file", "unit", "unsigned"])]
+        #[arg(long, conflicts_with_all = ["file", "unit", "unsigned", "trilinear"])]
         body: Option<String>,
         /// Overall length of the procedural body, m.
         #[arg(long, default_value_t = 4000.0, requires = "body")]
@@ -180,6 +181,11 @@ enum SdfCommand {
         /// Build unsigned distances from a mesh that is not closed and outward.
         #[arg(long)]
         unsigned: bool,
+        /// Interpolate trilinearly everywhere instead of answering exactly within two cells of
+        /// the surface (about 30× faster near-surface queries, errors up to a quarter cell at
+        /// the mesh's creases; the file also omits the mesh).
+        #[arg(long)]
+        trilinear: bool,
     },
     /// Signed distance and unit gradient at points from a CSV file.
     #[command(after_help = "Examples:

@@ -196,6 +196,7 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
             padding,
             out,
             unsigned,
+            trilinear,
         } => {
             if !(2..=2048).contains(&resolution) {
                 return Err(format!("--resolution must be between 2 and 2048 cells, got {resolution}"));
@@ -234,7 +235,12 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
             let mut grid =
                 GridSdf::from_mesh(&mesh, resolution, pad).map_err(|e| format!("{}: {e}", file.display()))?;
             if unsigned {
+                // An open mesh has no inside: the exact near-surface answers would carry a
+                // meaningless sign, so an unsigned grid interpolates |d| everywhere.
                 grid.values.iter_mut().for_each(|v| *v = v.abs());
+            }
+            if unsigned || trilinear {
+                grid.refinement = None;
             }
             bar.finish_and_clear();
             grid.save(&out).map_err(|e| e.to_string())?;

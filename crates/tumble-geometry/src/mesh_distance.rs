@@ -42,6 +42,8 @@ pub struct DistanceQuery {
     pub closest: Vec3,
     /// Pseudonormal of the closest feature (not normalised).
     pub pseudonormal: Vec3,
+    /// Index of the face holding the closest point.
+    pub face: u32,
 }
 
 impl MeshDistance {
@@ -87,14 +89,49 @@ impl MeshDistance {
         if !self.tris.is_empty() {
             self.visit(0, p, &mut best);
         }
-        let (d2, f, c, feat) = best;
+        self.signed(p, best)
+    }
+
+    /// [`MeshDistance::query`] started from the given faces (each index below
+    /// [`MeshDistance::faces`]): the same answer, found faster when one of them is close to
+    /// the closest face, since the tree search then prunes almost everything.
+    pub fn query_near(&self, p: &Vec3, faces: impl IntoIterator<Item = u32>) -> DistanceQuery {
+        let mut best = (f64::INFINITY, 0usize, Vec3::zeros(), Feature::Face);
+        for f in faces {
+            self.test(f as usize, p, &mut best);
+        }
+        if !self.tris.is_empty() {
+            self.visit(0, p, &mut best);
+        }
+        self.signed(p, best)
+    }
+
+    /// Number of faces.
+    pub fn faces(&self) -> usize {
+        self.tris.len()
+    }
+
+    fn test(&self, f: usize, p: &Vec3, best: &mut (f64, usize, Vec3, Feature)) {
+        let (c, feat) = closest_on_triangle(p, &self.tris[f]);
+        let d2 = (c - p).norm_squared();
+        if d2 < best.0 {
+            *best = (d2, f, c, feat);
+        }
+    }
+
+    fn signed(&self, p: &Vec3, (d2, f, c, feat): (f64, usize, Vec3, Feature)) -> DistanceQuery {
         let n = match feat {
             Feature::Face => self.face_normals[f],
             Feature::Edge(k) => self.edge_normals[f][k as usize],
             Feature::Vertex(k) => self.vertex_normals[f][k as usize],
         };
         let d = d2.sqrt();
-        DistanceQuery { distance: if (p - c).dot(&n) < 0.0 { -d } else { d }, closest: c, pseudonormal: n }
+        DistanceQuery {
+            distance: if (p - c).dot(&n) < 0.0 { -d } else { d },
+            closest: c,
+            pseudonormal: n,
+            face: f as u32,
+        }
     }
 
     fn visit(&self, node: usize, p: &Vec3, best: &mut (f64, usize, Vec3, Feature)) {
@@ -104,11 +141,7 @@ impl MeshDistance {
         }
         if nd.count > 0 {
             for &f in &self.order[nd.first as usize..(nd.first + nd.count) as usize] {
-                let (c, feat) = closest_on_triangle(p, &self.tris[f as usize]);
-                let d2 = (c - p).norm_squared();
-                if d2 < best.0 {
-                    *best = (d2, f as usize, c, feat);
-                }
+                self.test(f as usize, p, best);
             }
             return;
         }
