@@ -38,7 +38,10 @@
 //! Blend `L_RR = η(|ω|/ω*) L_roll + (1 − η) L_stick`. So that rolling resistance leaves `v_T`
 //! alone (the document, after Van wal et al. 2017), a force at the centre of mass cancels the
 //! tangential acceleration the torque gives the application point:
-//! `F_RR = −m (I − N_p N_pᵀ) ((J⁻¹ L_RR) × r_p)`.
+//! `F_RR = −m (I − N_p N_pᵀ) ((J⁻¹ L_RR) × r_p)`. The pair does work at the rate
+//! `L_RR·ω + F_RR·v = L_RR·u` with `u = ω − m J⁻¹ (r_p × (I − N_p N_pᵀ) v)` (which is parallel to
+//! `ω` when rolling without slip or spinning in place); the component of `L_RR` along `u`, when
+//! positive, is dropped, so rolling resistance never feeds energy in either.
 
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Vec3, skew};
@@ -217,8 +220,15 @@ pub fn tangential_phase(
         }
         l_stick -= w_dir * l_stick.dot(&w_dir).max(0.0);
         let e = eta(spin / params.w_star);
-        out.rolling_torque = e * (-cap * w_dir) + (1.0 - e) * l_stick;
-        out.rolling_force = -body.mass * (proj * (body.inertia_inv * out.rolling_torque).cross(&r));
+        let mut torque = e * (-cap * w_dir) + (1.0 - e) * l_stick;
+        // The pair (L, F_RR(L)) has power L·u with u = ω − m J⁻¹ (r_p × P v): drop the part of
+        // L that would feed energy in.
+        let u = kin.w - body.mass * (body.inertia_inv * r.cross(&(proj * kin.v)));
+        if let Some(u_dir) = u.try_normalize(0.0) {
+            torque -= u_dir * torque.dot(&u_dir).max(0.0);
+        }
+        out.rolling_torque = torque;
+        out.rolling_force = -body.mass * (proj * (body.inertia_inv * torque).cross(&r));
         out.rolling_power = out.rolling_torque.dot(&kin.w) + out.rolling_force.dot(&kin.v);
     }
     out
@@ -329,7 +339,7 @@ mod tests {
             let alpha0 = Vec3::new(u(), u(), u()) * 100.0;
             let t = tangential_phase(&p, &kin, &body, &normal, &a0, &alpha0);
             assert!(t.friction_power <= 1e-15, "friction power {}", t.friction_power);
-            assert!(t.rolling_torque.dot(&kin.w) <= 1e-15);
+            assert!(t.rolling_power <= 1e-15, "rolling power {}", t.rolling_power);
             assert!(t.friction.norm() <= p.mu_static.max(p.mu) * normal.load * (1.0 + 1e-12), "Coulomb cone");
             assert!(t.rolling_torque.norm() <= p.rolling * normal.load * (1.0 + 1e-12));
             assert!(normal.damper_power <= 0.0);

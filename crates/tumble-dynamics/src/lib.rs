@@ -6,12 +6,15 @@
 //! - [`gravity`]: the [`Gravity`] trait with uniform, point-mass, mascon and polyhedron fields.
 //! - [`integrator`]: RK4, adaptive Dormand–Prince 5(4), semi-implicit Euler.
 //!
-//! Multibody trees and the rotating-frame equations arrive here too.
+//! - [`rotating`]: the spacecraft's equations relative to a rotating or tumbling small body.
+//!
+//! Multibody trees arrive here too.
 
 pub mod analytic;
 pub mod body;
 pub mod gravity;
 pub mod integrator;
+pub mod rotating;
 pub mod system;
 
 pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody};

@@ -1,0 +1,13 @@
+//! Small-body landers and hoppers (Van wal, Reid & Scheeres, "Small-body lander simulations
+//! using the GPU"): a rigid spacecraft with contact vertices moving relative to a rotating or
+//! tumbling target whose surface is a signed distance field, with polyhedron, point-mass or
+//! uniform gravity.
+//!
+//! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
+//! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
+
+pub mod sim;
+pub mod system;
+
+pub use sim::{ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, Settle, simulate};
+pub use system::{LanderSystem, STATE_LEN, Snapshot, pack};

@@ -1,0 +1,288 @@
+//! The lander's step loop: fixed-step RK4 with events after every step — contact start and end
+//! (bounces), hops, settling (`|v| < v_f` and `|ω| < ω_f` held for a dwell time), escape,
+//! deepest penetration — and the energy budget, with a diagnosis instead of garbage when the
+//! state stops being finite or the energy grows.
+
+use super::system::{LanderSystem, STATE_LEN, Snapshot, WORK};
+use tumble_dynamics::{Integrator, Method};
+use tumble_math::Vec3;
+
+/// When a hop fires.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HopTrigger {
+    /// At this time, s.
+    At(f64),
+    /// The first time the spacecraft is found settled after the previous hop.
+    Settled,
+}
+
+/// An internal-wheel hop: an angular impulse on the spacecraft body (S axes), N·m·s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hop {
+    /// When.
+    pub trigger: HopTrigger,
+    /// Angular impulse, body axes, N·m·s.
+    pub impulse: Vec3,
+}
+
+/// Settling thresholds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settle {
+    /// `v_f`, m/s.
+    pub speed: f64,
+    /// `ω_f`, rad/s.
+    pub rate: f64,
+    /// Time both must hold, s.
+    pub dwell: f64,
+}
+
+/// Run settings.
+#[derive(Clone, Debug)]
+pub struct LanderSettings {
+    /// Step, s.
+    pub dt: f64,
+    /// Longest simulated time, s.
+    pub duration: f64,
+    /// Steps between recorded samples.
+    pub output_every: u64,
+    /// Settling detection (`None`: run the whole duration).
+    pub settle: Option<Settle>,
+    /// Distance from the target's centre beyond which the spacecraft has escaped, m.
+    pub escape_distance: Option<f64>,
+    /// Hops in order.
+    pub hops: Vec<Hop>,
+    /// Largest growth of the budget's total energy before the run stops, J.
+    pub energy_tolerance: f64,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LanderOutcome {
+    /// Settled at this time (after the last hop), s.
+    Settled(f64),
+    /// Escaped at this time, s.
+    Escaped(f64),
+    /// Reached the duration.
+    Completed,
+    /// Stopped with a diagnosis.
+    Failed(String),
+}
+
+/// A contact start or end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactEvent {
+    /// Time, s.
+    pub time: f64,
+    /// True at a start (touchdown), false at an end (lift-off).
+    pub start: bool,
+    /// Centre of mass, T frame, m.
+    pub position: Vec3,
+    /// Speed relative to T, m/s.
+    pub speed: f64,
+    /// Angular rate relative to T, rad/s.
+    pub rate: f64,
+}
+
+/// Recorded columns (one row per sample).
+pub const COLUMNS: [&str; 24] = [
+    "t [s]",
+    "x [m]",
+    "y [m]",
+    "z [m]",
+    "vx [m/s]",
+    "vy [m/s]",
+    "vz [m/s]",
+    "speed [m/s]",
+    "rate [rad/s]",
+    "qw [-]",
+    "qx [-]",
+    "qy [-]",
+    "qz [-]",
+    "contacts [-]",
+    "penetration [m]",
+    "tangential_speed [m/s]",
+    "kinetic_linear [J]",
+    "kinetic_angular [J]",
+    "potential [J]",
+    "elastic [J]",
+    "dissipated_damper [J]",
+    "dissipated_friction [J]",
+    "dissipated_rolling [J]",
+    "balance_error [J]",
+];
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct LanderRun {
+    /// Samples, `COLUMNS` wide.
+    pub rows: Vec<[f64; COLUMNS.len()]>,
+    /// Contact starts and ends.
+    pub contacts: Vec<ContactEvent>,
+    /// Hops fired: time and impulse.
+    pub hops: Vec<(f64, Vec3)>,
+    /// Ending.
+    pub outcome: LanderOutcome,
+    /// Final time, s.
+    pub final_time: f64,
+    /// Final state.
+    pub final_state: [f64; STATE_LEN],
+    /// Deepest penetration over the run, m.
+    pub max_penetration: f64,
+    /// Largest |energy balance error| over the run, J.
+    pub max_balance_error: f64,
+    /// Work done by the frame's non-uniform rotation and by hops, J.
+    pub external_work: f64,
+}
+
+impl LanderRun {
+    /// Touchdowns.
+    pub fn bounces(&self) -> usize {
+        self.contacts.iter().filter(|c| c.start).count()
+    }
+}
+
+/// Runs from `y0` at t = 0.
+pub fn simulate(
+    sys: &mut LanderSystem,
+    y0: [f64; STATE_LEN],
+    s: &LanderSettings,
+    progress: &mut dyn FnMut(f64),
+) -> LanderRun {
+    let mut y = y0;
+    let mut integ = Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN);
+    let snap = sys.snapshot(&y);
+    let e0 = snap.energy();
+    let mut hop_work = 0.0;
+    let mut run = LanderRun {
+        rows: Vec::new(),
+        contacts: Vec::new(),
+        hops: Vec::new(),
+        outcome: LanderOutcome::Completed,
+        final_time: 0.0,
+        final_state: y,
+        max_penetration: 0.0,
+        max_balance_error: 0.0,
+        external_work: 0.0,
+    };
+    let budget = |snap: &Snapshot, y: &[f64], hop_work: f64| {
+        let work: f64 = y[WORK..WORK + 4].iter().sum::<f64>() + hop_work;
+        snap.energy() - e0 - work
+    };
+    record(&mut run, 0.0, &y, &snap, 0.0);
+    let mut in_contact = snap.normal.active > 0;
+    let mut calm_since: Option<f64> = None;
+    let mut next_hop = 0;
+    let steps = (s.duration / s.dt).round().max(1.0) as u64;
+    let mut t = 0.0;
+    for k in 1..=steps {
+        integ.step_once(sys, t, &mut y, s.dt);
+        t = k as f64 * s.dt;
+        if y.iter().any(|c| !c.is_finite()) {
+            run.outcome = LanderOutcome::Failed(format!(
+                "the state stopped being finite at t = {t:.6} s: the time step {} s is likely too large for the contact stiffness",
+                s.dt
+            ));
+            break;
+        }
+        let mut snap = sys.snapshot(&y);
+        // Hops.
+        if let Some(hop) = s.hops.get(next_hop) {
+            let fire = match hop.trigger {
+                HopTrigger::At(at) => t >= at,
+                HopTrigger::Settled => calm_since.is_some_and(|c| s.settle.is_some_and(|st| t - c >= st.dwell)),
+            };
+            if fire {
+                let w = Vec3::new(y[10], y[11], y[12]);
+                let w_new = w + sys.inertia_inv * hop.impulse;
+                hop_work += 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+                y[10..13].copy_from_slice(w_new.as_slice());
+                run.hops.push((t, hop.impulse));
+                next_hop += 1;
+                calm_since = None;
+                snap = sys.snapshot(&y);
+            }
+        }
+        let err = budget(&snap, &y, hop_work);
+        run.max_balance_error = run.max_balance_error.max(err.abs());
+        run.max_penetration = run.max_penetration.max(snap.normal.max_penetration);
+        let touching = snap.normal.active > 0;
+        if touching != in_contact {
+            run.contacts.push(ContactEvent {
+                time: t,
+                start: touching,
+                position: snap.kin.x,
+                speed: snap.kin.v.norm(),
+                rate: snap.kin.w.norm(),
+            });
+            in_contact = touching;
+        }
+        if k % s.output_every == 0 {
+            record(&mut run, t, &y, &snap, err);
+            progress(t);
+        }
+        if err > s.energy_tolerance {
+            run.outcome = LanderOutcome::Failed(format!(
+                "energy grew by {err:.3e} J (tolerance {:.3e} J) at t = {t:.6} s: the time step {} s is too large for the contact stiffness or the regularisation tolerances",
+                s.energy_tolerance, s.dt
+            ));
+            break;
+        }
+        if let Some(d) = s.escape_distance
+            && snap.kin.x.norm() > d
+        {
+            run.outcome = LanderOutcome::Escaped(t);
+            break;
+        }
+        if let Some(st) = s.settle {
+            if snap.kin.v.norm() < st.speed && snap.kin.w.norm() < st.rate {
+                let since = *calm_since.get_or_insert(t);
+                if t - since >= st.dwell && next_hop >= s.hops.len() {
+                    run.outcome = LanderOutcome::Settled(t);
+                    break;
+                }
+            } else {
+                calm_since = None;
+            }
+        }
+    }
+    if run.rows.last().is_some_and(|r| r[0] < t)
+        && matches!(run.outcome, LanderOutcome::Settled(_) | LanderOutcome::Escaped(_) | LanderOutcome::Completed)
+    {
+        let snap = sys.snapshot(&y);
+        record(&mut run, t, &y, &snap, budget(&snap, &y, hop_work));
+    }
+    run.final_time = t;
+    run.final_state = y;
+    run.external_work = y[WORK + 3] + hop_work;
+    run
+}
+
+fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, err: f64) {
+    let (x, v) = (snap.kin.x, snap.kin.v);
+    run.rows.push([
+        t,
+        x.x,
+        x.y,
+        x.z,
+        v.x,
+        v.y,
+        v.z,
+        v.norm(),
+        snap.kin.w.norm(),
+        y[6],
+        y[7],
+        y[8],
+        y[9],
+        snap.normal.active as f64,
+        snap.normal.max_penetration,
+        if snap.normal.active > 0 { snap.tangential.v_t.norm() } else { f64::NAN },
+        snap.kinetic_linear,
+        snap.kinetic_angular,
+        snap.potential,
+        snap.normal.elastic_energy,
+        -y[WORK],
+        -y[WORK + 1],
+        -y[WORK + 2],
+        err,
+    ]);
+}

@@ -1,0 +1,185 @@
+//! The lander's equations as an ODE system: the pipeline kinematics → contact queries → normal
+//! forces → accelerations without friction → friction and rolling resistance → accelerations.
+//!
+//! State (24): `x, v` (T frame, m, m/s), `q_TS` `[w, x, y, z]`, `ω` (S axes, rad/s), `Q_NT`
+//! `[w, x, y, z]`, `Ω` (T axes, rad/s) — the document's 20 states — then the work done on the
+//! spacecraft by the dampers, friction, rolling resistance and the frame's non-uniform rotation
+//! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
+
+use tumble_contact::VertexContactParams;
+use tumble_contact::vertex_sdf::{
+    BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase, tangential_phase,
+};
+use tumble_dynamics::rotating::{TargetSpin, angular_acceleration, frame_acceleration, frame_power};
+use tumble_dynamics::{Gravity, OdeSystem};
+use tumble_geometry::sdf::Sdf;
+use tumble_math::{Mat3, Quat, UnitQuat, Vec3, quat_derivative};
+
+/// Length of the state vector.
+pub const STATE_LEN: usize = 24;
+/// Offset of the work accumulators (damper, friction, rolling, frame) in the state.
+pub const WORK: usize = 20;
+
+/// The constant model of a lander run: spacecraft, target and contact.
+pub struct LanderSystem {
+    /// Spacecraft mass, kg.
+    pub mass: f64,
+    /// Spacecraft inertia about its centre of mass, body axes, kg·m².
+    pub inertia: Mat3,
+    /// Its inverse.
+    pub inertia_inv: Mat3,
+    /// Contact vertices from the centre of mass, body axes, m.
+    pub vertices: Vec<Vec3>,
+    /// Contact parameters.
+    pub contact: VertexContactParams,
+    /// The target's surface in T (negative inside).
+    pub surface: Box<dyn Sdf>,
+    /// The target's gravity in T.
+    pub gravity: Box<dyn Gravity>,
+    /// The target's rotation law.
+    pub spin: TargetSpin,
+}
+
+/// Everything known about one state: kinematics, contact and energy.
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot {
+    /// Kinematics relative to T (T axes).
+    pub kin: BodyKinematics,
+    /// Normal phase.
+    pub normal: NormalContact,
+    /// Tangential phase.
+    pub tangential: TangentialContact,
+    /// Linear kinetic energy `½ m |v|²`, J.
+    pub kinetic_linear: f64,
+    /// Angular kinetic energy `½ ωᵀ I ω` (relative to T), J.
+    pub kinetic_angular: f64,
+    /// Gravitational and centrifugal potential energy `m (U − ½|Ω × x|²) − ½ Ω_Sᵀ I Ω_S`, J.
+    pub potential: f64,
+    /// Derivative of the state.
+    pub rates: [f64; STATE_LEN],
+}
+
+impl Snapshot {
+    /// `E`: kinetic, potential and elastic energy, J.
+    pub fn energy(&self) -> f64 {
+        self.kinetic_linear + self.kinetic_angular + self.potential + self.normal.elastic_energy
+    }
+}
+
+fn vec3(y: &[f64], i: usize) -> Vec3 {
+    Vec3::new(y[i], y[i + 1], y[i + 2])
+}
+
+fn quat(y: &[f64], i: usize) -> UnitQuat {
+    UnitQuat::new_unchecked(Quat::new(y[i], y[i + 1], y[i + 2], y[i + 3]))
+}
+
+fn put(d: &mut [f64], i: usize, v: &Vec3) {
+    d[i..i + 3].copy_from_slice(v.as_slice());
+}
+
+fn put_quat(d: &mut [f64], i: usize, q: &Quat) {
+    d[i..i + 4].copy_from_slice(&[q.w, q.i, q.j, q.k]);
+}
+
+impl LanderSystem {
+    /// Evaluates the whole pipeline at state `y`.
+    pub fn snapshot(&self, y: &[f64]) -> Snapshot {
+        let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
+        let (big_q, omega) = (quat(y, 13), vec3(y, 17));
+        let r_ts = q.to_rotation_matrix().into_inner();
+        let omega_s = r_ts.transpose() * omega;
+        let omega_dot = self.spin.omega_dot(&omega);
+        let omega_dot_s = r_ts.transpose() * omega_dot;
+        let kin = BodyKinematics { x, R_WB: r_ts, v, w: r_ts * w };
+
+        // Normal forces, then the accelerations they and every non-contact term give.
+        let normal = normal_phase(self.surface.as_ref(), &self.contact, &kin, &self.vertices);
+        let g = self.gravity.acceleration(&x);
+        let a_free = g + frame_acceleration(&omega, &omega_dot, &x, &v);
+        let inertia_w = r_ts * self.inertia * r_ts.transpose();
+        let body =
+            Mobility { mass: self.mass, inertia: inertia_w, inertia_inv: r_ts * self.inertia_inv * r_ts.transpose() };
+        let alpha = |torque_w: &Vec3| {
+            r_ts * angular_acceleration(
+                &self.inertia,
+                &self.inertia_inv,
+                &w,
+                &omega_s,
+                &omega_dot_s,
+                &(r_ts.transpose() * torque_w),
+            )
+        };
+        let a0 = a_free + normal.force / self.mass;
+        let alpha0 = alpha(&normal.torque);
+        let tangential = tangential_phase(&self.contact, &kin, &body, &normal, &a0, &alpha0);
+
+        let force = normal.force + tangential.friction + tangential.rolling_force;
+        let torque = normal.torque + normal.r_p.cross(&tangential.friction) + tangential.rolling_torque;
+        let mut rates = [0.0; STATE_LEN];
+        put(&mut rates, 0, &v);
+        put(&mut rates, 3, &(a_free + force / self.mass));
+        put_quat(&mut rates, 6, &quat_derivative(q.quaternion(), &w));
+        put(&mut rates, 10, &(r_ts.transpose() * alpha(&torque)));
+        put_quat(&mut rates, 13, &quat_derivative(big_q.quaternion(), &omega));
+        put(&mut rates, 17, &omega_dot);
+        rates[WORK] = normal.damper_power;
+        rates[WORK + 1] = tangential.friction_power;
+        rates[WORK + 2] = tangential.rolling_power;
+        rates[WORK + 3] =
+            frame_power(self.mass, &self.inertia, &x, &(v + omega.cross(&x)), &omega_dot, &(w + omega_s), &omega_dot_s);
+
+        Snapshot {
+            kin,
+            normal,
+            tangential,
+            kinetic_linear: 0.5 * self.mass * v.norm_squared(),
+            kinetic_angular: 0.5 * w.dot(&(self.inertia * w)),
+            potential: self.mass * (self.gravity.potential(&x) - 0.5 * omega.cross(&x).norm_squared())
+                - 0.5 * omega_s.dot(&(self.inertia * omega_s)),
+            rates,
+        }
+    }
+
+    /// The smallest effective mass a single vertex meets along any direction,
+    /// `1 / max λ(I₃/m − [r×] I⁻¹ [r×])`, kg.
+    pub fn smallest_vertex_mass(&self) -> f64 {
+        self.vertices
+            .iter()
+            .map(|r| {
+                let rx = tumble_math::skew(r);
+                let m = Mat3::identity() / self.mass - rx * self.inertia_inv * rx;
+                1.0 / m.symmetric_eigenvalues().max()
+            })
+            .fold(self.mass, f64::min)
+    }
+}
+
+impl OdeSystem for LanderSystem {
+    fn dim(&self) -> usize {
+        STATE_LEN
+    }
+
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        dydt.copy_from_slice(&self.snapshot(y).rates);
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        for i in [6, 13] {
+            let n = (y[i] * y[i] + y[i + 1] * y[i + 1] + y[i + 2] * y[i + 2] + y[i + 3] * y[i + 3]).sqrt();
+            y[i..i + 4].iter_mut().for_each(|c| *c /= n);
+        }
+    }
+}
+
+/// Packs an initial state (work accumulators zero).
+pub fn pack(x: Vec3, v: Vec3, q_ts: UnitQuat, w: Vec3, q_nt: UnitQuat, omega: Vec3) -> [f64; STATE_LEN] {
+    let mut y = [0.0; STATE_LEN];
+    put(&mut y, 0, &x);
+    put(&mut y, 3, &v);
+    put_quat(&mut y, 6, q_ts.quaternion());
+    put(&mut y, 10, &w);
+    put_quat(&mut y, 13, q_nt.quaternion());
+    put(&mut y, 17, &omega);
+    y
+}
