@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod shape;
+use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
 #[derive(Parser)]
@@ -208,7 +209,10 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scenario, out, set, quiet } => run(&scenario, out, &set, quiet),
         Command::Check { scenario, set } => match load(&scenario, &set) {
-            Ok(_) => {
+            Ok((_, job)) => {
+                if let Job::Lander(m) = &job {
+                    m.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+                }
                 println!("ok");
                 ExitCode::SUCCESS
             }
@@ -234,8 +238,16 @@ fn exit(r: Result<(), String>) -> ExitCode {
     }
 }
 
+/// What a scenario describes.
+enum Job {
+    /// Free rigid bodies.
+    Rigid(Model),
+    /// A lander on a small body.
+    Lander(Box<LanderModel>),
+}
+
 /// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
-fn load(path: &Path, set: &[String]) -> Result<(Scenario, Model), ExitCode> {
+fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let invalid = |msg: String| {
         eprintln!("error: {msg}");
         ExitCode::from(2)
@@ -248,24 +260,32 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Model), ExitCode> {
         }
     }
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
-    let model = Model::build(&sc).map_err(|e| invalid(e.to_string()))?;
-    Ok((sc, model))
+    let job = if sc.file.lander.is_some() || sc.file.target.is_some() {
+        Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
+    } else {
+        Job::Rigid(Model::build(&sc).map_err(|e| invalid(e.to_string()))?)
+    };
+    Ok((sc, job))
 }
 
-fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCode {
-    let (_, mut model) = match load(path, set) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
-    let started = Instant::now();
-    let duration = model.duration;
-    let mut bar: Option<ProgressBar> = None;
-    let res = simulate(&mut model, &mut |t| {
-        if quiet {
+/// A progress bar over simulated time that appears after a second of wall time.
+struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    total: f64,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(total: f64, quiet: bool) -> Self {
+        Self { bar: None, started: Instant::now(), total, quiet }
+    }
+
+    fn update(&mut self, t: f64) {
+        if self.quiet {
             return;
         }
-        if bar.is_none() && started.elapsed() > Duration::from_secs(1) {
+        if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
             let b = ProgressBar::new(1000);
             b.set_style(
                 ProgressStyle::with_template(
@@ -273,16 +293,74 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            bar = Some(b);
+            self.bar = Some(b);
         }
-        if let Some(b) = &bar {
-            b.set_position((1000.0 * t / duration) as u64);
+        if let Some(b) = &self.bar {
+            b.set_position((1000.0 * t / self.total) as u64);
             b.set_message(format!("{t:.3}"));
         }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
     }
+
+    fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCode {
+    match load(path, set) {
+        Ok((_, Job::Rigid(model))) => run_rigid(path, out, model, quiet),
+        Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
+        Err(code) => code,
+    }
+}
+
+fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> ExitCode {
+    model.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let mut progress = Progress::new(model.settings.duration, quiet);
+    let started = Instant::now();
+    let run = tumble_sim::lander::simulate(&mut model.system, model.initial_state, &model.settings, &mut |t| {
+        progress.update(t)
+    });
+    progress.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = match write_lander_run(&out, &model, &run) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let LanderOutcome::Failed(d) = &run.outcome {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
+    }
+    if !quiet {
+        println!(
+            "{}: {} at t = {:.3} s after {} bounces ({:.0} steps in {wall:.2} s wall); outputs in {}",
+            model.name,
+            summary["status"].as_str().unwrap_or("?"),
+            run.final_time,
+            run.bounces(),
+            run.final_time / model.settings.dt,
+            out.display()
+        );
+        if let (Some(lat), Some(lon)) = (summary["latitude_deg"].as_f64(), summary["longitude_deg"].as_f64()) {
+            println!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
+        }
+        println!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_rigid(path: &Path, out: Option<PathBuf>, mut model: Model, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let mut progress = Progress::new(model.duration, quiet);
+    let res = simulate(&mut model, &mut |t| progress.update(t));
+    progress.finish();
     let summary = match write_run(&out, path, &model, &res) {
         Ok(s) => s,
         Err(e) => {

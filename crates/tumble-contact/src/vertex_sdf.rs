@@ -106,6 +106,8 @@ pub struct NormalContact {
     pub n_p: Vec3,
     /// Deepest penetration, m.
     pub max_penetration: f64,
+    /// Smallest signed distance of any vertex, m (`∞` without vertices).
+    pub min_distance: f64,
     /// Elastic energy `Σ ½ k δ²`, J.
     pub elastic_energy: f64,
     /// Power of the dampers (≤ 0), W.
@@ -136,11 +138,12 @@ pub fn eta(s: f64) -> f64 {
 
 /// Normal forces of the vertices `r_B` (body axes) on the field `sdf`.
 pub fn normal_phase(sdf: &dyn Sdf, params: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> NormalContact {
-    let mut out = NormalContact::default();
+    let mut out = NormalContact { min_distance: f64::INFINITY, ..Default::default() };
     let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
     for rb in r_B {
         let r = kin.R_WB * rb;
         let (phi, grad) = sdf.eval(&(kin.x + r));
+        out.min_distance = out.min_distance.min(phi);
         if phi >= 0.0 {
             continue;
         }

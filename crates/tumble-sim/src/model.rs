@@ -2,10 +2,12 @@
 //! refused here, with the key that holds it, before anything runs.
 
 use crate::scenario::{BodySpec, GravitySpec, IntegratorKind, LoadFrame, Scenario, ScenarioError};
+use tumble_dynamics::Polyhedron;
 use tumble_dynamics::{
     BodyState, Dopri5Settings, Gravity, Load, Method, NoGravity, PointMass, RigidBody, RigidBodySystem, Uniform,
 };
-use tumble_geometry::MassProperties;
+use tumble_geometry::mesh::read_mesh;
+use tumble_geometry::{LengthUnit, MassProperties, TriMesh};
 use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
 /// Most samples a run may record (about 2 GB of time series for a few bodies).
@@ -35,13 +37,13 @@ pub struct Model {
     pub gravity: GravitySpec,
 }
 
-type Check<T> = Result<T, (String, String)>;
+pub(crate) type Check<T> = Result<T, (String, String)>;
 
-fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> Check<T> {
+pub(crate) fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> Check<T> {
     Err((key.into(), msg.into()))
 }
 
-fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
+pub(crate) fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
     if x.is_finite() && x > 0.0 {
         Ok(x)
     } else {
@@ -49,7 +51,7 @@ fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
     }
 }
 
-fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
     if v.iter().all(|x| x.is_finite()) {
         Ok(Vec3::from(v))
     } else {
@@ -137,21 +139,7 @@ impl Model {
             );
         }
 
-        let gravity: Box<dyn Gravity> = match f.gravity {
-            GravitySpec::None => Box::new(NoGravity),
-            GravitySpec::Uniform { g } => Box::new(Uniform { g: finite3("gravity.g", g)? }),
-            GravitySpec::PointMass { mu, center, radius } => {
-                let mu = positive("gravity.mu", mu, "m³/s²")?;
-                let center = finite3("gravity.center", center)?;
-                if !(radius.is_finite() && radius >= 0.0) {
-                    return err(
-                        "gravity.radius",
-                        format!("must be >= 0 (m; 0 disables impact detection), got {radius}"),
-                    );
-                }
-                Box::new(PointMass { mu, center })
-            }
-        };
+        let gravity = build_gravity(sc, None)?;
 
         if f.bodies.is_empty() {
             return err("bodies", "a scenario needs at least one body: add a [bodies.NAME] table");
@@ -208,6 +196,47 @@ impl Model {
     }
 }
 
+/// The gravity field of `[gravity]`; `target` is the lander target's mesh for
+/// `mesh = "target"`.
+pub(crate) fn build_gravity(sc: &Scenario, target: Option<&TriMesh>) -> Check<Box<dyn Gravity>> {
+    Ok(match &sc.file.gravity {
+        GravitySpec::None => Box::new(NoGravity),
+        GravitySpec::Uniform { g } => Box::new(Uniform { g: finite3("gravity.g", *g)? }),
+        GravitySpec::PointMass { mu, center, radius } => {
+            let mu = positive("gravity.mu", *mu, "m³/s²")?;
+            let center = finite3("gravity.center", *center)?;
+            if !(radius.is_finite() && *radius >= 0.0) {
+                return err("gravity.radius", format!("must be >= 0 (m; 0 disables impact detection), got {radius}"));
+            }
+            Box::new(PointMass { mu, center })
+        }
+        GravitySpec::Polyhedron { mesh, unit, density, .. } => {
+            let density = positive("gravity.density", *density, "kg/m³")?;
+            let loaded;
+            let m = if mesh == "target" {
+                match target {
+                    Some(m) => m,
+                    None => return err("gravity.mesh", "`target` needs a [target] with a body or mesh shape"),
+                }
+            } else {
+                let Some(unit) = unit else {
+                    return err("gravity.unit", "a mesh file needs its unit: `m`, `km` or a factor to metres");
+                };
+                loaded = read_mesh_key(sc, "gravity", mesh, unit)?;
+                &loaded
+            };
+            Box::new(Polyhedron::new(m, density).map_err(|e| ("gravity.mesh".to_string(), e.to_string()))?)
+        }
+    })
+}
+
+/// Reads the mesh at `path` (relative to the scenario file) in `unit`, errors keyed at
+/// `table.path` / `table.unit`.
+pub(crate) fn read_mesh_key(sc: &Scenario, table: &str, path: &str, unit: &str) -> Check<TriMesh> {
+    let unit: LengthUnit = unit.parse().map_err(|e: String| (format!("{table}.unit"), e))?;
+    read_mesh(&sc.resolve(path), unit).map_err(|e| (format!("{table}.path"), e.to_string()))
+}
+
 fn impact_of(g: &GravitySpec) -> Option<(Vec3, f64)> {
     match *g {
         GravitySpec::PointMass { center, radius, .. } if radius > 0.0 => Some((Vec3::from(center), radius)),
@@ -215,7 +244,7 @@ fn impact_of(g: &GravitySpec) -> Option<(Vec3, f64)> {
     }
 }
 
-fn mass_properties(key: &str, spec: &BodySpec) -> Check<MassProperties> {
+pub(crate) fn mass_properties(key: &str, spec: &BodySpec) -> Check<MassProperties> {
     let mp = match (&spec.shape, &spec.inertia) {
         (Some(_), Some(_)) => return err(format!("{key}.inertia"), "give either `shape` or `inertia`, not both"),
         (Some(shape), None) => {

@@ -44,17 +44,33 @@ pub fn line_plot(
     series: &[Series],
     equal_axes: bool,
 ) -> Result<(), String> {
+    shaded_plot(stem, title, x_label, y_label, series, equal_axes, &[])
+}
+
+/// [`line_plot`] with the x intervals `shade` (e.g. contact phases) shaded.
+pub fn shaded_plot(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    equal_axes: bool,
+    shade: &[(f64, f64)],
+) -> Result<(), String> {
     register_font();
     let svg = stem.with_extension("svg");
     let png = stem.with_extension("png");
-    draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), title, x_label, y_label, series, equal_axes)
+    let labels = (title, x_label, y_label);
+    draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), labels, series, equal_axes, shade)
         .map_err(|e| format!("{}: {e}", svg.display()))?;
-    draw(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), title, x_label, y_label, series, equal_axes)
+    draw(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), labels, series, equal_axes, shade)
         .map_err(|e| format!("{}: {e}", png.display()))
 }
 
-/// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large.
-fn tick(v: f64) -> String {
+/// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large;
+/// rounding residue below 1e-9 of the axis span reads 0.
+fn tick(v: f64, span: f64) -> String {
+    let v = if v.abs() < 1e-9 * span { 0.0 } else { v };
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
         format!("{v:.2e}")
@@ -75,11 +91,10 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+    (title, x_label, y_label): (&str, &str, &str),
     series: &[Series],
     equal_axes: bool,
+    shade: &[(f64, f64)],
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
@@ -105,9 +120,12 @@ where
         .y_desc(y_label)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| tick(*v, x1 - x0))
+        .y_label_formatter(&|v| tick(*v, y1 - y0))
         .draw()?;
+    chart.draw_series(
+        shade.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), y0), (b.min(x1), y1)], COLORS[0].mix(0.15).filled())),
+    )?;
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         chart

@@ -46,6 +46,7 @@ fn settings(dt: f64, duration: f64) -> LanderSettings {
         escape_distance: None,
         hops: vec![],
         energy_tolerance: f64::INFINITY,
+        flight_steps: 1,
     }
 }
 

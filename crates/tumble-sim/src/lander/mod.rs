@@ -4,10 +4,16 @@
 //! uniform gravity.
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
+//! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
+//! - [`output`]: the run folder (time series, contact log, summary, plots).
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
+pub mod model;
+pub mod output;
 pub mod sim;
 pub mod system;
 
+pub use model::{LanderModel, Target, build_target};
+pub use output::{lat_lon, write_lander_run};
 pub use sim::{ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, Settle, simulate};
 pub use system::{LanderSystem, STATE_LEN, Snapshot, pack};

@@ -7,6 +7,7 @@
 //! layout, so error positions stay those of the user's file.
 
 mod error;
+pub mod lander;
 mod schema;
 mod spans;
 
@@ -59,6 +60,11 @@ impl Scenario {
             file,
             overridden: overrides.iter().map(|(k, _)| k.clone()).collect(),
         })
+    }
+
+    /// A path named in the scenario, relative to the scenario file's folder.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        self.path.parent().unwrap_or(Path::new(".")).join(path)
     }
 
     /// An error about the value at `key`, placed at its line and column in the file.

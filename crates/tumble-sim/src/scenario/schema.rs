@@ -23,7 +23,32 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub gravity: GravitySpec,
     /// Rigid bodies by name (outputs list them in name order).
+    #[serde(default)]
     pub bodies: BTreeMap<String, BodySpec>,
+    /// The small body of a lander run.
+    pub target: Option<super::lander::TargetSpec>,
+    /// The spacecraft of a lander run.
+    pub lander: Option<super::lander::LanderSpec>,
+    /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).
+    #[serde(default)]
+    pub dispersions: BTreeMap<String, DispersionSpec>,
+}
+
+/// A distribution of one scenario value: exactly one of `normal = [mean, sd]`,
+/// `uniform = [low, high]` or `choice = [a, b, …]`, with `min`/`max` truncating a normal.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispersionSpec {
+    /// Mean and standard deviation.
+    pub normal: Option<[f64; 2]>,
+    /// Bounds.
+    pub uniform: Option<[f64; 2]>,
+    /// Values drawn with equal probability.
+    pub choice: Option<Vec<toml::Value>>,
+    /// Lower truncation of a normal.
+    pub min: Option<f64>,
+    /// Upper truncation of a normal.
+    pub max: Option<f64>,
 }
 
 /// `[simulation]`.
@@ -51,6 +76,13 @@ pub struct SimulationSpec {
     /// initial energy scale `T₀ + |V₀|`, before the run is stopped as blown up.
     #[serde(default = "default_energy_growth")]
     pub max_energy_growth: f64,
+    /// Lander runs: in free flight, steps of up to this many `dt` (1: always `dt`).
+    #[serde(default = "one")]
+    pub flight_steps: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 fn default_rtol() -> f64 {
@@ -100,6 +132,23 @@ pub enum GravitySpec {
         #[serde(default)]
         radius: f64,
     },
+    /// Constant-density polyhedron (Werner & Scheeres).
+    Polyhedron {
+        /// A closed mesh file relative to the scenario file, or `target` for the lander
+        /// target's own shape (a procedural body's mesh at `cells` cells along its length).
+        mesh: String,
+        /// Unit of the mesh file (`m`, `km`, or a factor); not used with `target`.
+        unit: Option<String>,
+        /// Density, kg/m³.
+        density: f64,
+        /// Cells along the length of a procedural target's mesh.
+        #[serde(default = "default_gravity_cells")]
+        cells: usize,
+    },
+}
+
+fn default_gravity_cells() -> usize {
+    48
 }
 
 /// `[bodies.NAME]`.
@@ -132,7 +181,7 @@ pub struct BodySpec {
     pub loads: Vec<LoadSpec>,
 }
 
-fn identity_quat() -> [f64; 4] {
+pub(crate) fn identity_quat() -> [f64; 4] {
     [1.0, 0.0, 0.0, 0.0]
 }
 

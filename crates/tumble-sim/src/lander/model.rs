@@ -1,0 +1,426 @@
+//! Building a lander run from a scenario: target surface and gravity, spacecraft vertices and
+//! mass properties, contact law, events. Every impossible value is refused with its key; a
+//! time step too coarse for the contact is warned about before the run.
+
+use super::sim::{Hop, HopTrigger, LanderSettings, Settle};
+use super::system::{LanderSystem, STATE_LEN, pack};
+use crate::model::{Check, build_gravity, err, finite3, mass_properties, positive, read_mesh_key};
+use crate::scenario::lander::{LanderSpec, SpinKind, TargetShape, TargetSpec, VertexSpec};
+use crate::scenario::{BodySpec, IntegratorKind, Scenario, ScenarioError};
+use tumble_contact::VertexContactParams;
+use tumble_dynamics::rotating::TargetSpin;
+use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
+use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
+use tumble_geometry::{MassProperties, TriMesh};
+use tumble_math::{Mat3, Vec3, quat_from_wxyz};
+
+/// Most samples a run may record.
+const MAX_SAMPLES: f64 = 1e7;
+
+/// A validated lander run.
+pub struct LanderModel {
+    /// Scenario name.
+    pub name: String,
+    /// Scenario description.
+    pub description: String,
+    /// Seed.
+    pub seed: u64,
+    /// Equations, contact and target.
+    pub system: LanderSystem,
+    /// Initial state.
+    pub initial_state: [f64; STATE_LEN],
+    /// Step loop settings.
+    pub settings: LanderSettings,
+    /// Whether the target is a body (landing sites have latitude and longitude) or a plane.
+    pub body_target: bool,
+    /// Things the user should know before the run (coarse step, start outside the grid).
+    pub warnings: Vec<String>,
+}
+
+/// The target's surface and, for bodies and meshes, its mesh (for gravity) and size, m.
+pub struct Target {
+    /// Surface in T.
+    pub surface: Box<dyn Sdf>,
+    /// Closed mesh of the body for `gravity.mesh = "target"`.
+    pub mesh: Option<TriMesh>,
+    /// Largest extent, m (`None` for a plane).
+    pub size: Option<f64>,
+}
+
+/// Builds the target of a scenario's `[target]`.
+pub fn build_target(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Target> {
+    Ok(match &spec.shape {
+        TargetShape::Plane { normal, point } => {
+            let n = finite3("target.shape.normal", *normal)?;
+            let Some(n) = n.try_normalize(0.0) else {
+                return err("target.shape.normal", "must be a non-zero vector");
+            };
+            Target {
+                surface: Box::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }),
+                mesh: None,
+                size: None,
+            }
+        }
+        TargetShape::Body { kind, length, seed, terrain, cells } => {
+            let kind: BodyKind = kind.parse().map_err(|e: String| ("target.shape.kind".to_string(), e))?;
+            let length = positive("target.shape.length", *length, "m")?;
+            if !(8..=1024).contains(cells) {
+                return err("target.shape.cells", format!("must be between 8 and 1024, got {cells}"));
+            }
+            let layout = |e: tumble_geometry::sdf::GridError| ("target.shape".to_string(), e.to_string());
+            let grid = body_grid(kind, length, *seed, false, *cells, 0.05 * length).map_err(layout)?;
+            let surface: Box<dyn Sdf> = if *terrain {
+                // The smooth body from the grid; the terrain's fBm evaluated exactly on top.
+                Box::new(Terrain { base: Box::new(grid), ..body_sdf(kind, length, *seed, true) })
+            } else {
+                Box::new(grid)
+            };
+            let mesh = body_mesh(kind, length, *seed, false, gravity_cells).map_err(layout)?;
+            Target { surface, mesh: Some(mesh), size: Some(length) }
+        }
+        TargetShape::Mesh { path, unit, resolution } => {
+            let mesh = read_mesh_key(sc, "target.shape", path, unit)?;
+            let r = mesh.report();
+            if !r.outward {
+                return err(
+                    "target.shape.path",
+                    format!(
+                        "the mesh is not closed and outward (closed {}, oriented {}): repair it with `tumble mesh repair`",
+                        r.closed, r.oriented
+                    ),
+                );
+            }
+            if !(8..=1024).contains(resolution) {
+                return err("target.shape.resolution", format!("must be between 8 and 1024, got {resolution}"));
+            }
+            let (lo, hi) = mesh.bounds().ok_or(("target.shape.path".to_string(), "the mesh is empty".to_string()))?;
+            let size = (hi - lo).max();
+            let grid = GridSdf::from_mesh(&mesh, *resolution, 0.05 * size)
+                .map_err(|e| ("target.shape".to_string(), e.to_string()))?;
+            Target { surface: Box::new(grid), mesh: Some(mesh), size: Some(size) }
+        }
+        TargetShape::Sdf { path } => {
+            let grid =
+                GridSdf::load(&sc.resolve(path)).map_err(|e| ("target.shape.path".to_string(), e.to_string()))?;
+            let size = (grid.upper() - grid.origin).max();
+            Target { surface: Box::new(grid), mesh: None, size: Some(size) }
+        }
+    })
+}
+
+/// Vertices (body axes, from the centre of mass) and mass properties of `[lander]`.
+fn build_spacecraft(sc: &Scenario, l: &LanderSpec) -> Check<(Vec<Vec3>, MassProperties)> {
+    let body = BodySpec {
+        mass: Some(l.mass),
+        density: None,
+        inertia: l.inertia.clone(),
+        shape: l.shape.clone(),
+        position: l.position,
+        velocity: l.velocity,
+        orientation: l.orientation,
+        angular_velocity: l.angular_velocity,
+        loads: vec![],
+    };
+    let from_mesh = matches!(l.vertices, VertexSpec::Mesh { inertia_from_mesh: true, .. });
+    if from_mesh && (l.inertia.is_some() || l.shape.is_some()) {
+        return err("lander.vertices.inertia_from_mesh", "conflicts with `lander.inertia` / `lander.shape`: keep one");
+    }
+    let mut mp = if from_mesh { None } else { Some(mass_properties("lander", &body)?) };
+    let vertices = match &l.vertices {
+        VertexSpec::Box { size } => {
+            let s = finite3("lander.vertices.size", *size)?;
+            if s.iter().any(|e| *e <= 0.0) {
+                return err("lander.vertices.size", format!("edges must be positive (m), got {size:?}"));
+            }
+            (0..8)
+                .map(|i| {
+                    Vec3::new(
+                        if i & 1 == 0 { 0.5 } else { -0.5 } * s.x,
+                        if i & 2 == 0 { 0.5 } else { -0.5 } * s.y,
+                        if i & 4 == 0 { 0.5 } else { -0.5 } * s.z,
+                    )
+                })
+                .collect()
+        }
+        VertexSpec::Points { points } => {
+            if points.is_empty() {
+                return err("lander.vertices.points", "needs at least one point");
+            }
+            points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| finite3(&format!("lander.vertices.points.{i}"), *p))
+                .collect::<Check<Vec<_>>>()?
+        }
+        VertexSpec::Mesh { path, unit, sample, inertia_from_mesh } => {
+            let mesh = read_mesh_key(sc, "lander.vertices", path, unit)?;
+            let mut shift = Vec3::zeros();
+            if *inertia_from_mesh {
+                if !mesh.report().outward {
+                    return err("lander.vertices.path", "inertia from the mesh needs a closed, outward mesh");
+                }
+                let m = mesh.mass_properties(1.0);
+                shift = m.com;
+                let scaled = MassProperties::new(positive("lander.mass", l.mass, "kg")?, m.inertia * (l.mass / m.mass));
+                scaled.validate().map_err(|e| ("lander.vertices.path".to_string(), e.to_string()))?;
+                mp = Some(scaled);
+            }
+            let pts = match sample {
+                None => mesh.vertices.clone(),
+                Some(0) => return err("lander.vertices.sample", "must be at least 1"),
+                Some(n) => sample_surface(&mesh, *n, sc.file.seed),
+            };
+            pts.into_iter().map(|p| p - shift).collect()
+        }
+    };
+    Ok((vertices, mp.expect("set above")))
+}
+
+/// `n` points spread uniformly (area-weighted) over the mesh surface, from `seed`.
+fn sample_surface(mesh: &TriMesh, n: usize, seed: u64) -> Vec<Vec3> {
+    let mut cum = Vec::with_capacity(mesh.faces.len());
+    let mut total = 0.0;
+    for f in 0..mesh.faces.len() {
+        let [a, b, c] = mesh.triangle(f);
+        total += 0.5 * (b - a).cross(&(c - a)).norm();
+        cum.push(total);
+    }
+    let mut s = seed ^ 0x5DEE_CE66_D1A4_F87D;
+    let mut u = || {
+        // SplitMix64.
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|_| {
+            let f = cum.partition_point(|&c| c < u() * total).min(cum.len() - 1);
+            let [a, b, c] = mesh.triangle(f);
+            let (mut r1, mut r2) = (u(), u());
+            if r1 + r2 > 1.0 {
+                (r1, r2) = (1.0 - r1, 1.0 - r2);
+            }
+            a + (b - a) * r1 + (c - a) * r2
+        })
+        .collect()
+}
+
+impl LanderModel {
+    /// Validates a lander scenario and builds its run.
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        Self::check(sc, None).map_err(|(key, msg)| sc.error_at(&key, msg))
+    }
+
+    /// As [`LanderModel::build`], reusing an already built target (campaigns whose dispersions
+    /// leave the target alone).
+    pub fn build_with(sc: &Scenario, target: Option<Target>) -> Result<Self, ScenarioError> {
+        Self::check(sc, target).map_err(|(key, msg)| sc.error_at(&key, msg))
+    }
+
+    fn check(sc: &Scenario, target: Option<Target>) -> Check<Self> {
+        let f = &sc.file;
+        let (Some(l), Some(t)) = (&f.lander, &f.target) else {
+            return err("lander", "a lander scenario needs both a [lander] and a [target] table");
+        };
+        if !f.bodies.is_empty() {
+            return err("bodies", "a lander scenario holds its spacecraft in [lander]; remove the [bodies] tables");
+        }
+        let sim = &f.simulation;
+        if sim.integrator != IntegratorKind::Rk4 {
+            return err("simulation.integrator", "lander runs use fixed-step `rk4` (contact forces are not smooth)");
+        }
+        let duration = positive("simulation.duration", sim.duration, "s")?;
+        let Some(dt) = sim.dt else {
+            return err("simulation.dt", "is required: the fixed step of the lander run, s");
+        };
+        let dt = positive("simulation.dt", dt, "s")?;
+        let oi = positive("simulation.output_interval", sim.output_interval.unwrap_or(dt), "s")?;
+        let every = (oi / dt).round().max(1.0);
+        if (every * dt - oi).abs() > 1e-9 * oi {
+            return err("simulation.output_interval", format!("must be a whole multiple of simulation.dt = {dt} s"));
+        }
+        if duration / oi > MAX_SAMPLES {
+            return err("simulation.output_interval", format!("would record {:.0} samples; raise it", duration / oi));
+        }
+
+        let gravity_cells = match f.gravity {
+            crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
+            _ => 48,
+        };
+        let target = match target {
+            Some(t) => t,
+            None => build_target(sc, t, gravity_cells)?,
+        };
+        let gravity = build_gravity(sc, target.mesh.as_ref())?;
+        let spin = match t.spin {
+            SpinKind::Uniform => TargetSpin::Uniform,
+            SpinKind::TorqueFree => {
+                let Some(m) = t.moments else {
+                    return err("target.moments", "is required by spin = \"torque_free\": principal moments [A, B, C]");
+                };
+                if m.iter().any(|x| !(x.is_finite() && *x > 0.0))
+                    || m[0] + m[1] < m[2]
+                    || m[1] + m[2] < m[0]
+                    || m[0] + m[2] < m[1]
+                {
+                    return err(
+                        "target.moments",
+                        format!("must be positive and satisfy the triangle inequality, got {m:?}"),
+                    );
+                }
+                TargetSpin::TorqueFree { moments: m }
+            }
+        };
+        let omega = finite3("target.angular_velocity", t.angular_velocity)?;
+        let q_nt = quat_from_wxyz(t.orientation).map_err(|e| ("target.orientation".to_string(), e.to_string()))?;
+
+        let (vertices, mp) = build_spacecraft(sc, l)?;
+        let c = &l.contact;
+        let contact = VertexContactParams {
+            stiffness: positive("lander.contact.stiffness", c.stiffness, "N/m")?,
+            damping: nonneg("lander.contact.damping", c.damping, "N·s/m")?,
+            mu: nonneg("lander.contact.mu", c.mu, "dimensionless")?,
+            mu_static: nonneg("lander.contact.mu_static", c.mu_static.unwrap_or(c.mu), "dimensionless")?,
+            rolling: nonneg("lander.contact.rolling", c.rolling, "m")?,
+            v_star: positive("lander.contact.v_star", c.v_star, "m/s")?,
+            w_star: positive("lander.contact.w_star", c.w_star, "rad/s")?,
+        };
+        let x0 = finite3("lander.position", l.position)?;
+        let v0 = finite3("lander.velocity", l.velocity)?;
+        let q0 = quat_from_wxyz(l.orientation).map_err(|e| ("lander.orientation".to_string(), e.to_string()))?;
+        let w0 = finite3("lander.angular_velocity", l.angular_velocity)?;
+
+        let settle = match &l.settle {
+            None => None,
+            Some(s) => Some(Settle {
+                speed: positive("lander.settle.speed", s.speed, "m/s")?,
+                rate: positive("lander.settle.rate", s.rate, "rad/s")?,
+                dwell: nonneg("lander.settle.dwell", s.dwell, "s")?,
+            }),
+        };
+        let mut hops = Vec::new();
+        for (i, h) in l.hops.iter().enumerate() {
+            let key = format!("lander.hops.{i}");
+            let trigger = match h.time {
+                Some(at) => HopTrigger::At(nonneg(&format!("{key}.time"), at, "s")?),
+                None if settle.is_some() => HopTrigger::Settled,
+                None => {
+                    return err(format!("{key}.time"), "a hop without `time` fires when settled: add [lander.settle]");
+                }
+            };
+            hops.push(Hop { trigger, impulse: finite3(&format!("{key}.impulse"), h.impulse)? });
+        }
+        let escape_distance = match t.escape_distance {
+            Some(d) => Some(positive("target.escape_distance", d, "m")?),
+            None => target.size.map(|s| 5.0 * s),
+        };
+
+        let system = LanderSystem {
+            mass: mp.mass,
+            inertia: mp.inertia,
+            inertia_inv: mp.inertia.try_inverse().unwrap_or_else(Mat3::identity),
+            vertices,
+            contact,
+            surface: target.surface,
+            gravity,
+            spin,
+        };
+        let r_ts = q0.to_rotation_matrix();
+        if let Some((i, d)) = system
+            .vertices
+            .iter()
+            .map(|r| system.surface.distance(&(x0 + r_ts * r)))
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            && d < -0.5 * system.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max)
+        {
+            return err(
+                "lander.position",
+                format!("starts inside the target: vertex {i} is {:.3e} m below the surface", -d),
+            );
+        }
+
+        let mut warnings = Vec::new();
+        // Contact time scales: one vertex on its smallest effective mass, and the viscous
+        // rate of the regularised friction under the spacecraft's weight.
+        let m_eff = system.smallest_vertex_mass();
+        let wn = (contact.stiffness / m_eff).sqrt();
+        let period = std::f64::consts::TAU / wn;
+        let stable = 2.785 / (wn + contact.damping / m_eff);
+        if dt > stable {
+            warnings.push(format!(
+                "simulation.dt = {dt} s exceeds the RK4 stable step ≈ {stable:.3e} s for one vertex (stiffness {} N/m, damping {} N·s/m on an effective mass of {m_eff:.3e} kg): expect a blow-up; use dt ≤ {:.3e} s",
+                contact.stiffness,
+                contact.damping,
+                period / 20.0
+            ));
+        } else if dt > period / 10.0 {
+            warnings.push(format!(
+                "simulation.dt = {dt} s resolves a vertex's contact period {period:.3e} s with fewer than 10 steps: bounces will be inaccurate; use dt ≤ {:.3e} s",
+                period / 20.0
+            ));
+        }
+        // The regularised friction and rolling resistance act as viscous terms of gain
+        // 2μF_N/v* and 2C_RR F_N/ω* below their tolerances; at the peak load of an impact
+        // (F = v_impact √(k m_eff), v_impact from the initial speed and the drop in the local
+        // field) they must stay stable for RK4.
+        let g = system.gravity.acceleration(&x0).norm();
+        let reach = system.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        let drop = system.surface.distance(&x0).max(0.0);
+        let v_impact = v0.norm() + w0.norm() * reach + (2.0 * g * drop).sqrt();
+        let f_peak = (v_impact * (contact.stiffness * m_eff).sqrt()).max(mp.mass * g);
+        let mu = contact.mu.max(contact.mu_static);
+        let i_min = mp.inertia.symmetric_eigenvalues().min();
+        for (what, limit, key) in [
+            ("friction", 2.785 * m_eff * contact.v_star / (2.0 * mu * f_peak), "v_star"),
+            ("rolling resistance", 2.785 * i_min * contact.w_star / (2.0 * contact.rolling * f_peak), "w_star"),
+        ] {
+            if dt > limit {
+                warnings.push(format!(
+                    "simulation.dt = {dt} s exceeds ≈ {limit:.3e} s, the stable step of the {what} regularisation at an impact load of ≈ {f_peak:.3e} N: raise lander.contact.{key} or lower dt (else energy errors, then a stop)"
+                ));
+            }
+        }
+
+        let initial_state = pack(x0, v0, q0, w0, q_nt, omega);
+        // Energy available to the run: initial kinetic energy plus the drop to the surface
+        // (and a vertex radius of rocking) in the local field.
+        let energy_scale = {
+            let s = system.snapshot(&initial_state);
+            let reach = system.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+            s.kinetic_linear + s.kinetic_angular + mp.mass * g * (system.surface.distance(&x0).max(0.0) + reach) + 1e-12
+        };
+        Ok(Self {
+            name: f.name.clone(),
+            description: f.description.clone(),
+            seed: f.seed,
+            system,
+            initial_state,
+            settings: LanderSettings {
+                dt,
+                duration,
+                output_every: every as u64,
+                settle,
+                escape_distance,
+                hops,
+                energy_tolerance: sim.max_energy_growth * energy_scale,
+                flight_steps: if (1..=10_000).contains(&sim.flight_steps) {
+                    sim.flight_steps
+                } else {
+                    return err(
+                        "simulation.flight_steps",
+                        format!("must be between 1 and 10000, got {}", sim.flight_steps),
+                    );
+                },
+            },
+            body_target: target.size.is_some(),
+            warnings,
+        })
+    }
+}
+
+fn nonneg(key: &str, x: f64, unit: &str) -> Check<f64> {
+    if x.is_finite() && x >= 0.0 { Ok(x) } else { err(key, format!("must be a finite number >= 0 ({unit}), got {x}")) }
+}

@@ -1,0 +1,206 @@
+//! Scenario schema of lander runs: `[target]` and `[lander]`. Documented key by key in
+//! `docs/scenario.md`.
+
+use super::schema::identity_quat;
+use serde::Deserialize;
+use tumble_geometry::Solid;
+
+/// `[target]`: the small body (or plane) the lander meets, fixed in frame T.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    /// The surface.
+    pub shape: TargetShape,
+    /// How the target turns: `uniform` (the document) or `torque_free`.
+    #[serde(default)]
+    pub spin: SpinKind,
+    /// Initial angular velocity `Ω` of T in inertial space, T axes, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Principal moments `[A, B, C]` of the target (T axes principal), kg·m² (ratios matter);
+    /// required by `torque_free`.
+    pub moments: Option<[f64; 3]>,
+    /// Initial attitude `Q_NT` of the target, `[w, x, y, z]`.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Distance of the spacecraft's centre of mass from T's origin beyond which the run stops
+    /// as escaped, m. Default: 5 body lengths for bodies, none for a plane.
+    pub escape_distance: Option<f64>,
+}
+
+/// `target.spin`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpinKind {
+    /// Constant `Ω`.
+    #[default]
+    Uniform,
+    /// Euler's torque-free equations with `target.moments`.
+    TorqueFree,
+}
+
+/// `target.shape`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TargetShape {
+    /// A plane (half-space below it).
+    Plane {
+        /// Outward normal.
+        #[serde(default = "up")]
+        normal: [f64; 3],
+        /// A point of the plane, m.
+        #[serde(default)]
+        point: [f64; 3],
+    },
+    /// A procedural body (no external data needed), centred on T's origin, long axis x.
+    Body {
+        /// `comet` (bilobed) or `pear`.
+        kind: String,
+        /// Overall length, m.
+        length: f64,
+        /// Terrain seed.
+        #[serde(default)]
+        seed: u64,
+        /// fBm terrain (sandy and rocky regions) evaluated exactly at every query.
+        #[serde(default = "yes")]
+        terrain: bool,
+        /// Grid cells along the length for the smooth body's SDF.
+        #[serde(default = "default_cells")]
+        cells: usize,
+    },
+    /// A closed mesh file (OBJ, STL, PLY, PDS .tab, ICQ), sampled to a grid SDF.
+    Mesh {
+        /// Path, relative to the scenario file.
+        path: String,
+        /// Unit of the file's coordinates: `m`, `km` or a factor to metres.
+        unit: String,
+        /// Grid cells along the longest side.
+        #[serde(default = "default_cells")]
+        resolution: usize,
+    },
+    /// A grid SDF file written by `tumble sdf build`, relative to the scenario file.
+    Sdf {
+        /// Path.
+        path: String,
+    },
+}
+
+fn up() -> [f64; 3] {
+    [0.0, 0.0, 1.0]
+}
+fn yes() -> bool {
+    true
+}
+fn default_cells() -> usize {
+    128
+}
+
+/// `[lander]`: the spacecraft.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanderSpec {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Inertia about the centre of mass, body axes, kg·m²: `[Ixx, Iyy, Izz]` or
+    /// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]`. Default: from `shape` scaled to `mass`.
+    pub inertia: Option<Vec<f64>>,
+    /// A solid primitive for the inertia when `inertia` is absent.
+    pub shape: Option<Solid>,
+    /// Contact vertices.
+    pub vertices: VertexSpec,
+    /// Initial position of the centre of mass relative to T, T axes, m.
+    pub position: [f64; 3],
+    /// Initial velocity relative to T, T axes, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial attitude `q_TS`, `[w, x, y, z]`.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Initial angular velocity relative to T, body axes, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Contact law.
+    pub contact: ContactSpec,
+    /// Settling detection; without it the run lasts `simulation.duration`.
+    pub settle: Option<SettleSpec>,
+    /// Hops, in order.
+    #[serde(default)]
+    pub hops: Vec<HopSpec>,
+}
+
+/// `lander.vertices`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum VertexSpec {
+    /// The eight corners of a box centred on the centre of mass.
+    Box {
+        /// Edge lengths, m.
+        size: [f64; 3],
+    },
+    /// Points in body axes, m.
+    Points {
+        /// The points.
+        points: Vec<[f64; 3]>,
+    },
+    /// A mesh file's vertices, or `sample` points spread uniformly over its surface.
+    Mesh {
+        /// Path, relative to the scenario file.
+        path: String,
+        /// Unit of the coordinates.
+        unit: String,
+        /// Number of surface samples (deterministic); default: the mesh vertices.
+        sample: Option<usize>,
+        /// Take the inertia from the closed mesh at uniform density, scaled to `mass`.
+        #[serde(default)]
+        inertia_from_mesh: bool,
+    },
+}
+
+/// `[lander.contact]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSpec {
+    /// Spring stiffness per vertex, N/m.
+    pub stiffness: f64,
+    /// Damping per vertex (compression only), N·s/m.
+    pub damping: f64,
+    /// Friction coefficient while slipping.
+    pub mu: f64,
+    /// Friction coefficient bounding stick (default: `mu`).
+    pub mu_static: Option<f64>,
+    /// Rolling-resistance lever arm, m.
+    #[serde(default)]
+    pub rolling: f64,
+    /// Friction regularisation tolerance `v*`, m/s.
+    #[serde(default = "default_v_star")]
+    pub v_star: f64,
+    /// Rolling regularisation tolerance `ω*`, rad/s.
+    #[serde(default = "default_v_star")]
+    pub w_star: f64,
+}
+
+fn default_v_star() -> f64 {
+    1e-3
+}
+
+/// `[lander.settle]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettleSpec {
+    /// Speed threshold `v_f`, m/s.
+    pub speed: f64,
+    /// Angular-rate threshold `ω_f`, rad/s.
+    pub rate: f64,
+    /// Time both must hold, s.
+    pub dwell: f64,
+}
+
+/// `[[lander.hops]]`: an internal-wheel angular impulse.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HopSpec {
+    /// Time of the hop, s; absent: when next found settled.
+    pub time: Option<f64>,
+    /// Angular impulse on the body, body axes, N·m·s.
+    pub impulse: [f64; 3],
+}
