@@ -18,6 +18,6 @@ pub mod rotating;
 pub mod system;
 
 pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody};
-pub use gravity::{Gravity, Mascons, NoGravity, PointMass, Polyhedron, Uniform};
+pub use gravity::{Expansion, FieldSample, Gravity, Mascons, NoGravity, PointMass, Polyhedron, Uniform};
 pub use integrator::{Dopri5Settings, IntegrationError, Integrator, Method, OdeSystem, Stats};
 pub use system::{Invariants, RigidBodySystem};

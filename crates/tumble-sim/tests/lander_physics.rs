@@ -34,6 +34,8 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
         surface: Box::new(HalfSpace { point: Vec3::zeros(), normal: n.normalize() }),
         gravity: Box::new(Uniform { g }),
         spin: TargetSpin::Uniform,
+        expansion_radius: 0.0,
+        expansion: None,
     }
 }
 
@@ -70,6 +72,8 @@ fn a_vertex_rebounds_with_the_restitution_of_the_compression_only_damper() {
         surface: Box::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
         gravity: Box::new(NoGravity),
         spin: TargetSpin::Uniform,
+        expansion_radius: 0.0,
+        expansion: None,
     };
     let y0 = pack(
         Vec3::new(0.0, 0.0, 0.001),
@@ -262,6 +266,8 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
             surface: Box::new(HalfSpace { point: Vec3::new(0.0, 0.0, -1e9), normal: Vec3::z() }),
             gravity: Box::new(NoGravity),
             spin,
+            expansion_radius: 0.0,
+            expansion: None,
         };
         let (x0, v0, w0, omega0) = (
             Vec3::new(100.0, -50.0, 20.0),

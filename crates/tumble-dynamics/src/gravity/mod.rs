@@ -6,7 +6,7 @@
 mod polyhedron;
 
 pub use polyhedron::{FieldSample, G, Polyhedron, PolyhedronError};
-use tumble_math::Vec3;
+use tumble_math::{Mat3, Vec3};
 
 /// A gravity field in the world frame W.
 pub trait Gravity: Send + Sync {
@@ -18,6 +18,45 @@ pub trait Gravity: Send + Sync {
     /// (`∞` when the field has none).
     fn time_scale(&self, _p_W: &Vec3) -> f64 {
         f64::INFINITY
+    }
+    /// Potential, acceleration and its gradient at `p_W`. The default differentiates the
+    /// acceleration by central differences (step 1e-6 of `max(|p|, 1 m)`); models override it
+    /// with exact gradients.
+    fn field(&self, p_W: &Vec3) -> FieldSample {
+        let h = 1e-6 * p_W.norm().max(1.0);
+        let mut gradient = Mat3::zeros();
+        for k in 0..3 {
+            let e = Vec3::ith(k, h);
+            gradient.set_column(k, &((self.acceleration(&(p_W + e)) - self.acceleration(&(p_W - e))) / (2.0 * h)));
+        }
+        FieldSample { potential: self.potential(p_W), acceleration: self.acceleration(p_W), gradient }
+    }
+}
+
+/// A second-order Taylor model of a field about `center`: with `d = p − center`,
+/// `a(p) = a₀ + ∇a d` and `U(p) = U₀ − a₀·d − ½ dᵀ ∇a d`, so that `a = −∇U` holds exactly for the
+/// model (energy stays conserved under it). Its error grows as `|d|³` times the third
+/// derivatives of `U`; used by the lander to evaluate an expensive field (the polyhedron) once
+/// per move of a chosen radius instead of at every stage.
+#[derive(Clone, Copy, Debug)]
+pub struct Expansion {
+    /// Expansion point, m.
+    pub center: Vec3,
+    /// The field there.
+    pub sample: FieldSample,
+}
+
+impl Expansion {
+    /// Expands `field` about `center`.
+    pub fn new(field: &dyn Gravity, center: Vec3) -> Self {
+        Self { center, sample: field.field(&center) }
+    }
+
+    /// Acceleration and potential of the model at `p`.
+    pub fn eval(&self, p: &Vec3) -> (Vec3, f64) {
+        let d = p - self.center;
+        let gd = self.sample.gradient * d;
+        (self.sample.acceleration + gd, self.sample.potential - self.sample.acceleration.dot(&d) - 0.5 * d.dot(&gd))
     }
 }
 
@@ -31,6 +70,9 @@ impl Gravity for NoGravity {
     }
     fn potential(&self, _: &Vec3) -> f64 {
         0.0
+    }
+    fn field(&self, _: &Vec3) -> FieldSample {
+        FieldSample { potential: 0.0, acceleration: Vec3::zeros(), gradient: Mat3::zeros() }
     }
 }
 
@@ -47,6 +89,9 @@ impl Gravity for Uniform {
     }
     fn potential(&self, p: &Vec3) -> f64 {
         -self.g.dot(p)
+    }
+    fn field(&self, p: &Vec3) -> FieldSample {
+        FieldSample { potential: self.potential(p), acceleration: self.g, gradient: Mat3::zeros() }
     }
 }
 
@@ -68,6 +113,13 @@ impl Gravity for PointMass {
     }
     fn potential(&self, p: &Vec3) -> f64 {
         -self.mu / (p - self.center).norm()
+    }
+    /// `∇a = μ (3 r rᵀ − |r|² I) / |r|⁵`.
+    fn field(&self, p: &Vec3) -> FieldSample {
+        let r = p - self.center;
+        let r2 = r.norm_squared();
+        let gradient = self.mu * (3.0 * r * r.transpose() - Mat3::identity() * r2) / (r2 * r2 * r2.sqrt());
+        FieldSample { potential: self.potential(p), acceleration: self.acceleration(p), gradient }
     }
     /// `√(r³/μ)`: the orbital period over 2π at this radius.
     fn time_scale(&self, p: &Vec3) -> f64 {

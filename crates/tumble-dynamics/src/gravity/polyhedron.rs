@@ -210,6 +210,9 @@ impl Gravity for Polyhedron {
     fn potential(&self, p: &Vec3) -> f64 {
         self.sample(p).potential
     }
+    fn field(&self, p: &Vec3) -> FieldSample {
+        self.sample(p)
+    }
     fn time_scale(&self, p: &Vec3) -> f64 {
         let r = (p - self.com).norm().max(self.radius);
         (r.powi(3) / (G * self.mass)).sqrt()

@@ -49,6 +49,15 @@ impl Sdf for Terrain {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
         let (d, g) = self.base.eval(p);
         let (w, dw) = self.rocky_weight(p);
+        // Inside a region only its own heights count (and ∇w = 0 there).
+        if w == 0.0 {
+            let (s, ds) = self.sandy.eval(p);
+            return (d - s, g - ds);
+        }
+        if w == 1.0 {
+            let (r, dr) = self.rocky.eval(p);
+            return (d - r, g - dr);
+        }
         let (s, ds) = self.sandy.eval(p);
         let (r, dr) = self.rocky.eval(p);
         let h = (1.0 - w) * s + w * r;

@@ -324,8 +324,17 @@ impl LanderModel {
             vertices,
             contact,
             surface: target.surface,
-            gravity,
             spin,
+            // A polyhedron costs a sweep over its faces per evaluation: expand it to second
+            // order and refresh every thousandth of the body's size (the Taylor remainder is
+            // then ~(r/ρ)² relative, ρ the distance to the nearest facet feature).
+            expansion_radius: match (&f.gravity, target.size) {
+                (crate::scenario::GravitySpec::Polyhedron { .. }, Some(size)) => 1e-3 * size,
+                (crate::scenario::GravitySpec::Polyhedron { .. }, None) => 1.0,
+                _ => 0.0,
+            },
+            expansion: None,
+            gravity,
         };
         let r_ts = q0.to_rotation_matrix();
         if let Some((i, d)) = system

@@ -11,7 +11,7 @@ use tumble_contact::vertex_sdf::{
     BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase, tangential_phase,
 };
 use tumble_dynamics::rotating::{TargetSpin, angular_acceleration, frame_acceleration, frame_power};
-use tumble_dynamics::{Gravity, OdeSystem};
+use tumble_dynamics::{Expansion, Gravity, OdeSystem};
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3, quat_derivative};
 
@@ -38,6 +38,11 @@ pub struct LanderSystem {
     pub gravity: Box<dyn Gravity>,
     /// The target's rotation law.
     pub spin: TargetSpin,
+    /// Radius (m) within which gravity comes from a second-order expansion about the last
+    /// expansion point ([`Expansion`]); 0 evaluates the field at every stage.
+    pub expansion_radius: f64,
+    /// The current expansion (kept by [`LanderSystem::refresh_gravity`] between steps).
+    pub expansion: Option<Expansion>,
 }
 
 /// Everything known about one state: kinematics, contact and energy.
@@ -83,6 +88,24 @@ fn put_quat(d: &mut [f64], i: usize, q: &Quat) {
 }
 
 impl LanderSystem {
+    /// Re-expands gravity about `x` when expansions are on and `x` has moved beyond the
+    /// radius (called between steps, so that every step sees one smooth field).
+    pub fn refresh_gravity(&mut self, x: &Vec3) {
+        if self.expansion_radius > 0.0
+            && self.expansion.as_ref().is_none_or(|e| (x - e.center).norm() > self.expansion_radius)
+        {
+            self.expansion = Some(Expansion::new(self.gravity.as_ref(), *x));
+        }
+    }
+
+    /// Gravitational acceleration and potential per unit mass at `x`.
+    pub fn gravity_at(&self, x: &Vec3) -> (Vec3, f64) {
+        match &self.expansion {
+            Some(e) => e.eval(x),
+            None => (self.gravity.acceleration(x), self.gravity.potential(x)),
+        }
+    }
+
     /// Evaluates the whole pipeline at state `y`.
     pub fn snapshot(&self, y: &[f64]) -> Snapshot {
         let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
@@ -95,7 +118,7 @@ impl LanderSystem {
 
         // Normal forces, then the accelerations they and every non-contact term give.
         let normal = normal_phase(self.surface.as_ref(), &self.contact, &kin, &self.vertices);
-        let g = self.gravity.acceleration(&x);
+        let (g, u) = self.gravity_at(&x);
         let a_free = g + frame_acceleration(&omega, &omega_dot, &x, &v);
         let inertia_w = r_ts * self.inertia * r_ts.transpose();
         let body =
@@ -135,7 +158,7 @@ impl LanderSystem {
             tangential,
             kinetic_linear: 0.5 * self.mass * v.norm_squared(),
             kinetic_angular: 0.5 * w.dot(&(self.inertia * w)),
-            potential: self.mass * (self.gravity.potential(&x) - 0.5 * omega.cross(&x).norm_squared())
+            potential: self.mass * (u - 0.5 * omega.cross(&x).norm_squared())
                 - 0.5 * omega_s.dot(&(self.inertia * omega_s)),
             rates,
         }
