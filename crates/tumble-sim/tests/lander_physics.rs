@@ -1,5 +1,6 @@
 //! Physics of the lander model against analytic results and invariants.
 
+use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, Uniform};
@@ -31,8 +32,8 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
         inertia_inv: i.try_inverse().expect("pd"),
         vertices: cube_vertices(0.2),
         contact: params,
-        surface: Box::new(HalfSpace { point: Vec3::zeros(), normal: n.normalize() }),
-        gravity: Box::new(Uniform { g }),
+        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: n.normalize() }),
+        gravity: Arc::new(Uniform { g }),
         spin: TargetSpin::Uniform,
         expansion_radius: 0.0,
         expansion: None,
@@ -69,8 +70,8 @@ fn a_vertex_rebounds_with_the_restitution_of_the_compression_only_damper() {
         inertia_inv: Mat3::identity() * 100.0,
         vertices: vec![Vec3::zeros()],
         contact: contact(k, c, 0.0, 0.0),
-        surface: Box::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
-        gravity: Box::new(NoGravity),
+        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
+        gravity: Arc::new(NoGravity),
         spin: TargetSpin::Uniform,
         expansion_radius: 0.0,
         expansion: None,
@@ -263,8 +264,8 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
             inertia_inv: i.try_inverse().expect("pd"),
             vertices: vec![],
             contact: contact(0.0, 0.0, 0.0, 0.0),
-            surface: Box::new(HalfSpace { point: Vec3::new(0.0, 0.0, -1e9), normal: Vec3::z() }),
-            gravity: Box::new(NoGravity),
+            surface: Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -1e9), normal: Vec3::z() }),
+            gravity: Arc::new(NoGravity),
             spin,
             expansion_radius: 0.0,
             expansion: None,

@@ -7,7 +7,9 @@ use super::system::{LanderSystem, STATE_LEN, pack};
 use crate::model::{Check, build_gravity, err, finite3, mass_properties, positive, read_mesh_key};
 use crate::scenario::lander::{LanderSpec, SpinKind, TargetShape, TargetSpec, VertexSpec};
 use crate::scenario::{BodySpec, IntegratorKind, Scenario, ScenarioError};
+use std::sync::Arc;
 use tumble_contact::VertexContactParams;
+use tumble_dynamics::Gravity;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
@@ -37,29 +39,46 @@ pub struct LanderModel {
     pub warnings: Vec<String>,
 }
 
-/// The target's surface and, for bodies and meshes, its mesh (for gravity) and size, m.
+/// The target's surface and gravity (shared, read-only, by every run of a campaign that does
+/// not disperse them) and its size, m.
+#[derive(Clone)]
 pub struct Target {
     /// Surface in T.
-    pub surface: Box<dyn Sdf>,
-    /// Closed mesh of the body for `gravity.mesh = "target"`.
-    pub mesh: Option<TriMesh>,
+    pub surface: Arc<dyn Sdf>,
+    /// Gravity in T.
+    pub gravity: Arc<dyn Gravity>,
     /// Largest extent, m (`None` for a plane).
     pub size: Option<f64>,
 }
 
-/// Builds the target of a scenario's `[target]`.
-pub fn build_target(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Target> {
+/// Builds the surface and gravity of a scenario's `[target]` and `[gravity]`.
+pub fn build_target(sc: &Scenario) -> Result<Target, ScenarioError> {
+    build_target_checked(sc).map_err(|(key, msg)| sc.error_at(&key, msg))
+}
+
+fn build_target_checked(sc: &Scenario) -> Check<Target> {
+    let Some(spec) = &sc.file.target else {
+        return err("target", "a lander scenario needs a [target] table");
+    };
+    let gravity_cells = match sc.file.gravity {
+        crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
+        _ => 48,
+    };
+    let (surface, mesh, size) = surface(sc, spec, gravity_cells)?;
+    let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, mesh.as_ref())?);
+    Ok(Target { surface, gravity, size })
+}
+
+type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>);
+
+fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surface> {
     Ok(match &spec.shape {
         TargetShape::Plane { normal, point } => {
             let n = finite3("target.shape.normal", *normal)?;
             let Some(n) = n.try_normalize(0.0) else {
                 return err("target.shape.normal", "must be a non-zero vector");
             };
-            Target {
-                surface: Box::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }),
-                mesh: None,
-                size: None,
-            }
+            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None)
         }
         TargetShape::Body { kind, length, seed, terrain, cells } => {
             let kind: BodyKind = kind.parse().map_err(|e: String| ("target.shape.kind".to_string(), e))?;
@@ -69,14 +88,14 @@ pub fn build_target(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> C
             }
             let layout = |e: tumble_geometry::sdf::GridError| ("target.shape".to_string(), e.to_string());
             let grid = body_grid(kind, length, *seed, false, *cells, 0.05 * length).map_err(layout)?;
-            let surface: Box<dyn Sdf> = if *terrain {
+            let surface: Arc<dyn Sdf> = if *terrain {
                 // The smooth body from the grid; the terrain's fBm evaluated exactly on top.
-                Box::new(Terrain { base: Box::new(grid), ..body_sdf(kind, length, *seed, true) })
+                Arc::new(Terrain { base: Box::new(grid), ..body_sdf(kind, length, *seed, true) })
             } else {
-                Box::new(grid)
+                Arc::new(grid)
             };
             let mesh = body_mesh(kind, length, *seed, false, gravity_cells).map_err(layout)?;
-            Target { surface, mesh: Some(mesh), size: Some(length) }
+            (surface, Some(mesh), Some(length))
         }
         TargetShape::Mesh { path, unit, resolution } => {
             let mesh = read_mesh_key(sc, "target.shape", path, unit)?;
@@ -97,13 +116,13 @@ pub fn build_target(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> C
             let size = (hi - lo).max();
             let grid = GridSdf::from_mesh(&mesh, *resolution, 0.05 * size)
                 .map_err(|e| ("target.shape".to_string(), e.to_string()))?;
-            Target { surface: Box::new(grid), mesh: Some(mesh), size: Some(size) }
+            (Arc::new(grid), Some(mesh), Some(size))
         }
         TargetShape::Sdf { path } => {
             let grid =
                 GridSdf::load(&sc.resolve(path)).map_err(|e| ("target.shape.path".to_string(), e.to_string()))?;
             let size = (grid.upper() - grid.origin).max();
-            Target { surface: Box::new(grid), mesh: None, size: Some(size) }
+            (Arc::new(grid), None, Some(size))
         }
     })
 }
@@ -114,7 +133,7 @@ fn build_spacecraft(sc: &Scenario, l: &LanderSpec) -> Check<(Vec<Vec3>, MassProp
         mass: Some(l.mass),
         density: None,
         inertia: l.inertia.clone(),
-        shape: l.shape.clone(),
+        shape: l.shape,
         position: l.position,
         velocity: l.velocity,
         orientation: l.orientation,
@@ -210,16 +229,17 @@ fn sample_surface(mesh: &TriMesh, n: usize, seed: u64) -> Vec<Vec3> {
 impl LanderModel {
     /// Validates a lander scenario and builds its run.
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
-        Self::check(sc, None).map_err(|(key, msg)| sc.error_at(&key, msg))
+        let target = build_target(sc)?;
+        Self::build_with(sc, &target)
     }
 
-    /// As [`LanderModel::build`], reusing an already built target (campaigns whose dispersions
-    /// leave the target alone).
-    pub fn build_with(sc: &Scenario, target: Option<Target>) -> Result<Self, ScenarioError> {
+    /// As [`LanderModel::build`] on an already built target (campaigns whose dispersions leave
+    /// the target and gravity alone share one).
+    pub fn build_with(sc: &Scenario, target: &Target) -> Result<Self, ScenarioError> {
         Self::check(sc, target).map_err(|(key, msg)| sc.error_at(&key, msg))
     }
 
-    fn check(sc: &Scenario, target: Option<Target>) -> Check<Self> {
+    fn check(sc: &Scenario, target: &Target) -> Check<Self> {
         let f = &sc.file;
         let (Some(l), Some(t)) = (&f.lander, &f.target) else {
             return err("lander", "a lander scenario needs both a [lander] and a [target] table");
@@ -245,15 +265,6 @@ impl LanderModel {
             return err("simulation.output_interval", format!("would record {:.0} samples; raise it", duration / oi));
         }
 
-        let gravity_cells = match f.gravity {
-            crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
-            _ => 48,
-        };
-        let target = match target {
-            Some(t) => t,
-            None => build_target(sc, t, gravity_cells)?,
-        };
-        let gravity = build_gravity(sc, target.mesh.as_ref())?;
         let spin = match t.spin {
             SpinKind::Uniform => TargetSpin::Uniform,
             SpinKind::TorqueFree => {
@@ -323,7 +334,7 @@ impl LanderModel {
             inertia_inv: mp.inertia.try_inverse().unwrap_or_else(Mat3::identity),
             vertices,
             contact,
-            surface: target.surface,
+            surface: target.surface.clone(),
             spin,
             // A polyhedron costs a sweep over its faces per evaluation: expand it to second
             // order and refresh every thousandth of the body's size (the Taylor remainder is
@@ -334,7 +345,7 @@ impl LanderModel {
                 _ => 0.0,
             },
             expansion: None,
-            gravity,
+            gravity: target.gravity.clone(),
         };
         let r_ts = q0.to_rotation_matrix();
         if let Some((i, d)) = system

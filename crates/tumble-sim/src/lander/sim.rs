@@ -246,7 +246,7 @@ pub fn simulate(
             });
             in_contact = touching;
         }
-        if k % s.output_every == 0 {
+        if k.is_multiple_of(s.output_every) {
             record(&mut run, t, &y, &snap, err);
             progress(t);
         }

@@ -6,6 +6,7 @@
 //! spacecraft by the dampers, friction, rolling resistance and the frame's non-uniform rotation
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
 
+use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_contact::vertex_sdf::{
     BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase, tangential_phase,
@@ -33,9 +34,9 @@ pub struct LanderSystem {
     /// Contact parameters.
     pub contact: VertexContactParams,
     /// The target's surface in T (negative inside).
-    pub surface: Box<dyn Sdf>,
+    pub surface: Arc<dyn Sdf>,
     /// The target's gravity in T.
-    pub gravity: Box<dyn Gravity>,
+    pub gravity: Arc<dyn Gravity>,
     /// The target's rotation law.
     pub spin: TargetSpin,
     /// Radius (m) within which gravity comes from a second-order expansion about the last
