@@ -241,7 +241,7 @@ fn exit(r: Result<(), String>) -> ExitCode {
 /// What a scenario describes.
 enum Job {
     /// Free rigid bodies.
-    Rigid(Model),
+    Rigid(Box<Model>),
     /// A lander on a small body.
     Lander(Box<LanderModel>),
 }
@@ -263,7 +263,7 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let job = if sc.file.lander.is_some() || sc.file.target.is_some() {
         Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else {
-        Job::Rigid(Model::build(&sc).map_err(|e| invalid(e.to_string()))?)
+        Job::Rigid(Box::new(Model::build(&sc).map_err(|e| invalid(e.to_string()))?))
     };
     Ok((sc, job))
 }
@@ -310,7 +310,7 @@ impl Progress {
 
 fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCode {
     match load(path, set) {
-        Ok((_, Job::Rigid(model))) => run_rigid(path, out, model, quiet),
+        Ok((_, Job::Rigid(model))) => run_rigid(path, out, *model, quiet),
         Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
         Err(code) => code,
     }
