@@ -43,6 +43,41 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Monte Carlo campaign of a lander scenario over its [dispersions]: one row per run in
+    /// runs.csv, summary.json, landing-site and settling-time plots.
+    #[command(after_help = "Examples:
+  tumble mc scenarios/lander/hopper_comet.toml --runs 16
+  tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
+  tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
+  tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs")]
+    Mc {
+        /// Scenario file (TOML) with a [lander], a [target] and [dispersions].
+        scenario: PathBuf,
+        /// Number of runs.
+        #[arg(long, default_value_t = 100)]
+        runs: u64,
+        /// Campaign seed [default: the scenario's `seed`].
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Worker threads [default: all cores].
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Output folder [default: out/<scenario name>_mc].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Continue the campaign already in the output folder.
+        #[arg(long)]
+        resume: bool,
+        /// Run only this run index, with the full outputs of `tumble run`, into OUT/run_<I>.
+        #[arg(long, value_name = "I")]
+        run: Option<u64>,
+        /// Override a scenario value before dispersions: KEY=VALUE. Repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print nothing but errors.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Validate a scenario without running it: prints `ok` or the errors.
     #[command(after_help = "Examples:
   tumble check scenarios/basics/orbit.toml
@@ -218,6 +253,9 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
+        Command::Mc { scenario, runs, seed, threads, out, resume, run, set, quiet } => {
+            mc(&scenario, runs, seed, threads, out, resume, run, &set, quiet)
+        }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
         Command::Mesh(cmd) => exit(shape::run(cmd)),
         Command::Sdf(cmd) => exit(shape::sdf(cmd)),
@@ -246,19 +284,118 @@ enum Job {
     Lander(Box<LanderModel>),
 }
 
+fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
+    set.iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            _ => Err(format!("--set `{s}`: expected KEY=VALUE, e.g. --set bodies.target.mass=2.5")),
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn mc(
+    path: &Path,
+    runs: u64,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    resume: bool,
+    only: Option<u64>,
+    set: &[String],
+    quiet: bool,
+) -> ExitCode {
+    use tumble_sim::campaign::{Campaign, CampaignOptions, write_report};
+    let invalid = |msg: String| {
+        eprintln!("error: {msg}");
+        ExitCode::from(2)
+    };
+    let sc = match overrides(set).and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string())) {
+        Ok(sc) => sc,
+        Err(e) => return invalid(e),
+    };
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return invalid("--threads must be at least 1".into());
+    }
+    let options = CampaignOptions {
+        runs: if let Some(i) = only { i + 1 } else { runs },
+        seed: seed.unwrap_or(sc.file.seed),
+        threads,
+        out: out.unwrap_or_else(|| Path::new("out").join(format!("{}_mc", sc.file.name))),
+        resume,
+    };
+    let campaign = match Campaign::new(sc, options) {
+        Ok(c) => c,
+        Err(e) => return invalid(e),
+    };
+    if let Some(i) = only {
+        let dir = campaign.options.out.join(format!("run_{i}"));
+        return match campaign.run_alone(i, &dir) {
+            Ok(row) => {
+                println!(
+                    "run {i}: {} at t = {:.3} s, {} bounces; outputs in {}",
+                    row.status,
+                    row.final_time,
+                    row.bounces,
+                    dir.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => invalid(e),
+        };
+    }
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(campaign.options.runs);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    };
+    let started = Instant::now();
+    let (rows, ran) = match campaign.execute(&|done, _| bar.set_position(done)) {
+        Ok(r) => r,
+        Err(e) => {
+            bar.abandon();
+            return invalid(e);
+        }
+    };
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = match write_report(&campaign, &rows, wall, ran) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if !quiet {
+        println!(
+            "{}: {} runs ({} settled, {} escaped, {} failed) in {wall:.1} s on {threads} threads; median settling time {} s; outputs in {}",
+            campaign.scenario.file.name,
+            rows.len(),
+            summary["settled"],
+            summary["escaped"],
+            summary["failed"],
+            summary["settle_time_s"]["median"].as_f64().map_or("-".into(), |t| format!("{t:.1}")),
+            campaign.options.out.display()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
 /// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
 fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let invalid = |msg: String| {
         eprintln!("error: {msg}");
         ExitCode::from(2)
     };
-    let mut overrides = Vec::new();
-    for s in set {
-        match s.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => overrides.push((k.trim().to_string(), v.trim().to_string())),
-            _ => return Err(invalid(format!("--set `{s}`: expected KEY=VALUE, e.g. --set bodies.target.mass=2.5"))),
-        }
-    }
+    let overrides = overrides(set).map_err(invalid)?;
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
     let job = if sc.file.lander.is_some() || sc.file.target.is_some() {
         Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))

@@ -5,6 +5,7 @@
 //! [`write_run`].
 
 pub mod bench;
+pub mod campaign;
 pub mod lander;
 mod metrics;
 mod model;

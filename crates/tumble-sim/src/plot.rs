@@ -147,3 +147,110 @@ where
     root.present()?;
     Ok(())
 }
+
+/// Writes `stem.svg` and `stem.png` with points (a scatter plot), e.g. landing sites.
+pub fn scatter_plot(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    points: &[(f64, f64)],
+) -> Result<(), String> {
+    register_font();
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    let labels = (title, x_label, y_label);
+    draw_points(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), labels, points)
+        .map_err(|e| format!("{}: {e}", svg.display()))?;
+    draw_points(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), labels, points)
+        .map_err(|e| format!("{}: {e}", png.display()))
+}
+
+fn draw_points<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    (title, x_label, y_label): (&str, &str, &str),
+    points: &[(f64, f64)],
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (x0, x1) = range(points.iter().map(|p| p.0));
+    let (y0, y1) = range(points.iter().map(|p| p.1));
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .x_label_formatter(&|v| tick(*v, x1 - x0))
+        .y_label_formatter(&|v| tick(*v, y1 - y0))
+        .draw()?;
+    chart.draw_series(
+        points
+            .iter()
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .map(|&p| Circle::new(p, 4, COLORS[0].mix(0.7).filled())),
+    )?;
+    root.present()?;
+    Ok(())
+}
+
+/// Writes `stem.svg` and `stem.png` with a histogram of `values` in `bins` equal bins.
+pub fn histogram_plot(stem: &Path, title: &str, x_label: &str, values: &[f64], bins: usize) -> Result<(), String> {
+    register_font();
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    draw_histogram(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), title, x_label, values, bins)
+        .map_err(|e| format!("{}: {e}", svg.display()))?;
+    draw_histogram(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), title, x_label, values, bins)
+        .map_err(|e| format!("{}: {e}", png.display()))
+}
+
+fn draw_histogram<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    values: &[f64],
+    bins: usize,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let (x0, x1) = range(values.iter().copied());
+    let bins = bins.max(1);
+    let w = (x1 - x0) / bins as f64;
+    let mut counts = vec![0usize; bins];
+    for v in values.iter().filter(|v| v.is_finite()) {
+        counts[(((v - x0) / w) as usize).min(bins - 1)] += 1;
+    }
+    let top = counts.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.05;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x0..x1, 0.0..top)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc("runs")
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .x_label_formatter(&|v| tick(*v, x1 - x0))
+        .y_label_formatter(&|v| tick(*v, top))
+        .draw()?;
+    chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
+        let a = x0 + i as f64 * w;
+        Rectangle::new([(a, 0.0), (a + w, c as f64)], COLORS[0].mix(0.8).filled())
+    }))?;
+    root.present()?;
+    Ok(())
+}

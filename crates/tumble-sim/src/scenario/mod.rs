@@ -12,6 +12,7 @@ mod schema;
 mod spans;
 
 pub use error::ScenarioError;
+pub(crate) use error::line_col;
 pub use schema::*;
 
 use std::path::{Path, PathBuf};

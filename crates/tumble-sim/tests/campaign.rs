@@ -1,0 +1,82 @@
+//! Monte Carlo campaigns: reproducibility across thread counts, resume after an interruption,
+//! a run alone equal to its campaign row, and refusal of impossible dispersions.
+
+use std::path::{Path, PathBuf};
+use tumble_sim::Scenario;
+use tumble_sim::campaign::{Campaign, CampaignOptions};
+
+fn cube() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/cube_phobos.toml")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn campaign(out: &Path, runs: u64, threads: usize, resume: bool) -> Campaign {
+    // Shorter runs: a looser settling test keeps the test quick without changing the physics.
+    let sc = Scenario::load(&cube(), &[("lander.settle.speed".into(), "1e-3".into())]).expect("scenario");
+    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads, out: out.to_path_buf(), resume }).expect("campaign")
+}
+
+#[test]
+fn runs_csv_is_identical_on_one_and_two_threads_and_after_a_resume() {
+    let (a, b, c) = (tmp("mc_a"), tmp("mc_b"), tmp("mc_c"));
+    let (rows_a, _) = campaign(&a, 8, 1, false).execute(&|_, _| {}).expect("runs");
+    campaign(&b, 8, 2, false).execute(&|_, _| {}).expect("runs");
+    let full = std::fs::read_to_string(a.join("runs.csv")).expect("csv");
+    assert_eq!(full, std::fs::read_to_string(b.join("runs.csv")).expect("csv"));
+    assert_eq!(rows_a.len(), 8);
+    assert!(rows_a.iter().all(|r| r.status == "settled"), "{rows_a:?}");
+
+    // An interrupted campaign: some runs finished out of order, the last line cut short.
+    let lines: Vec<&str> = full.lines().collect();
+    std::fs::create_dir_all(&c).expect("dir");
+    std::fs::copy(a.join("campaign.json"), c.join("campaign.json")).expect("copy");
+    let partial = format!("{}\n{}\n{}\n{}", lines[0], lines[5], lines[2], &lines[7][..20]);
+    std::fs::write(c.join("runs.csv"), partial).expect("write");
+    let err = campaign(&c, 8, 2, false).execute(&|_, _| {}).expect_err("refuses to overwrite");
+    assert!(err.contains("--resume"), "{err}");
+    let (_, ran) = campaign(&c, 8, 2, true).execute(&|_, _| {}).expect("resumes");
+    assert_eq!(ran, 6, "only the missing runs are redone");
+    assert_eq!(std::fs::read_to_string(c.join("runs.csv")).expect("csv"), full);
+
+    // A resume of a different campaign is refused.
+    let sc = Scenario::load(&cube(), &[]).expect("scenario");
+    let other = Campaign::new(sc, CampaignOptions { runs: 8, seed: 12, threads: 1, out: c.clone(), resume: true });
+    let err = other.expect("valid").execute(&|_, _| {}).expect_err("different seed");
+    assert!(err.contains("another scenario, seed"), "{err}");
+
+    // Run 3 alone reproduces its row bit for bit, with full outputs.
+    let alone = campaign(&a, 8, 1, true).run_alone(3, &a.join("run_3")).expect("run alone");
+    assert_eq!(alone, rows_a[3]);
+    assert!(a.join("run_3/plots/energy.png").exists());
+}
+
+#[test]
+fn impossible_dispersions_are_refused_with_the_key() {
+    let base = std::fs::read_to_string(cube()).expect("scenario");
+    let base = base.split("[dispersions]").next().expect("head").to_string();
+    for (disp, expected) in [
+        ("\"lander.nonexistent\" = { normal = [1.0, 0.1] }", "no such key"),
+        ("\"lander.contact.mu\" = { normal = [0.5, -0.1] }", "standard deviation"),
+        ("\"lander.contact.mu\" = { uniform = [0.9, 0.1] }", "low <= high"),
+        ("\"lander.contact.mu\" = { normal = [0.5, 0.01], min = 0.9, max = 1.0 }", "standard deviations from the mean"),
+        ("\"lander.contact.mu\" = { normal = [0.5, 0.1], uniform = [0.1, 0.2] }", "exactly one"),
+        ("\"seed\" = { normal = [1.0, 0.1] }", "integer"),
+        ("\"target.shape.type\" = { uniform = [0.0, 1.0] }", "a string"),
+        ("\"lander.contact.mu\" = { choice = [] }", "at least one"),
+        // Every run gets a negative friction coefficient: refused before any work.
+        ("\"lander.contact.mu\" = { uniform = [-0.5, -0.4] }", "lander.contact.mu"),
+    ] {
+        let text = format!("{base}[dispersions]\n{disp}\n");
+        let sc = Scenario::from_text(&cube(), text, &[]).expect("parses");
+        let err = Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false })
+            .err()
+            .unwrap_or_else(|| panic!("{disp}: accepted"));
+        assert!(err.contains(expected), "{disp}: {err}");
+        assert!(err.contains("cube_phobos.toml"), "names the file: {err}");
+    }
+}
