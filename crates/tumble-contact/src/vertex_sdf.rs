@@ -6,12 +6,14 @@
 //! All vectors here are in W axes and velocities are relative to W. The document writes
 //! `d_j = d(p_j)` positive inside; here the penetration is `δ_j = max(0, −φ(p_j))`.
 //!
-//! **Normal force** at each penetrating vertex, along `N_j = ∇φ(p_j)`:
-//! `F_j = (k δ_j + c max(0, −v_N,j)) N_j`, `v_N,j = (v + ω × r_j)·N_j`. The damper acts only
-//! while the vertex moves into the surface, so the force is never cohesive. The spring is
-//! conservative with potential `½ k δ_j²` (its force is `−∇(½ k φ²)` because `N = ∇φ`), so the
-//! elastic energy is exact for any field whose gradient is exact; the damper dissipates
-//! `c v_N,j²` while active. Total normal load `F_N = Σ_j (k δ_j + c max(0, −v_N,j))`, N.
+//! **Normal force** at each penetrating vertex, with `N_j = ∇φ(p_j)/|∇φ(p_j)|`:
+//! `F_j = k δ_j ∇φ(p_j) + c max(0, −v_N,j) N_j`, `v_N,j = (v + ω × r_j)·N_j`. For an exact
+//! distance `|∇φ| = 1` and this is the document's `(k δ_j + c max(0, −v_N,j)) N_j`; writing the
+//! spring along `∇φ` keeps it exactly conservative, `−∇(½ k φ²)`, also on fields whose gradient
+//! is not unit (terrain-perturbed SDFs, interpolated grids), so the elastic energy `½ k δ_j²`
+//! balances for any field with an exact gradient. The damper acts only while the vertex moves
+//! into the surface, so the force is never cohesive, and dissipates `c v_N,j²`. Total normal
+//! load `F_N = Σ_j |F_j|`, N.
 //!
 //! **Application point** (eq. 4): `r_p = Σ δ_j r_j / Σ δ_j`, normal `N_p = ∇φ(x + r_p)`
 //! normalised, velocity `v_p = v + ω × r_p`, tangential velocity `v_T = (I − N_p N_pᵀ) v_p`.
@@ -151,10 +153,13 @@ pub fn normal_phase(sdf: &dyn Sdf, params: &VertexContactParams, kin: &BodyKinem
         let n = grad.try_normalize(0.0).unwrap_or_else(Vec3::z);
         let v_n = (kin.v + kin.w.cross(&r)).dot(&n);
         let damper = params.damping * (-v_n).max(0.0);
-        let f = params.stiffness * delta + damper;
+        // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the field is
+        // not a unit-gradient distance (terrain, interpolated grids).
+        let f_vec = params.stiffness * delta * if grad.norm() > 0.0 { grad } else { n } + damper * n;
+        let f = f_vec.norm();
         out.active += 1;
-        out.force += f * n;
-        out.torque += r.cross(&(f * n));
+        out.force += f_vec;
+        out.torque += r.cross(&f_vec);
         out.load += f;
         out.max_penetration = out.max_penetration.max(delta);
         out.elastic_energy += 0.5 * params.stiffness * delta * delta;
