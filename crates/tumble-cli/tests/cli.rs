@@ -287,3 +287,95 @@ fn procedural_body_sdf_and_mesh() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown procedural body `rock`"));
 }
+
+#[test]
+fn lander_scenarios_check_and_warn_about_coarse_steps() {
+    for s in ["lander/cube_phobos.toml", "lander/cube_67p.toml", "lander/cube_itokawa.toml", "lander/hopper_comet.toml"]
+    {
+        let out = tumble(&["check", &scenario(s)]);
+        assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{s} warns: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The mesh scenario reads the shared 67P model when it is there.
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/shapes/67p_sbgat_lowres.obj");
+    if shared.exists() {
+        let out = tumble(&["check", &scenario("lander/lander_on_mesh.toml")]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // A step too large for the contact stiffness: warned before the run with the stable step,
+    // then the run stops with a diagnosis and exit 1 instead of writing garbage.
+    let cube = scenario("lander/cube_phobos.toml");
+    let out = tumble(&["check", &cube, "--set", "simulation.dt=0.2", "--set", "simulation.output_interval=0.2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stable step") && err.contains("use dt ≤"), "{err}");
+    let d = tmp("lander_blowup");
+    let o = d.join("run").display().to_string();
+    let out =
+        tumble(&["run", &cube, "--out", &o, "--set", "simulation.dt=0.2", "--set", "simulation.output_interval=0.2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("too large for the contact stiffness"), "{err}");
+    // Starting inside the target, and impossible contact values, are refused with their keys.
+    for (set, key) in [
+        ("lander.position=[0.0, 0.0, -0.5]", "lander.position"),
+        ("lander.contact.stiffness=-1.0", "lander.contact.stiffness"),
+        ("lander.contact.mu=-0.1", "lander.contact.mu"),
+        ("target.shape.normal=[0.0, 0.0, 0.0]", "target.shape.normal"),
+    ] {
+        let out = tumble(&["check", &cube, "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("key `{key}`")) && err.contains("cube_phobos.toml:"), "{set}: {err}");
+    }
+}
+
+#[test]
+fn mc_writes_its_outputs_and_a_killed_campaign_resumes_to_the_same_rows() {
+    let cube = scenario("lander/cube_phobos.toml");
+    let d = tmp("mc_cli");
+    let (full, killed) = (d.join("full").display().to_string(), d.join("killed").display().to_string());
+    let args = |out: &str| {
+        vec![
+            "mc".to_string(),
+            cube.clone(),
+            "--runs".into(),
+            "40".into(),
+            "--threads".into(),
+            "1".into(),
+            "--out".into(),
+            out.to_string(),
+            "-q".into(),
+        ]
+    };
+    let out = tumble(&args(&full).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in [
+        "runs.csv",
+        "summary.json",
+        "campaign.json",
+        "plots/landing_sites.png",
+        "plots/settle_time_cdf.png",
+        "plots/settle_time_histogram.svg",
+    ] {
+        assert!(d.join("full").join(f).exists(), "{f}");
+    }
+    let reference = std::fs::read_to_string(d.join("full/runs.csv")).expect("csv");
+    assert_eq!(reference.lines().count(), 41);
+
+    // Kill a campaign part way, then resume it.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tumble")).args(args(&killed)).spawn().expect("spawns");
+    let csv = d.join("killed/runs.csv");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count()) < 6 && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+    let partial = std::fs::read_to_string(&csv).expect("partial csv").lines().count();
+    assert!((6..41).contains(&partial), "killed after {partial} lines: not part way");
+    let mut resume = args(&killed);
+    resume.push("--resume".into());
+    let out = tumble(&resume.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&csv).expect("csv"), reference);
+}

@@ -73,9 +73,10 @@ fn impossible_dispersions_are_refused_with_the_key() {
     ] {
         let text = format!("{base}[dispersions]\n{disp}\n");
         let sc = Scenario::from_text(&cube(), text, &[]).expect("parses");
-        let err = Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false })
-            .err()
-            .unwrap_or_else(|| panic!("{disp}: accepted"));
+        let err =
+            Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false })
+                .err()
+                .unwrap_or_else(|| panic!("{disp}: accepted"));
         assert!(err.contains(expected), "{disp}: {err}");
         assert!(err.contains("cube_phobos.toml"), "names the file: {err}");
     }
