@@ -67,7 +67,8 @@ pub fn body_sdf(kind: BodyKind, length: f64, seed: u64, terrain: bool) -> Terrai
         // distance estimate for contact.
         sandy: fbm(1, 0.002, 0.125),
         rocky: fbm(2, 0.008, 0.0625),
-        region: Fbm { amplitude: 1.0, ..fbm(3, 1.0, 0.5) },
+        // The region mask only needs its large scales: two octaves.
+        region: Fbm { amplitude: 1.0, octaves: 2, ..fbm(3, 1.0, 0.5) },
         threshold: 0.0,
         width: 0.2,
     }

@@ -6,7 +6,7 @@
 //! lattice coordinates and the seed, so no table and no platform dependence), blended with the
 //! quintic fade `f(t) = 6t⁵ − 15t⁴ + 10t³`:
 //! `n(p) = Σ_corners f(±tx) f(±ty) f(±tz) gᵢ·(p − cᵢ)`; `n = 0` on the lattice; the largest
-//! `|n|` found over 3·10⁶ random points is 0.996.
+//! `|n|` found over 3·10⁶ random points is 0.9954.
 //!
 //! fBm: `F(p) = A Σ_{o<octaves} gainᵒ n(freq · lacunarityᵒ · p + offsetₒ)`, with its gradient
 //! summed the same way (chain rule brings the factor `freq · lacunarityᵒ`).
@@ -28,12 +28,8 @@ const GRADIENTS: [[f64; 3]; 12] = [
     [0.0, -1.0, -1.0],
 ];
 
-/// A 64-bit mix of lattice coordinates and seed (SplitMix64 finaliser).
-fn hash(i: i64, j: i64, k: i64, seed: u64) -> u64 {
-    let mut h = seed
-        ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
-        ^ (k as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+/// SplitMix64 finaliser.
+fn mix(mut h: u64) -> u64 {
     h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^ (h >> 31)
@@ -43,18 +39,30 @@ fn fade(t: f64) -> (f64, f64) {
     (t * t * t * (t * (t * 6.0 - 15.0) + 10.0), 30.0 * t * t * (t * (t - 2.0) + 1.0))
 }
 
-/// Gradient noise value and gradient at `p`.
+/// `⌊x⌋` as an integer (exact for |x| < 2⁶³; faster than a library call where the target has
+/// no rounding instruction).
+fn floor_i64(x: f64) -> i64 {
+    let i = x as i64;
+    if (i as f64) > x { i - 1 } else { i }
+}
+
+/// Gradient noise value and gradient at `p`. The lattice hash of corner `(i, j, k)` is the
+/// SplitMix64 finaliser of `seed ⊕ i·C₁ ⊕ j·C₂ ⊕ k·C₃`; its top 32 bits pick one of the 12
+/// gradients by a multiply-shift.
 pub fn gradient_noise(p: &Vec3, seed: u64) -> (f64, Vec3) {
-    let cell = p.map(f64::floor);
-    let t = p - cell;
-    let (i0, j0, k0) = (cell.x as i64, cell.y as i64, cell.z as i64);
+    let (i0, j0, k0) = (floor_i64(p.x), floor_i64(p.y), floor_i64(p.z));
+    let t = p - Vec3::new(i0 as f64, j0 as f64, k0 as f64);
     let (fx, dfx) = fade(t.x);
     let (fy, dfy) = fade(t.y);
     let (fz, dfz) = fade(t.z);
+    let hx = [i0, i0 + 1].map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let hy = [j0, j0 + 1].map(|j| (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
+    let hz = [k0, k0 + 1].map(|k| (k as u64).wrapping_mul(0x1656_67B1_9E37_79F9));
     let (mut v, mut g) = (0.0, Vec3::zeros());
     for c in 0..8 {
         let (a, b, e) = (c & 1, (c >> 1) & 1, (c >> 2) & 1);
-        let gr = Vec3::from(GRADIENTS[(hash(i0 + a, j0 + b, k0 + e, seed) % 12) as usize]);
+        let h = mix(seed ^ hx[a] ^ hy[b] ^ hz[e]);
+        let gr = Vec3::from(GRADIENTS[(((h >> 32) * 12) >> 32) as usize]);
         let d = t - Vec3::new(a as f64, b as f64, e as f64);
         let dot = gr.dot(&d);
         // Weight w = wx·wy·wz with wx = fx (corner 1) or 1 − fx (corner 0).

@@ -131,6 +131,119 @@ fn time_queries(name: &str, grid: &tumble_geometry::sdf::GridSdf, pts: &[Vec3], 
     BenchResult { name: name.into(), bodies: 1, steps: n, seconds: best }
 }
 
+/// A 1000 kg, 1 m cube with its eight corners as contact vertices resting on `surface` at
+/// `x0` (centre of mass) under gravity `g`, stepped `n` times at 1 ms with RK4 and the event
+/// loop of a lander run.
+fn lander_case(
+    name: &str,
+    surface: std::sync::Arc<dyn tumble_geometry::sdf::Sdf>,
+    x0: Vec3,
+    g: Vec3,
+    n: u64,
+) -> BenchResult {
+    use crate::lander::{LanderSettings, LanderSystem, pack, simulate};
+    use tumble_contact::VertexContactParams;
+    use tumble_dynamics::{Uniform, rotating::TargetSpin};
+    use tumble_math::{Mat3, UnitQuat};
+    let inertia = Mat3::identity() * (1000.0 / 6.0);
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let mut sys = LanderSystem {
+            mass: 1000.0,
+            inertia,
+            inertia_inv: inertia.try_inverse().expect("positive definite"),
+            vertices: (0..8)
+                .map(|i| {
+                    Vec3::new(
+                        if i & 1 == 0 { 0.5 } else { -0.5 },
+                        if i & 2 == 0 { 0.5 } else { -0.5 },
+                        if i & 4 == 0 { 0.5 } else { -0.5 },
+                    )
+                })
+                .collect(),
+            contact: VertexContactParams {
+                stiffness: 1e6,
+                damping: 2e4,
+                mu: 0.5,
+                mu_static: 0.6,
+                rolling: 0.01,
+                v_star: 0.01,
+                w_star: 0.01,
+            },
+            surface: surface.clone(),
+            gravity: std::sync::Arc::new(Uniform { g }),
+            spin: TargetSpin::Uniform,
+            expansion_radius: 0.0,
+            expansion: None,
+        };
+        let y0 = pack(
+            x0,
+            Vec3::new(0.01, 0.0, 0.0),
+            UnitQuat::identity(),
+            Vec3::zeros(),
+            UnitQuat::identity(),
+            Vec3::zeros(),
+        );
+        let settings = LanderSettings {
+            dt: 1e-3,
+            duration: n as f64 * 1e-3,
+            output_every: n,
+            settle: None,
+            escape_distance: None,
+            hops: vec![],
+            energy_tolerance: f64::INFINITY,
+            flight_steps: 1,
+        };
+        let start = Instant::now();
+        let run = simulate(&mut sys, y0, &settings, &mut |_| {});
+        best = best.min(start.elapsed().as_secs_f64());
+        std::hint::black_box(run.final_state);
+    }
+    BenchResult { name: name.into(), bodies: 1, steps: n, seconds: best }
+}
+
+/// The cube on a plane in Phobos-like gravity.
+fn lander_plane(n: u64) -> BenchResult {
+    use tumble_geometry::sdf::HalfSpace;
+    let plane = std::sync::Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() });
+    lander_case(
+        "lander_cube_plane",
+        plane,
+        Vec3::new(0.0, 0.0, 0.5 - 1000.0 * 5.7e-3 / 4e6),
+        Vec3::new(0.0, 0.0, -5.7e-3),
+        n,
+    )
+}
+
+/// The cube on a 4 km procedural comet: smooth body on a 128-cell grid, with 6-octave fBm
+/// terrain evaluated exactly at every query; resting on the top of the large lobe.
+fn lander_comet(n: u64) -> BenchResult {
+    use tumble_geometry::bodies::{BodyKind, body_grid, body_sdf};
+    use tumble_geometry::noise::Fbm;
+    use tumble_geometry::sdf::{Sdf, Terrain};
+    let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, false, 128, 200.0).expect("a valid layout");
+    let t = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
+    let six = |f: Fbm| Fbm { octaves: 6, ..f };
+    let terrain = Terrain {
+        base: Box::new(grid),
+        sandy: six(t.sandy),
+        rocky: six(t.rocky),
+        region: t.region,
+        threshold: t.threshold,
+        width: t.width,
+    };
+    // Walk down from above the large lobe to the surface, then up by half the cube.
+    let mut p = Vec3::new(-760.0, 0.0, 1200.0);
+    for _ in 0..50 {
+        let (d, g) = terrain.eval(&p);
+        p -= g.normalize() * d;
+    }
+    let (_, g) = terrain.eval(&p);
+    let up = g.normalize();
+    let surface: std::sync::Arc<dyn Sdf> = std::sync::Arc::new(terrain);
+    lander_case("lander_cube_comet_sdf_128_fbm6", surface, p + up * 0.5, -up * 5.7e-3, n)
+}
+
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
 pub fn run_all(scale: f64) -> Vec<BenchResult> {
     let steps = |s: f64| ((s * scale) as u64).max(1);
@@ -145,5 +258,7 @@ pub fn run_all(scale: f64) -> Vec<BenchResult> {
         time_case("symplectic_euler_free_body", 1, none, Method::SymplecticEuler { dt: 1e-3 }, steps(1e6), 5),
         sdf_queries(steps(2e6)),
         mesh_sdf_queries(steps(2e5)),
+        lander_plane(steps(2e5)),
+        lander_comet(steps(2e5)),
     ]
 }

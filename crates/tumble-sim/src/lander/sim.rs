@@ -3,7 +3,7 @@
 //! deepest penetration — and the energy budget, with a diagnosis instead of garbage when the
 //! state stops being finite or the energy grows.
 
-use super::system::{LanderSystem, STATE_LEN, Snapshot, WORK};
+use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
@@ -154,9 +154,10 @@ pub fn simulate(
     progress: &mut dyn FnMut(f64),
 ) -> LanderRun {
     let mut y = y0;
+    let mut obs = Observing::new(sys);
     let mut integ = Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN);
-    sys.refresh_gravity(&Vec3::new(y[0], y[1], y[2]));
-    let snap = sys.snapshot(&y);
+    obs.sys.refresh_gravity(&Vec3::new(y[0], y[1], y[2]));
+    let snap = obs.observe(&y);
     let e0 = snap.energy();
     let (mut hop_work, mut remainder) = (0.0, 0.0);
     let mut run = LanderRun {
@@ -179,7 +180,7 @@ pub fn simulate(
     let mut calm_since: Option<f64> = None;
     let mut next_hop = 0;
     let steps = (s.duration / s.dt).round().max(1.0) as u64;
-    let reach = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let reach = obs.sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
     let mut t = 0.0;
     let mut k = 0u64;
     let mut snap = snap;
@@ -198,7 +199,7 @@ pub fn simulate(
                 n = n_max;
             }
         }
-        integ.step_once(sys, t, &mut y, n as f64 * s.dt);
+        integ.step_once(&mut obs, t, &mut y, n as f64 * s.dt);
         k += n;
         t = k as f64 * s.dt;
         if y.iter().any(|c| !c.is_finite()) {
@@ -211,10 +212,10 @@ pub fn simulate(
         // A new expansion moves the potential by its third-order remainder: the budget
         // carries that difference as work so that the balance measures integration alone.
         let x = Vec3::new(y[0], y[1], y[2]);
-        let u_old = sys.gravity_at(&x).1;
-        sys.refresh_gravity(&x);
-        remainder += sys.mass * (sys.gravity_at(&x).1 - u_old);
-        snap = sys.snapshot(&y);
+        let u_old = obs.sys.gravity_at(&x).1;
+        obs.sys.refresh_gravity(&x);
+        remainder += obs.sys.mass * (obs.sys.gravity_at(&x).1 - u_old);
+        snap = obs.observe(&y);
         // Hops.
         if let Some(hop) = s.hops.get(next_hop) {
             let fire = match hop.trigger {
@@ -223,13 +224,13 @@ pub fn simulate(
             };
             if fire {
                 let w = Vec3::new(y[10], y[11], y[12]);
-                let w_new = w + sys.inertia_inv * hop.impulse;
-                hop_work += 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+                let w_new = w + obs.sys.inertia_inv * hop.impulse;
+                hop_work += 0.5 * w_new.dot(&(obs.sys.inertia * w_new)) - 0.5 * w.dot(&(obs.sys.inertia * w));
                 y[10..13].copy_from_slice(w_new.as_slice());
                 run.hops.push((t, hop.impulse));
                 next_hop += 1;
                 calm_since = None;
-                snap = sys.snapshot(&y);
+                snap = obs.observe(&y);
             }
         }
         let err = budget(&snap, &y, hop_work + remainder);
@@ -278,7 +279,7 @@ pub fn simulate(
     if run.rows.last().is_some_and(|r| r[0] < t)
         && matches!(run.outcome, LanderOutcome::Settled(_) | LanderOutcome::Escaped(_) | LanderOutcome::Completed)
     {
-        let snap = sys.snapshot(&y);
+        let snap = obs.observe(&y);
         record(&mut run, t, &y, &snap, budget(&snap, &y, hop_work + remainder));
     }
     run.final_time = t;

@@ -46,6 +46,46 @@ pub struct LanderSystem {
     pub expansion: Option<Expansion>,
 }
 
+/// The system as the step loop drives it: RK4's first stage of a step evaluates the state the
+/// loop has just observed, so the rates of that observation are reused (bit-identical, one
+/// evaluation of the pipeline fewer per step).
+pub(crate) struct Observing<'a> {
+    pub sys: &'a mut LanderSystem,
+    y: [f64; STATE_LEN],
+    rates: Option<[f64; STATE_LEN]>,
+}
+
+impl<'a> Observing<'a> {
+    pub fn new(sys: &'a mut LanderSystem) -> Self {
+        Self { sys, y: [0.0; STATE_LEN], rates: None }
+    }
+
+    /// Snapshot of `y`, remembered for the next step's first stage.
+    pub fn observe(&mut self, y: &[f64; STATE_LEN]) -> Snapshot {
+        let s = self.sys.snapshot(y);
+        self.y = *y;
+        self.rates = Some(s.rates);
+        s
+    }
+}
+
+impl OdeSystem for Observing<'_> {
+    fn dim(&self) -> usize {
+        STATE_LEN
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        match self.rates {
+            Some(r) if y == self.y.as_slice() => dydt.copy_from_slice(&r),
+            _ => self.sys.rhs(t, y, dydt),
+        }
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        self.sys.project(y)
+    }
+}
+
 /// Everything known about one state: kinematics, contact and energy.
 #[derive(Clone, Copy, Debug)]
 pub struct Snapshot {
