@@ -111,3 +111,21 @@ fn documented_example_scenario_is_valid_and_runs() {
     let mut model = Model::build(&sc).expect("example is valid");
     assert_eq!(simulate(&mut model, &mut |_| {}).outcome, Outcome::Completed);
 }
+
+#[test]
+fn documented_lander_example_is_valid_and_settles() {
+    use tumble_sim::lander::{LanderModel, LanderOutcome, simulate as fly};
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md");
+    let text = std::fs::read_to_string(&doc).expect("docs/scenario.md");
+    let block = text
+        .split("```toml\n")
+        .skip(1)
+        .map(|b| &b[..b.find("```").expect("closed block")])
+        .find(|b| b.contains("[lander]"))
+        .expect("a lander example");
+    let sc = Scenario::from_text(&doc, block.to_string(), &[]).expect("example parses");
+    let mut m = LanderModel::build(&sc).expect("example is valid");
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    let run = fly(&mut m.system, m.initial_state, &m.settings, &mut |_| {});
+    assert!(matches!(run.outcome, LanderOutcome::Settled(_)), "{:?}", run.outcome);
+}

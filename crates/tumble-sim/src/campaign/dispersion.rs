@@ -90,6 +90,18 @@ impl Stream {
 const MAX_REDRAWS: usize = 1_000_000;
 
 impl Distribution {
+    /// The distribution as JSON (`{"normal": [mean, sd], "min": …, "max": …}` and so on).
+    pub fn to_json(&self) -> serde_json::Value {
+        let bound = |x: f64| if x.is_finite() { serde_json::json!(x) } else { serde_json::Value::Null };
+        match self {
+            Distribution::Normal { mean, sd, min, max } => {
+                serde_json::json!({ "normal": [mean, sd], "min": bound(*min), "max": bound(*max) })
+            }
+            Distribution::Uniform { low, high } => serde_json::json!({ "uniform": [low, high] }),
+            Distribution::Choice(v) => serde_json::json!({ "choice": v }),
+        }
+    }
+
     /// Draws one value as TOML text.
     pub fn draw(&self, s: &mut Stream) -> String {
         match self {

@@ -27,6 +27,11 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
     let mut settle: Vec<f64> = rows.iter().filter_map(|r| r.settle_time).collect();
     settle.sort_by(f64::total_cmp);
     let sites: Vec<(f64, f64)> = rows.iter().filter(|r| r.status == "settled").filter_map(|r| r.lat_lon).collect();
+    // Longitudes continued about their circular mean, so a cluster across ±180° stays together.
+    let (sx, sy) = sites.iter().fold((0.0, 0.0), |(a, b), s| (a + s.1.to_radians().cos(), b + s.1.to_radians().sin()));
+    let centre = sy.atan2(sx).to_degrees();
+    let sites: Vec<(f64, f64)> =
+        sites.iter().map(|&(lat, lon)| (lat, centre + (lon - centre + 540.0).rem_euclid(360.0) - 180.0)).collect();
     let body = rows.iter().any(|r| r.lat_lon.is_some());
     let planar: Vec<(f64, f64)> =
         rows.iter().filter(|r| r.status == "settled").map(|r| (r.position[0], r.position[1])).collect();
@@ -36,7 +41,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         "file": c.scenario.path.display().to_string(),
         "seed": c.options.seed,
         "runs": rows.len(),
-        "dispersions": c.dispersions.iter().map(|d| json!({ "key": d.key, "distribution": format!("{:?}", d.dist) })).collect::<Vec<_>>(),
+        "dispersions": c.dispersions.iter().map(|d| json!({ "key": d.key, "distribution": d.dist.to_json() })).collect::<Vec<_>>(),
         "settled": count("settled"),
         "escaped": count("escaped"),
         "completed_unsettled": count("completed"),
@@ -67,7 +72,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         scatter_plot(
             &plots.join("landing_sites"),
             "Landing sites",
-            "longitude [deg]",
+            "longitude [deg] (continued about the mean)",
             "latitude [deg]",
             &sites.iter().map(|s| (s.1, s.0)).collect::<Vec<_>>(),
         )?;
