@@ -77,7 +77,8 @@ fn grid_sdfs_of_real_shapes_are_accurate_near_the_surface() {
         let trilinear = GridSdf { refinement: None, ..grid.clone() };
         let (mut errs, mut tri_max) = (Vec::new(), 0.0f64);
         for _ in 0..20_000 {
-            let f = cum.partition_point(|&c| c < u() * total).min(cum.len() - 1);
+            let target = u() * total;
+            let f = cum.partition_point(|&c| c < target).min(cum.len() - 1);
             let [a, b, c] = mesh.triangle(f);
             let (mut r1, mut r2) = (u(), u());
             if r1 + r2 > 1.0 {

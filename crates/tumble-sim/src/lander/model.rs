@@ -49,6 +49,8 @@ pub struct Target {
     pub gravity: Arc<dyn Gravity>,
     /// Largest extent, m (`None` for a plane).
     pub size: Option<f64>,
+    /// The box a grid surface covers (outside it distances are upper bounds), m.
+    pub grid_box: Option<(Vec3, Vec3)>,
 }
 
 /// Builds the surface and gravity of a scenario's `[target]` and `[gravity]`.
@@ -64,12 +66,12 @@ fn build_target_checked(sc: &Scenario) -> Check<Target> {
         crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
         _ => 48,
     };
-    let (surface, mesh, size) = surface(sc, spec, gravity_cells)?;
+    let (surface, mesh, size, grid_box) = surface(sc, spec, gravity_cells)?;
     let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, mesh.as_ref())?);
-    Ok(Target { surface, gravity, size })
+    Ok(Target { surface, gravity, size, grid_box })
 }
 
-type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>);
+type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>, Option<(Vec3, Vec3)>);
 
 fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surface> {
     Ok(match &spec.shape {
@@ -78,7 +80,7 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             let Some(n) = n.try_normalize(0.0) else {
                 return err("target.shape.normal", "must be a non-zero vector");
             };
-            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None)
+            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None, None)
         }
         TargetShape::Body { kind, length, seed, terrain, cells } => {
             let kind: BodyKind = kind.parse().map_err(|e: String| ("target.shape.kind".to_string(), e))?;
@@ -88,6 +90,7 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             }
             let layout = |e: tumble_geometry::sdf::GridError| ("target.shape".to_string(), e.to_string());
             let grid = body_grid(kind, length, *seed, false, *cells, 0.05 * length).map_err(layout)?;
+            let grid_box = Some((grid.origin, grid.upper()));
             let surface: Arc<dyn Sdf> = if *terrain {
                 // The smooth body from the grid; the terrain's fBm evaluated exactly on top.
                 Arc::new(Terrain { base: Box::new(grid), ..body_sdf(kind, length, *seed, true) })
@@ -95,7 +98,7 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
                 Arc::new(grid)
             };
             let mesh = body_mesh(kind, length, *seed, false, gravity_cells).map_err(layout)?;
-            (surface, Some(mesh), Some(length))
+            (surface, Some(mesh), Some(length), grid_box)
         }
         TargetShape::Mesh { path, unit, resolution } => {
             let mesh = read_mesh_key(sc, "target.shape", path, unit)?;
@@ -116,13 +119,15 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             let size = (hi - lo).max();
             let grid = GridSdf::from_mesh(&mesh, *resolution, 0.05 * size)
                 .map_err(|e| ("target.shape".to_string(), e.to_string()))?;
-            (Arc::new(grid), Some(mesh), Some(size))
+            let grid_box = Some((grid.origin, grid.upper()));
+            (Arc::new(grid), Some(mesh), Some(size), grid_box)
         }
         TargetShape::Sdf { path } => {
             let grid =
                 GridSdf::load(&sc.resolve(path)).map_err(|e| ("target.shape.path".to_string(), e.to_string()))?;
             let size = (grid.upper() - grid.origin).max();
-            (Arc::new(grid), None, Some(size))
+            let grid_box = Some((grid.origin, grid.upper()));
+            (Arc::new(grid), None, Some(size), grid_box)
         }
     })
 }
@@ -215,7 +220,8 @@ fn sample_surface(mesh: &TriMesh, n: usize, seed: u64) -> Vec<Vec3> {
     };
     (0..n)
         .map(|_| {
-            let f = cum.partition_point(|&c| c < u() * total).min(cum.len() - 1);
+            let target = u() * total;
+            let f = cum.partition_point(|&c| c < target).min(cum.len() - 1);
             let [a, b, c] = mesh.triangle(f);
             let (mut r1, mut r2) = (u(), u());
             if r1 + r2 > 1.0 {
@@ -363,6 +369,18 @@ impl LanderModel {
         }
 
         let mut warnings = Vec::new();
+        if let Some((lo, hi)) = target.grid_box
+            && system.vertices.iter().any(|r| {
+                let p = x0 + r_ts * r;
+                (0..3).any(|a| p[a] < lo[a] || p[a] > hi[a])
+            })
+        {
+            warnings.push(format!(
+                "lander.position: vertices start outside the target's SDF grid ({:?} to {:?} m); there the distance continues as an upper bound, exact again once inside",
+                lo.as_slice(),
+                hi.as_slice()
+            ));
+        }
         // Contact time scales: one vertex on its smallest effective mass, and the viscous
         // rate of the regularised friction under the spacecraft's weight.
         let m_eff = system.smallest_vertex_mass();
