@@ -34,6 +34,13 @@
 //! work: a stick force pointing along `v_T` (possible while `v_T ≠ 0`, since it is computed from
 //! accelerations) loses that component, so `F_F·v_p ≤ 0` always.
 //!
+//! **Stability.** Below its tolerance the blend acts on the application point as a viscous drag
+//! `2μF_N/v*`, i.e. at the rate `2μF_N λ/v*` with `λ` the largest eigenvalue of `Tᵀ M T`; at the
+//! loads of an impact this can exceed what an explicit step `dt` can follow (RK4: rate·dt ≤
+//! 2.785). With [`VertexContactParams::stable_dt`] set, the tolerance used is
+//! `max(v*, μ F_N λ dt)`, which keeps rate·dt ≤ 2; likewise `max(ω*, C_RR F_N tr(J⁻¹) dt)` for
+//! rolling (the trace bounds the largest eigenvalue). Where the user's tolerances are stable they are used unchanged.
+//!
 //! **Rolling resistance.** Roll: `L_roll = −C_RR F_N ω̂` (`C_RR` is a length, m). Stick: the
 //! torque that makes `ω̇ = 0` given all other torques (friction included): `L_stick = −J α_other`,
 //! capped at `C_RR F_N`, with its component along `ω` dropped when positive, as for friction.
@@ -65,6 +72,10 @@ pub struct VertexContactParams {
     pub v_star: f64,
     /// Rolling-resistance regularisation tolerance `ω*`, rad/s.
     pub w_star: f64,
+    /// Step of the explicit integrator driving the model, s (0: none). When set, `v*` and `ω*`
+    /// widen where the regularisation would otherwise be too stiff for that step (see the
+    /// module docs).
+    pub stable_dt: f64,
 }
 
 /// The body's kinematics relative to the surface frame W (all in W axes).
@@ -110,6 +121,9 @@ pub struct NormalContact {
     pub max_penetration: f64,
     /// Smallest signed distance of any vertex, m (`∞` without vertices).
     pub min_distance: f64,
+    /// Shortest time for a vertex outside to reach the surface at its current normal speed,
+    /// s (`∞` when none approaches).
+    pub time_to_contact: f64,
     /// Elastic energy `Σ ½ k δ²`, J.
     pub elastic_energy: f64,
     /// Power of the dampers (≤ 0), W.
@@ -140,13 +154,28 @@ pub fn eta(s: f64) -> f64 {
 
 /// Normal forces of the vertices `r_B` (body axes) on the field `sdf`.
 pub fn normal_phase(sdf: &dyn Sdf, params: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> NormalContact {
-    let mut out = NormalContact { min_distance: f64::INFINITY, ..Default::default() };
+    normal_phase_with(&|_, p| sdf.eval(p), params, kin, r_B)
+}
+
+/// [`normal_phase`] with the field given per query: `field(j, p)` for vertex `j` at `p`, and
+/// `field(r_B.len(), p)` for the application point (callers may answer from local models).
+pub fn normal_phase_with(
+    field: &dyn Fn(usize, &Vec3) -> (f64, Vec3),
+    params: &VertexContactParams,
+    kin: &BodyKinematics,
+    r_B: &[Vec3],
+) -> NormalContact {
+    let mut out = NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
     let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
-    for rb in r_B {
+    for (j, rb) in r_B.iter().enumerate() {
         let r = kin.R_WB * rb;
-        let (phi, grad) = sdf.eval(&(kin.x + r));
+        let (phi, grad) = field(j, &(kin.x + r));
         out.min_distance = out.min_distance.min(phi);
         if phi >= 0.0 {
+            let closing = -(kin.v + kin.w.cross(&r)).dot(&grad);
+            if closing > 0.0 {
+                out.time_to_contact = out.time_to_contact.min(phi / closing);
+            }
             continue;
         }
         let delta = -phi;
@@ -169,7 +198,7 @@ pub fn normal_phase(sdf: &dyn Sdf, params: &VertexContactParams, kin: &BodyKinem
     }
     if out.active > 0 {
         out.r_p = sum_dr / sum_d;
-        let (_, g) = sdf.eval(&(kin.x + out.r_p));
+        let (_, g) = field(r_B.len(), &(kin.x + out.r_p));
         out.n_p = g.try_normalize(0.0).unwrap_or_else(|| out.force.normalize());
     }
     out
@@ -212,7 +241,16 @@ pub fn tangential_phase(
     }
     let slip_dir = if speed > 0.0 { out.v_t / speed } else { Vec3::zeros() };
     stick -= slip_dir * stick.dot(&slip_dir).max(0.0);
-    let e = eta(speed / params.v_star);
+    // Near zero the blend is a viscous drag of gain 2μF_N/v*, which moves the point at the
+    // rate 2μF_N λ/v* (λ the largest tangential mobility); keep rate·dt ≤ 2 (RK4 is stable to
+    // 2.785 on the negative real axis).
+    let v_star = if params.stable_dt > 0.0 {
+        let lambda = 0.5 * (a11 + a22) + (0.25 * (a11 - a22).powi(2) + a12 * a12).sqrt();
+        params.v_star.max(params.mu * f_n * lambda * params.stable_dt)
+    } else {
+        params.v_star
+    };
+    let e = eta(speed / v_star);
     out.friction = e * (-params.mu * f_n * slip_dir) + (1.0 - e) * stick;
     out.friction_power = out.friction.dot(&v_p);
 
@@ -227,7 +265,10 @@ pub fn tangential_phase(
             l_stick *= cap / l_stick.norm();
         }
         l_stick -= w_dir * l_stick.dot(&w_dir).max(0.0);
-        let e = eta(spin / params.w_star);
+        // The same bound for the rolling drag 2 C_RR F_N/ω*, with the trace of J⁻¹ standing
+        // for its largest eigenvalue (an upper bound: widening errs on the safe side).
+        let w_star = params.w_star.max(params.rolling * f_n * body.inertia_inv.trace() * params.stable_dt);
+        let e = eta(spin / w_star);
         let mut torque = e * (-cap * w_dir) + (1.0 - e) * l_stick;
         // The pair (L, F_RR(L)) has power L·u with u = ω − m J⁻¹ (r_p × P v): drop the part of
         // L that would feed energy in.
@@ -263,6 +304,7 @@ mod tests {
             rolling: 0.01,
             v_star: 1e-3,
             w_star: 1e-3,
+            stable_dt: 0.0,
         }
     }
 

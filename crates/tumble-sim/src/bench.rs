@@ -133,13 +133,14 @@ fn time_queries(name: &str, grid: &tumble_geometry::sdf::GridSdf, pts: &[Vec3], 
 
 /// A 1000 kg, 1 m cube with its eight corners as contact vertices resting on `surface` at
 /// `x0` (centre of mass) under gravity `g`, stepped `n` times at 1 ms with RK4 and the event
-/// loop of a lander run.
+/// loop of a lander run (local surface models of radius `surface_expansion`, m, when > 0).
 fn lander_case(
     name: &str,
     surface: std::sync::Arc<dyn tumble_geometry::sdf::Sdf>,
-    x0: Vec3,
+    (x0, q0): (Vec3, tumble_math::UnitQuat),
     g: Vec3,
     n: u64,
+    surface_expansion: f64,
 ) -> BenchResult {
     use crate::lander::{LanderSettings, LanderSystem, pack, simulate};
     use tumble_contact::VertexContactParams;
@@ -169,6 +170,7 @@ fn lander_case(
                 rolling: 0.01,
                 v_star: 0.01,
                 w_star: 0.01,
+                stable_dt: 1e-3,
             },
             surface: surface.clone(),
             gravity: std::sync::Arc::new(Uniform { g }),
@@ -176,14 +178,7 @@ fn lander_case(
             expansion_radius: 0.0,
             expansion: None,
         };
-        let y0 = pack(
-            x0,
-            Vec3::new(0.01, 0.0, 0.0),
-            UnitQuat::identity(),
-            Vec3::zeros(),
-            UnitQuat::identity(),
-            Vec3::zeros(),
-        );
+        let y0 = pack(x0, q0 * Vec3::new(0.01, 0.0, 0.0), q0, Vec3::zeros(), UnitQuat::identity(), Vec3::zeros());
         let settings = LanderSettings {
             dt: 1e-3,
             duration: n as f64 * 1e-3,
@@ -193,6 +188,7 @@ fn lander_case(
             hops: vec![],
             energy_tolerance: f64::INFINITY,
             flight_steps: 1,
+            surface_expansion,
         };
         let start = Instant::now();
         let run = simulate(&mut sys, y0, &settings, &mut |_| {});
@@ -209,15 +205,17 @@ fn lander_plane(n: u64) -> BenchResult {
     lander_case(
         "lander_cube_plane",
         plane,
-        Vec3::new(0.0, 0.0, 0.5 - 1000.0 * 5.7e-3 / 4e6),
+        (Vec3::new(0.0, 0.0, 0.5 - 1000.0 * 5.7e-3 / 4e6), tumble_math::UnitQuat::identity()),
         Vec3::new(0.0, 0.0, -5.7e-3),
         n,
+        0.0,
     )
 }
 
 /// The cube on a 4 km procedural comet: smooth body on a 128-cell grid, with 6-octave fBm
-/// terrain evaluated exactly at every query; resting on the top of the large lobe.
-fn lander_comet(n: u64) -> BenchResult {
+/// terrain evaluated exactly at every query (`surface_expansion` 0) or through local models of
+/// that radius (m); resting on the top of the large lobe.
+fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
     use tumble_geometry::bodies::{BodyKind, body_grid, body_sdf};
     use tumble_geometry::noise::Fbm;
     use tumble_geometry::sdf::{Sdf, Terrain};
@@ -241,7 +239,26 @@ fn lander_comet(n: u64) -> BenchResult {
     let (_, g) = terrain.eval(&p);
     let up = g.normalize();
     let surface: std::sync::Arc<dyn Sdf> = std::sync::Arc::new(terrain);
-    lander_case("lander_cube_comet_sdf_128_fbm6", surface, p + up * 0.5, -up * 5.7e-3, n)
+    let name =
+        if surface_expansion > 0.0 { "lander_cube_comet_fbm6_local_models" } else { "lander_cube_comet_sdf_128_fbm6" };
+    // Face down on the local tangent plane, raised until the lowest corner just touches the
+    // rough ground (the terrain's metre-scale relief would otherwise bury corners).
+    let q = tumble_math::UnitQuat::rotation_between(&Vec3::z(), &up).expect("not antiparallel");
+    let mut x0 = p + up * 0.5;
+    for _ in 0..20 {
+        let lowest = (0..8)
+            .map(|i| {
+                let c = Vec3::new(
+                    if i & 1 == 0 { 0.5 } else { -0.5 },
+                    if i & 2 == 0 { 0.5 } else { -0.5 },
+                    if i & 4 == 0 { 0.5 } else { -0.5 },
+                );
+                surface.distance(&(x0 + q * c))
+            })
+            .fold(f64::INFINITY, f64::min);
+        x0 -= up * lowest;
+    }
+    lander_case(name, surface, (x0, q), -up * 5.7e-3, n, surface_expansion)
 }
 
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
@@ -259,6 +276,7 @@ pub fn run_all(scale: f64) -> Vec<BenchResult> {
         sdf_queries(steps(2e6)),
         mesh_sdf_queries(steps(2e5)),
         lander_plane(steps(2e5)),
-        lander_comet(steps(2e5)),
+        lander_comet(steps(2e5), 0.0),
+        lander_comet(steps(2e5), 2e-3),
     ]
 }

@@ -6,10 +6,11 @@
 //! spacecraft by the dampers, friction, rolling resistance and the frame's non-uniform rotation
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
 
+use super::local::LocalSurface;
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_contact::vertex_sdf::{
-    BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase, tangential_phase,
+    BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase_with, tangential_phase,
 };
 use tumble_dynamics::rotating::{TargetSpin, angular_acceleration, frame_acceleration, frame_power};
 use tumble_dynamics::{Expansion, Gravity, OdeSystem};
@@ -51,18 +52,26 @@ pub struct LanderSystem {
 /// evaluation of the pipeline fewer per step).
 pub(crate) struct Observing<'a> {
     pub sys: &'a mut LanderSystem,
+    /// Local surface models (see [`LocalSurface`]).
+    pub local: LocalSurface,
     y: [f64; STATE_LEN],
     rates: Option<[f64; STATE_LEN]>,
 }
 
 impl<'a> Observing<'a> {
-    pub fn new(sys: &'a mut LanderSystem) -> Self {
-        Self { sys, y: [0.0; STATE_LEN], rates: None }
+    pub fn new(sys: &'a mut LanderSystem, local: LocalSurface) -> Self {
+        Self { sys, local, y: [0.0; STATE_LEN], rates: None }
+    }
+
+    /// Snapshot of `y` without remembering it.
+    pub fn look(&self, y: &[f64]) -> Snapshot {
+        let surface = self.sys.surface.as_ref();
+        self.sys.snapshot_with(y, &|j, p| self.local.field(surface, j, p))
     }
 
     /// Snapshot of `y`, remembered for the next step's first stage.
     pub fn observe(&mut self, y: &[f64; STATE_LEN]) -> Snapshot {
-        let s = self.sys.snapshot(y);
+        let s = self.look(y);
         self.y = *y;
         self.rates = Some(s.rates);
         s
@@ -77,7 +86,10 @@ impl OdeSystem for Observing<'_> {
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
         match self.rates {
             Some(r) if y == self.y.as_slice() => dydt.copy_from_slice(&r),
-            _ => self.sys.rhs(t, y, dydt),
+            _ => {
+                let _ = t;
+                dydt.copy_from_slice(&self.look(y).rates)
+            }
         }
     }
 
@@ -129,12 +141,16 @@ fn put_quat(d: &mut [f64], i: usize, q: &Quat) {
 }
 
 impl LanderSystem {
+    /// Whether gravity would be re-expanded at `x`.
+    pub fn gravity_stale(&self, x: &Vec3) -> bool {
+        self.expansion_radius > 0.0
+            && self.expansion.as_ref().is_none_or(|e| (x - e.center).norm() > self.expansion_radius)
+    }
+
     /// Re-expands gravity about `x` when expansions are on and `x` has moved beyond the
     /// radius (called between steps, so that every step sees one smooth field).
     pub fn refresh_gravity(&mut self, x: &Vec3) {
-        if self.expansion_radius > 0.0
-            && self.expansion.as_ref().is_none_or(|e| (x - e.center).norm() > self.expansion_radius)
-        {
+        if self.gravity_stale(x) {
             self.expansion = Some(Expansion::new(self.gravity.as_ref(), *x));
         }
     }
@@ -149,6 +165,12 @@ impl LanderSystem {
 
     /// Evaluates the whole pipeline at state `y`.
     pub fn snapshot(&self, y: &[f64]) -> Snapshot {
+        self.snapshot_with(y, &|_, p| self.surface.eval(p))
+    }
+
+    /// [`LanderSystem::snapshot`] with the surface answered per query by `field` (see
+    /// [`normal_phase_with`]).
+    pub fn snapshot_with(&self, y: &[f64], field: &dyn Fn(usize, &Vec3) -> (f64, Vec3)) -> Snapshot {
         let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
         let (big_q, omega) = (quat(y, 13), vec3(y, 17));
         let r_ts = q.to_rotation_matrix().into_inner();
@@ -158,7 +180,7 @@ impl LanderSystem {
         let kin = BodyKinematics { x, R_WB: r_ts, v, w: r_ts * w };
 
         // Normal forces, then the accelerations they and every non-contact term give.
-        let normal = normal_phase(self.surface.as_ref(), &self.contact, &kin, &self.vertices);
+        let normal = normal_phase_with(field, &self.contact, &kin, &self.vertices);
         let (g, u) = self.gravity_at(&x);
         let a_free = g + frame_acceleration(&omega, &omega_dot, &x, &v);
         let inertia_w = r_ts * self.inertia * r_ts.transpose();

@@ -26,6 +26,9 @@ pub struct TargetSpec {
     /// Distance of the spacecraft's centre of mass from T's origin beyond which the run stops
     /// as escaped, m. Default: 5 body lengths for bodies, none for a plane.
     pub escape_distance: Option<f64>,
+    /// Radius of local quadratic surface models around each vertex, m (0: exact queries).
+    #[serde(default)]
+    pub surface_expansion: f64,
 }
 
 /// `target.spin`.
