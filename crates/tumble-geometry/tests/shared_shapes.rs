@@ -61,14 +61,6 @@ fn grid_sdfs_of_real_shapes_are_accurate_near_the_surface() {
         let grid = GridSdf::from_mesh(&mesh, 128, 0.05 * (hi - lo).max()).expect("layout");
         let exact = MeshDistance::new(&mesh);
         let h = grid.spacing;
-        // Cumulative face areas for area-weighted sampling.
-        let mut cum = Vec::with_capacity(mesh.faces.len());
-        let mut total = 0.0;
-        for f in 0..mesh.faces.len() {
-            let [a, b, c] = mesh.triangle(f);
-            total += 0.5 * (b - a).cross(&(c - a)).norm();
-            cum.push(total);
-        }
         let mut s = 99u64;
         let mut u = || {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -76,16 +68,10 @@ fn grid_sdfs_of_real_shapes_are_accurate_near_the_surface() {
         };
         let trilinear = GridSdf { refinement: None, ..grid.clone() };
         let (mut errs, mut tri_max) = (Vec::new(), 0.0f64);
-        for _ in 0..20_000 {
-            let target = u() * total;
-            let f = cum.partition_point(|&c| c < target).min(cum.len() - 1);
+        for (q, f) in mesh.sample_surface(20_000, 99) {
             let [a, b, c] = mesh.triangle(f);
-            let (mut r1, mut r2) = (u(), u());
-            if r1 + r2 > 1.0 {
-                (r1, r2) = (1.0 - r1, 1.0 - r2);
-            }
             let n = (b - a).cross(&(c - a)).normalize();
-            let p = a + (b - a) * r1 + (c - a) * r2 + n * ((2.0 * u() - 1.0) * h);
+            let p = q + n * ((2.0 * u() - 1.0) * h);
             let d = exact.query(&p).distance;
             errs.push((grid.distance(&p) - d).abs() / h);
             tri_max = tri_max.max((trilinear.distance(&p) - d).abs() / h);

@@ -2,6 +2,7 @@
 //!
 //! Text is drawn with the embedded DejaVu Sans font (no system font libraries needed).
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
@@ -89,6 +90,36 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A titled chart with labelled axes over `x0..x1` × `y0..y1`.
+fn axes<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    (title, x_label, y_label): (&str, &str, &str),
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Result<Chart<'a, DB>, Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .x_label_formatter(&|v| tick(*v, x1 - x0))
+        .y_label_formatter(&|v| tick(*v, y1 - y0))
+        .draw()?;
+    Ok(chart)
+}
+
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     (title, x_label, y_label): (&str, &str, &str),
@@ -108,21 +139,7 @@ where
         // The plot area is about 1.6 times wider than tall.
         (x0, x1, y0, y1) = (cx - 1.6 * half, cx + 1.6 * half, cy - half, cy + half);
     }
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x0..x1, y0..y1)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
-        .x_label_formatter(&|v| tick(*v, x1 - x0))
-        .y_label_formatter(&|v| tick(*v, y1 - y0))
-        .draw()?;
+    let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
     chart.draw_series(
         shade.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), y0), (b.min(x1), y1)], COLORS[0].mix(0.15).filled())),
     )?;
@@ -177,21 +194,7 @@ where
     root.fill(&WHITE)?;
     let (x0, x1) = range(points.iter().map(|p| p.0));
     let (y0, y1) = range(points.iter().map(|p| p.1));
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x0..x1, y0..y1)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
-        .x_label_formatter(&|v| tick(*v, x1 - x0))
-        .y_label_formatter(&|v| tick(*v, y1 - y0))
-        .draw()?;
+    let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
     chart.draw_series(
         points
             .iter()
@@ -232,21 +235,7 @@ where
         counts[(((v - x0) / w) as usize).min(bins - 1)] += 1;
     }
     let top = counts.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.05;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x0..x1, 0.0..top)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc("runs")
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
-        .x_label_formatter(&|v| tick(*v, x1 - x0))
-        .y_label_formatter(&|v| tick(*v, top))
-        .draw()?;
+    let mut chart = axes(&root, (title, x_label, "runs"), (x0, x1), (0.0, top))?;
     chart.draw_series(counts.iter().enumerate().map(|(i, &c)| {
         let a = x0 + i as f64 * w;
         Rectangle::new([(a, 0.0), (a + w, c as f64)], COLORS[0].mix(0.8).filled())

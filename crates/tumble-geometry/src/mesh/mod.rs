@@ -126,6 +126,42 @@ impl TriMesh {
         Some(self.vertices.iter().fold((first, first), |(lo, hi), v| (lo.inf(v), hi.sup(v))))
     }
 
+    /// `n` points spread uniformly over the surface (faces drawn in proportion to their area,
+    /// points uniform on each), each with its face; deterministic from `seed` (SplitMix64).
+    /// Empty for a mesh without faces.
+    pub fn sample_surface(&self, n: usize, seed: u64) -> Vec<(Vec3, usize)> {
+        if self.faces.is_empty() {
+            return Vec::new();
+        }
+        let mut cum = Vec::with_capacity(self.faces.len());
+        let mut total = 0.0;
+        for f in 0..self.faces.len() {
+            let [a, b, c] = self.triangle(f);
+            total += 0.5 * (b - a).cross(&(c - a)).norm();
+            cum.push(total);
+        }
+        let mut s = seed ^ 0x5DEE_CE66_D1A4_F87D;
+        let mut u = || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        (0..n)
+            .map(|_| {
+                let target = u() * total;
+                let f = cum.partition_point(|&c| c < target).min(cum.len() - 1);
+                let [a, b, c] = self.triangle(f);
+                let (mut r1, mut r2) = (u(), u());
+                if r1 + r2 > 1.0 {
+                    (r1, r2) = (1.0 - r1, 1.0 - r2);
+                }
+                (a + (b - a) * r1 + (c - a) * r2, f)
+            })
+            .collect()
+    }
+
     /// A copy translated by `d` (m).
     pub fn translated(&self, d: &Vec3) -> TriMesh {
         TriMesh { vertices: self.vertices.iter().map(|v| v + d).collect(), faces: self.faces.clone() }

@@ -192,44 +192,15 @@ fn build_spacecraft(sc: &Scenario, l: &LanderSpec) -> Check<(Vec<Vec3>, MassProp
             let pts = match sample {
                 None => mesh.vertices.clone(),
                 Some(0) => return err("lander.vertices.sample", "must be at least 1"),
-                Some(n) => sample_surface(&mesh, *n, sc.file.seed),
+                Some(n) if mesh.faces.is_empty() => {
+                    return err("lander.vertices.path", format!("has no faces to sample {n} points from"));
+                }
+                Some(n) => mesh.sample_surface(*n, sc.file.seed).into_iter().map(|(p, _)| p).collect(),
             };
             pts.into_iter().map(|p| p - shift).collect()
         }
     };
     Ok((vertices, mp.expect("set above")))
-}
-
-/// `n` points spread uniformly (area-weighted) over the mesh surface, from `seed`.
-fn sample_surface(mesh: &TriMesh, n: usize, seed: u64) -> Vec<Vec3> {
-    let mut cum = Vec::with_capacity(mesh.faces.len());
-    let mut total = 0.0;
-    for f in 0..mesh.faces.len() {
-        let [a, b, c] = mesh.triangle(f);
-        total += 0.5 * (b - a).cross(&(c - a)).norm();
-        cum.push(total);
-    }
-    let mut s = seed ^ 0x5DEE_CE66_D1A4_F87D;
-    let mut u = || {
-        // SplitMix64.
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            let target = u() * total;
-            let f = cum.partition_point(|&c| c < target).min(cum.len() - 1);
-            let [a, b, c] = mesh.triangle(f);
-            let (mut r1, mut r2) = (u(), u());
-            if r1 + r2 > 1.0 {
-                (r1, r2) = (1.0 - r1, 1.0 - r2);
-            }
-            a + (b - a) * r1 + (c - a) * r2
-        })
-        .collect()
 }
 
 impl LanderModel {
