@@ -33,7 +33,7 @@ enum Command {
     Run {
         /// Scenario file (TOML).
         scenario: PathBuf,
-        /// Output folder [default: out/<scenario name>].
+        /// Output folder [default: out/NAME, NAME the scenario's name].
         #[arg(long)]
         out: Option<PathBuf>,
         /// Override a scenario value by its dotted key path: KEY=VALUE (VALUE in TOML syntax). Repeatable.
@@ -43,7 +43,7 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Monte Carlo campaign of a lander scenario over its [dispersions]: one row per run in
+    /// Monte Carlo campaign of a lander scenario over its `[dispersions]`: one row per run in
     /// runs.csv, summary.json, landing-site and settling-time plots.
     #[command(after_help = "Examples:
   tumble mc scenarios/lander/hopper_comet.toml --runs 16
@@ -51,7 +51,7 @@ enum Command {
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
   tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs")]
     Mc {
-        /// Scenario file (TOML) with a [lander], a [target] and [dispersions].
+        /// Scenario file (TOML) with `[lander]`, `[target]` and `[dispersions]` tables.
         scenario: PathBuf,
         /// Number of runs.
         #[arg(long, default_value_t = 100)]
@@ -62,13 +62,13 @@ enum Command {
         /// Worker threads [default: all cores].
         #[arg(long)]
         threads: Option<usize>,
-        /// Output folder [default: out/<scenario name>_mc].
+        /// Output folder [default: out/NAME_mc, NAME the scenario's name].
         #[arg(long)]
         out: Option<PathBuf>,
         /// Continue the campaign already in the output folder.
         #[arg(long)]
         resume: bool,
-        /// Run only this run index, with the full outputs of `tumble run`, into OUT/run_<I>.
+        /// Run only this run index, with the full outputs of `tumble run`, into OUT/run_I.
         #[arg(long, value_name = "I")]
         run: Option<u64>,
         /// Override a scenario value before dispersions: KEY=VALUE. Repeatable.

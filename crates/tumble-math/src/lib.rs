@@ -30,7 +30,7 @@ pub mod special;
 
 pub use nalgebra;
 pub use pose::Pose;
-pub use quat::{QuatError, quat_derivative, quat_from_wxyz, quat_to_wxyz};
+pub use quat::{QuatError, UNIT_NORM_TOLERANCE, quat_derivative, quat_from_wxyz, quat_to_wxyz};
 pub use spatial::{Twist, Wrench, skew};
 
 /// 3-vector of f64 (m, m/s, rad/s, N … as the name says).

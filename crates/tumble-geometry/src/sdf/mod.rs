@@ -15,7 +15,7 @@ mod terrain;
 pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
 pub use combine::{Placed, SmoothUnion, Union};
 pub use extract::{mesh_from_grid, mesh_from_sdf};
-pub use grid::{GridError, GridSdf};
+pub use grid::{GridError, GridSdf, MAX_SAMPLES, REFINE_BAND, Refinement};
 pub use terrain::Terrain;
 
 use tumble_math::Vec3;
