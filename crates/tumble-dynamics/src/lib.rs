@@ -8,12 +8,13 @@
 //!
 //! - [`rotating`]: the spacecraft's equations relative to a rotating or tumbling small body.
 //!
-//! Multibody trees arrive here too.
+//! - [`multibody`]: articulated trees in minimal coordinates (Featherstone's algorithms).
 
 pub mod analytic;
 pub mod body;
 pub mod gravity;
 pub mod integrator;
+pub mod multibody;
 pub mod rotating;
 pub mod system;
 

@@ -1,0 +1,312 @@
+//! Articulated trees of rigid bodies in minimal coordinates (Featherstone, *Rigid Body Dynamics
+//! Algorithms*, 2008): forward kinematics, recursive Newton–Euler inverse dynamics, the
+//! composite-rigid-body mass matrix, the articulated-body forward dynamics, energy and momentum.
+//!
+//! Frames: each link has a frame fixed to it; `parent_to_joint` places the joint frame in the
+//! parent's frame (the world for a root), and the [`Joint`] moves the link frame relative to the
+//! joint frame. Spatial vectors are in link coordinates, angular part first; the world is
+//! inertial, with uniform gravity `g` (m/s²). Several roots make several trees in one model.
+
+pub mod joint;
+pub mod spatial;
+
+pub use joint::Joint;
+
+use spatial::{SMat, SVec, cross_force, cross_motion, inertia, join, parts, plucker};
+use tumble_math::nalgebra::{DMatrix, DVector, Matrix6xX};
+use tumble_math::{Mat3, Vec3};
+
+/// One link and the joint that carries it.
+#[derive(Clone, Debug)]
+pub struct Link {
+    /// Name (URDF link name).
+    pub name: String,
+    /// Parent link index (`None`: attached to the world).
+    pub parent: Option<usize>,
+    /// The joint.
+    pub joint: Joint,
+    /// Rotation (joint axes into parent axes) and position (m) of the joint frame in the
+    /// parent frame.
+    pub parent_to_joint: (Mat3, Vec3),
+    /// Mass, kg.
+    pub mass: f64,
+    /// Centre of mass in the link frame, m.
+    pub com: Vec3,
+    /// Rotational inertia about the centre of mass, link axes, kg·m².
+    pub inertia: Mat3,
+}
+
+/// A multibody model. Links are ordered so that every parent precedes its children.
+#[derive(Clone, Debug)]
+pub struct Multibody {
+    /// Links, parents first.
+    pub links: Vec<Link>,
+    /// Uniform gravity in the world frame, m/s².
+    pub gravity: Vec3,
+    q_at: Vec<usize>,
+    v_at: Vec<usize>,
+    s: Vec<Matrix6xX<f64>>,
+    i: Vec<SMat>,
+    x_tree: Vec<SMat>,
+}
+
+/// Why a model cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MultibodyError {
+    /// A link's parent does not precede it.
+    #[error("link {0} (`{1}`): its parent must be an earlier link")]
+    Order(usize, String),
+    /// Mass properties that cannot be.
+    #[error("link `{0}`: {1}")]
+    Inertia(String, String),
+}
+
+/// Kinematics of every link at one state.
+#[derive(Clone, Debug)]
+pub struct Kinematics {
+    /// Motion transform from the parent's frame (the world for roots) to each link's.
+    pub x_up: Vec<SMat>,
+    /// Spatial velocity of each link, link coordinates.
+    pub v: Vec<SVec>,
+    /// Rotation (link axes into world axes) and position of each link frame in the world.
+    pub pose: Vec<(Mat3, Vec3)>,
+}
+
+impl Multibody {
+    /// Checks and prepares a model.
+    pub fn new(links: Vec<Link>, gravity: Vec3) -> Result<Self, MultibodyError> {
+        let (mut q_at, mut v_at, mut nq, mut nv) = (Vec::new(), Vec::new(), 0, 0);
+        for (k, l) in links.iter().enumerate() {
+            if l.parent.is_some_and(|p| p >= k) {
+                return Err(MultibodyError::Order(k, l.name.clone()));
+            }
+            let sym = (l.inertia - l.inertia.transpose()).norm() <= 1e-12 * l.inertia.norm();
+            if !(l.mass.is_finite() && l.mass >= 0.0 && sym) || l.inertia.iter().any(|c| !c.is_finite()) {
+                return Err(MultibodyError::Inertia(
+                    l.name.clone(),
+                    "mass must be >= 0 and the inertia symmetric".into(),
+                ));
+            }
+            q_at.push(nq);
+            v_at.push(nv);
+            nq += l.joint.nq();
+            nv += l.joint.nv();
+        }
+        q_at.push(nq);
+        v_at.push(nv);
+        let s = links.iter().map(|l| l.joint.subspace()).collect();
+        let i = links.iter().map(|l| inertia(l.mass, &l.com, &l.inertia)).collect();
+        let x_tree = links.iter().map(|l| plucker(&l.parent_to_joint.0.transpose(), &l.parent_to_joint.1)).collect();
+        Ok(Self { links, gravity, q_at, v_at, s, i, x_tree })
+    }
+
+    /// Position coordinates.
+    pub fn nq(&self) -> usize {
+        self.q_at[self.links.len()]
+    }
+
+    /// Velocity coordinates.
+    pub fn nv(&self) -> usize {
+        self.v_at[self.links.len()]
+    }
+
+    /// The neutral configuration.
+    pub fn neutral(&self) -> Vec<f64> {
+        let mut q = vec![0.0; self.nq()];
+        for (k, l) in self.links.iter().enumerate() {
+            l.joint.neutral(&mut q[self.q_at[k]..self.q_at[k + 1]]);
+        }
+        q
+    }
+
+    fn qs<'a>(&self, k: usize, q: &'a [f64]) -> &'a [f64] {
+        &q[self.q_at[k]..self.q_at[k + 1]]
+    }
+
+    fn vs(&self, k: usize, v: &[f64]) -> DVector<f64> {
+        DVector::from_column_slice(&v[self.v_at[k]..self.v_at[k + 1]])
+    }
+
+    /// Forward kinematics: transforms, velocities and world poses.
+    pub fn kinematics(&self, q: &[f64], v: &[f64]) -> Kinematics {
+        let n = self.links.len();
+        let (mut x_up, mut vel, mut pose) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        for (k, l) in self.links.iter().enumerate() {
+            let xj = l.joint.transform(self.qs(k, q));
+            let x = xj * self.x_tree[k];
+            let vj = &self.s[k] * self.vs(k, v);
+            let (vp, (rp, pp)) = match l.parent {
+                Some(p) => (vel[p], pose[p]),
+                None => (SVec::zeros(), (Mat3::identity(), Vec3::zeros())),
+            };
+            vel.push(x * vp + vj);
+            let (rj, pj) = l.joint.pose(self.qs(k, q));
+            let (rt, pt) = l.parent_to_joint;
+            pose.push((rp * rt * rj, pp + rp * (pt + rt * pj)));
+            x_up.push(x);
+        }
+        Kinematics { x_up, v: vel, pose }
+    }
+
+    /// Inverse dynamics (recursive Newton–Euler): the joint forces `τ` (nv) that give the
+    /// accelerations `a` (nv) at `(q, v)` under gravity and the external wrenches `f_ext`
+    /// (per link, link coordinates, about the link origin; empty for none).
+    pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let k = self.kinematics(q, v);
+        let n = self.links.len();
+        let mut acc: Vec<SVec> = Vec::with_capacity(n);
+        let mut f: Vec<SVec> = Vec::with_capacity(n);
+        let a0 = join(&Vec3::zeros(), &(-self.gravity));
+        for (i, l) in self.links.iter().enumerate() {
+            let ap = l.parent.map_or(a0, |p| acc[p]);
+            let vj = &self.s[i] * self.vs(i, v);
+            let ai = k.x_up[i] * ap + &self.s[i] * self.vs(i, a) + cross_motion(&k.v[i], &vj);
+            let mut fi = self.i[i] * ai + cross_force(&k.v[i], &(self.i[i] * k.v[i]));
+            if let Some(e) = f_ext.get(i) {
+                fi -= e;
+            }
+            acc.push(ai);
+            f.push(fi);
+        }
+        let mut tau = DVector::zeros(self.nv());
+        for i in (0..n).rev() {
+            let ti = self.s[i].transpose() * f[i];
+            tau.rows_mut(self.v_at[i], ti.len()).copy_from(&ti);
+            if let Some(p) = self.links[i].parent {
+                let fp = k.x_up[i].transpose() * f[i];
+                f[p] += fp;
+            }
+        }
+        tau
+    }
+
+    /// The joint-space mass matrix (composite rigid body algorithm), symmetric positive
+    /// definite.
+    pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
+        let zero = vec![0.0; self.nv()];
+        let k = self.kinematics(q, &zero);
+        let n = self.links.len();
+        let mut ic = self.i.clone();
+        for i in (0..n).rev() {
+            if let Some(p) = self.links[i].parent {
+                let add = k.x_up[i].transpose() * ic[i] * k.x_up[i];
+                ic[p] += add;
+            }
+        }
+        let mut h = DMatrix::zeros(self.nv(), self.nv());
+        for i in 0..n {
+            let mut f = ic[i] * &self.s[i];
+            let (vi, ni) = (self.v_at[i], self.s[i].ncols());
+            h.view_mut((vi, vi), (ni, ni)).copy_from(&(self.s[i].transpose() * &f));
+            let mut j = i;
+            while let Some(p) = self.links[j].parent {
+                f = k.x_up[j].transpose() * f;
+                j = p;
+                let (vj, nj) = (self.v_at[j], self.s[j].ncols());
+                let hij = f.transpose() * &self.s[j];
+                h.view_mut((vi, vj), (ni, nj)).copy_from(&hij);
+                h.view_mut((vj, vi), (nj, ni)).copy_from(&hij.transpose());
+            }
+        }
+        h
+    }
+
+    /// Forward dynamics (articulated body algorithm): accelerations (nv) at `(q, v)` under the
+    /// joint forces `tau`, gravity and the external wrenches `f_ext` (as in
+    /// [`Multibody::inverse_dynamics`]).
+    pub fn forward_dynamics(&self, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let k = self.kinematics(q, v);
+        let n = self.links.len();
+        let mut ia = self.i.clone();
+        let mut pa: Vec<SVec> = Vec::with_capacity(n);
+        let mut c: Vec<SVec> = Vec::with_capacity(n);
+        for i in 0..n {
+            let vj = &self.s[i] * self.vs(i, v);
+            c.push(cross_motion(&k.v[i], &vj));
+            let mut p = cross_force(&k.v[i], &(self.i[i] * k.v[i]));
+            if let Some(e) = f_ext.get(i) {
+                p -= e;
+            }
+            pa.push(p);
+        }
+        let mut u_mat: Vec<Matrix6xX<f64>> = Vec::with_capacity(n);
+        let mut d_inv: Vec<DMatrix<f64>> = Vec::with_capacity(n);
+        let mut u_vec: Vec<DVector<f64>> = Vec::with_capacity(n);
+        for _ in 0..n {
+            u_mat.push(Matrix6xX::zeros(0));
+            d_inv.push(DMatrix::zeros(0, 0));
+            u_vec.push(DVector::zeros(0));
+        }
+        for i in (0..n).rev() {
+            let s = &self.s[i];
+            let u = ia[i] * s;
+            let d = s.transpose() * &u;
+            let di = d.clone().try_inverse().unwrap_or_else(|| DMatrix::zeros(d.nrows(), d.ncols()));
+            let ui = DVector::from_column_slice(&tau[self.v_at[i]..self.v_at[i + 1]]) - s.transpose() * pa[i];
+            if let Some(p) = self.links[i].parent {
+                let ia_a = ia[i] - &u * &di * u.transpose();
+                let pa_a = pa[i] + ia_a * c[i] + &u * (&di * &ui);
+                let x = k.x_up[i];
+                let add_i = x.transpose() * ia_a * x;
+                let add_p = x.transpose() * pa_a;
+                ia[p] += add_i;
+                pa[p] += add_p;
+            }
+            u_mat[i] = u;
+            d_inv[i] = di;
+            u_vec[i] = ui;
+        }
+        let a0 = join(&Vec3::zeros(), &(-self.gravity));
+        let mut acc: Vec<SVec> = Vec::with_capacity(n);
+        let mut qdd = DVector::zeros(self.nv());
+        for i in 0..n {
+            let ap = self.links[i].parent.map_or(a0, |p| acc[p]);
+            let a_pre = k.x_up[i] * ap + c[i];
+            let qi = &d_inv[i] * (&u_vec[i] - u_mat[i].transpose() * a_pre);
+            qdd.rows_mut(self.v_at[i], qi.len()).copy_from(&qi);
+            acc.push(a_pre + &self.s[i] * qi);
+        }
+        qdd
+    }
+
+    /// Kinetic energy, J.
+    pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        let k = self.kinematics(q, v);
+        (0..self.links.len()).map(|i| 0.5 * k.v[i].dot(&(self.i[i] * k.v[i]))).sum()
+    }
+
+    /// Gravitational potential energy `−Σ m g·p_com`, J.
+    pub fn potential_energy(&self, q: &[f64]) -> f64 {
+        let k = self.kinematics(q, &vec![0.0; self.nv()]);
+        self.links.iter().zip(&k.pose).map(|(l, (r, p))| -l.mass * self.gravity.dot(&(p + r * l.com))).sum()
+    }
+
+    /// Total mass (kg) and centre of mass in the world (m).
+    pub fn center_of_mass(&self, q: &[f64]) -> (f64, Vec3) {
+        let k = self.kinematics(q, &vec![0.0; self.nv()]);
+        let m: f64 = self.links.iter().map(|l| l.mass).sum();
+        let c = self.links.iter().zip(&k.pose).map(|(l, (r, p))| l.mass * (p + r * l.com)).sum::<Vec3>();
+        (m, c / m)
+    }
+
+    /// Total linear momentum (kg·m/s) and angular momentum about the world origin (kg·m²/s),
+    /// world axes.
+    pub fn momentum(&self, q: &[f64], v: &[f64]) -> (Vec3, Vec3) {
+        let k = self.kinematics(q, v);
+        let (mut lin, mut ang) = (Vec3::zeros(), Vec3::zeros());
+        for (i, l) in self.links.iter().enumerate() {
+            let (r, p) = k.pose[i];
+            let (w, vo) = parts(&k.v[i]);
+            let (w_w, v_w) = (r * w, r * vo);
+            let c_w = p + r * l.com;
+            let v_c = v_w + w_w.cross(&(r * l.com));
+            let pi = l.mass * v_c;
+            lin += pi;
+            ang += c_w.cross(&pi) + r * (l.inertia * w);
+        }
+        (lin, ang)
+    }
+}
+
+#[cfg(test)]
+mod tests;

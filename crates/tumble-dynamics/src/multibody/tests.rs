@@ -1,0 +1,239 @@
+use super::*;
+use crate::integrator::{Integrator, Method, OdeSystem};
+use tumble_math::UnitQuat;
+
+fn link(name: &str, parent: Option<usize>, joint: Joint, at: Vec3, mass: f64, com: Vec3, d: [f64; 3]) -> Link {
+    let tilt = UnitQuat::from_scaled_axis(at * 0.7).to_rotation_matrix().into_inner();
+    Link {
+        name: name.into(),
+        parent,
+        joint,
+        parent_to_joint: (tilt, at),
+        mass,
+        com,
+        inertia: Mat3::from_diagonal(&Vec3::from(d)),
+    }
+}
+
+/// A floating base carrying a branched arm with every joint type.
+fn tree(gravity: Vec3) -> Multibody {
+    let links = vec![
+        link("base", None, Joint::Free, Vec3::zeros(), 20.0, Vec3::new(0.05, 0.0, 0.1), [2.0, 2.5, 3.0]),
+        link(
+            "l1",
+            Some(0),
+            Joint::Revolute(Vec3::z()),
+            Vec3::new(0.3, 0.0, 0.5),
+            3.0,
+            Vec3::new(0.0, 0.0, 0.2),
+            [0.05, 0.06, 0.02],
+        ),
+        link(
+            "l2",
+            Some(1),
+            Joint::Revolute(Vec3::new(0.0, 1.0, 0.0)),
+            Vec3::new(0.0, 0.0, 0.4),
+            2.0,
+            Vec3::new(0.2, 0.0, 0.0),
+            [0.01, 0.04, 0.04],
+        ),
+        link(
+            "l3",
+            Some(2),
+            Joint::Prismatic(Vec3::x()),
+            Vec3::new(0.4, 0.0, 0.0),
+            1.0,
+            Vec3::new(0.1, 0.0, 0.0),
+            [0.005, 0.01, 0.01],
+        ),
+        link(
+            "l4",
+            Some(3),
+            Joint::Spherical,
+            Vec3::new(0.2, 0.0, 0.0),
+            0.5,
+            Vec3::new(0.05, 0.02, 0.0),
+            [0.002, 0.003, 0.004],
+        ),
+        link(
+            "l5",
+            Some(0),
+            Joint::Revolute(Vec3::x()),
+            Vec3::new(-0.3, 0.2, 0.1),
+            1.5,
+            Vec3::new(0.0, 0.3, 0.0),
+            [0.02, 0.005, 0.02],
+        ),
+        link(
+            "tool",
+            Some(5),
+            Joint::Fixed,
+            Vec3::new(0.0, 0.6, 0.0),
+            0.3,
+            Vec3::new(0.0, 0.05, 0.0),
+            [0.001, 0.001, 0.001],
+        ),
+    ];
+    Multibody::new(links, gravity).expect("valid")
+}
+
+fn state(mb: &Multibody, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut s = seed;
+    let mut u = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let mut q: Vec<f64> = (0..mb.nq()).map(|_| u()).collect();
+    for (k, l) in mb.links.iter().enumerate() {
+        l.joint.normalize(&mut q[mb.q_at[k]..mb.q_at[k + 1]]);
+    }
+    let v = (0..mb.nv()).map(|_| u()).collect();
+    (q, v)
+}
+
+#[test]
+fn inverse_dynamics_inverts_forward_dynamics_and_the_mass_matrix_agrees() {
+    let mb = tree(Vec3::new(0.0, 0.0, -9.81));
+    let f_ext: Vec<SVec> =
+        (0..mb.links.len()).map(|i| SVec::new(0.1 * i as f64, -0.2, 0.3, 1.0, -0.5 * i as f64, 2.0)).collect();
+    for seed in 1..6 {
+        let (q, v) = state(&mb, seed);
+        let tau: Vec<f64> = (0..mb.nv()).map(|i| (i as f64 * 0.7).sin() * 3.0).collect();
+        let a = mb.forward_dynamics(&q, &v, &tau, &f_ext);
+        let back = mb.inverse_dynamics(&q, &v, a.as_slice(), &f_ext);
+        let err = (back - DVector::from_column_slice(&tau)).norm();
+        assert!(err < 1e-10 * (1.0 + tau.iter().map(|t| t.abs()).sum::<f64>()), "seed {seed}: {err}");
+        // M a + bias = τ with the CRBA mass matrix and the RNEA bias.
+        let m = mb.mass_matrix(&q);
+        assert!((&m - m.transpose()).norm() < 1e-12 * m.norm());
+        assert!(m.clone().cholesky().is_some(), "positive definite");
+        let bias = mb.inverse_dynamics(&q, &v, &vec![0.0; mb.nv()], &f_ext);
+        let lhs = &m * &a + bias;
+        assert!((lhs - DVector::from_column_slice(&tau)).norm() < 1e-10 * (1.0 + m.norm()));
+    }
+}
+
+#[test]
+fn the_mass_matrix_is_the_hessian_of_the_kinetic_energy() {
+    // T = ½ vᵀ M v is quadratic in v: central second differences are exact up to rounding.
+    let mb = tree(Vec3::zeros());
+    let (q, _) = state(&mb, 9);
+    let m = mb.mass_matrix(&q);
+    let n = mb.nv();
+    let h = 1e-3;
+    for i in 0..n {
+        for j in 0..n {
+            let t = |a: f64, b: f64| {
+                let mut v = vec![0.0; n];
+                v[i] += a;
+                v[j] += b;
+                mb.kinetic_energy(&q, &v)
+            };
+            let fd = (t(h, h) - t(h, -h) - t(-h, h) + t(-h, -h)) / (4.0 * h * h);
+            assert!((fd - m[(i, j)]).abs() < 1e-8 * (1.0 + m[(i, j)].abs()), "M[{i},{j}] = {} vs {fd}", m[(i, j)]);
+        }
+    }
+}
+
+/// The tree as an ODE: `[q; v]` with joint forces from `tau(t)`.
+struct Sim<'a> {
+    mb: &'a Multibody,
+    tau: fn(f64, usize) -> f64,
+}
+
+impl OdeSystem for Sim<'_> {
+    fn dim(&self) -> usize {
+        self.mb.nq() + self.mb.nv()
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let (nq, mb) = (self.mb.nq(), self.mb);
+        let (q, v) = y.split_at(nq);
+        for (k, l) in mb.links.iter().enumerate() {
+            let (a, b) = (mb.q_at[k], mb.q_at[k + 1]);
+            l.joint.q_dot(&q[a..b], &v[mb.v_at[k]..mb.v_at[k + 1]], &mut dydt[a..b]);
+        }
+        let tau: Vec<f64> = (0..mb.nv()).map(|i| (self.tau)(t, i)).collect();
+        dydt[nq..].copy_from_slice(mb.forward_dynamics(q, v, &tau, &[]).as_slice());
+    }
+    fn project(&self, y: &mut [f64]) {
+        for (k, l) in self.mb.links.iter().enumerate() {
+            l.joint.normalize(&mut y[self.mb.q_at[k]..self.mb.q_at[k + 1]]);
+        }
+    }
+}
+
+fn run(mb: &Multibody, tau: fn(f64, usize) -> f64, y: &mut [f64], dt: f64, steps: usize, mut each: impl FnMut(&[f64])) {
+    let mut sys = Sim { mb, tau };
+    let mut integ = Integrator::new(Method::Rk4 { dt }, sys.dim());
+    for k in 0..steps {
+        integ.step_once(&mut sys, k as f64 * dt, y, dt);
+        each(y);
+    }
+}
+
+#[test]
+fn a_double_pendulum_conserves_energy() {
+    let links = vec![
+        Link {
+            name: "a".into(),
+            parent: None,
+            joint: Joint::Revolute(Vec3::y()),
+            parent_to_joint: (Mat3::identity(), Vec3::zeros()),
+            mass: 1.0,
+            com: Vec3::new(0.0, 0.0, -0.5),
+            inertia: Mat3::from_diagonal(&Vec3::new(0.02, 0.02, 0.001)),
+        },
+        Link {
+            name: "b".into(),
+            parent: Some(0),
+            joint: Joint::Revolute(Vec3::y()),
+            parent_to_joint: (Mat3::identity(), Vec3::new(0.0, 0.0, -1.0)),
+            mass: 0.7,
+            com: Vec3::new(0.0, 0.0, -0.4),
+            inertia: Mat3::from_diagonal(&Vec3::new(0.01, 0.01, 0.001)),
+        },
+    ];
+    let mb = Multibody::new(links, Vec3::new(0.0, 0.0, -9.81)).expect("valid");
+    let mut y = vec![1.2, -0.4, 0.0, 2.0];
+    let e = |y: &[f64]| mb.kinetic_energy(&y[..2], &y[2..]) + mb.potential_energy(&y[..2]);
+    let e0 = e(&y);
+    let mut drift = 0.0f64;
+    run(&mb, |_, _| 0.0, &mut y, 1e-3, 10_000, |y| drift = drift.max((e(y) - e0).abs()));
+    // Chaotic motion over 10 s at 1 ms RK4 steps: the drift is truncation error, ~(ω h)⁴.
+    assert!(drift < 1e-8 * e0.abs().max(1.0), "energy drift {drift} J of {e0} J");
+}
+
+#[test]
+fn a_free_floating_arm_conserves_momentum_under_internal_torques() {
+    let mb = tree(Vec3::zeros());
+    let (q, v) = state(&mb, 4);
+    let mut y: Vec<f64> = q.iter().chain(&v).copied().collect();
+    let nq = mb.nq();
+    let (l0, a0) = mb.momentum(&y[..nq], &y[nq..]);
+    let scale = l0.norm() + a0.norm();
+    let mut worst = 0.0f64;
+    // Joint torques on every actuated joint (base free: zero force on its 6 coordinates), sized
+    // so the light distal links stay below a few rad/s (stronger ones spin them up until RK4's
+    // truncation, not the model, sets the drift).
+    run(
+        &mb,
+        |t, i| if i < 6 { 0.0 } else { 0.01 * (3.0 * t + i as f64).sin() },
+        &mut y,
+        1e-3,
+        3000,
+        |y| {
+            let (l, a) = mb.momentum(&y[..nq], &y[nq..]);
+            worst = worst.max((l - l0).norm() + (a - a0).norm());
+        },
+    );
+    // Internal forces leave the total momentum unchanged; what remains is rounding.
+    assert!(worst < 1e-10 * scale, "momentum drift {worst} of {scale}");
+    // The base moves so that the centre of mass drifts at p/m in a straight line (3 s).
+    let (m, c0) = mb.center_of_mass(&q);
+    let (_, c1) = mb.center_of_mass(&y[..nq]);
+    assert!(
+        (c1 - (c0 + l0 / m * 3.0)).norm() < 1e-9,
+        "centre of mass off its line by {}",
+        (c1 - (c0 + l0 / m * 3.0)).norm()
+    );
+}
