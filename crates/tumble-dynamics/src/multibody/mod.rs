@@ -9,6 +9,7 @@
 
 pub mod joint;
 pub mod spatial;
+pub mod urdf;
 
 pub use joint::Joint;
 
@@ -279,6 +280,29 @@ impl Multibody {
     pub fn potential_energy(&self, q: &[f64]) -> f64 {
         let k = self.kinematics(q, &vec![0.0; self.nv()]);
         self.links.iter().zip(&k.pose).map(|(l, (r, p))| -l.mass * self.gravity.dot(&(p + r * l.com))).sum()
+    }
+
+    /// The world-frame Jacobian (6 × nv) of the origin of link `link`: rows 0–2 map `v` to the
+    /// linear velocity of the origin, rows 3–5 to the angular velocity (world axes; Pinocchio's
+    /// `LOCAL_WORLD_ALIGNED`).
+    pub fn jacobian(&self, q: &[f64], link: usize) -> DMatrix<f64> {
+        let k = self.kinematics(q, &vec![0.0; self.nv()]);
+        let target = k.pose[link].1;
+        let mut jac = DMatrix::zeros(6, self.nv());
+        let mut j = Some(link);
+        while let Some(i) = j {
+            let (r, o) = k.pose[i];
+            for c in 0..self.s[i].ncols() {
+                let (ang, lin) = parts(&self.s[i].column(c).into_owned());
+                let w = r * ang;
+                let v = r * lin + w.cross(&(target - o));
+                let col = self.v_at[i] + c;
+                jac.fixed_view_mut::<3, 1>(0, col).copy_from(&v);
+                jac.fixed_view_mut::<3, 1>(3, col).copy_from(&w);
+            }
+            j = self.links[i].parent;
+        }
+        jac
     }
 
     /// Total mass (kg) and centre of mass in the world (m).

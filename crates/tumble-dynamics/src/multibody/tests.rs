@@ -237,3 +237,76 @@ fn a_free_floating_arm_conserves_momentum_under_internal_torques() {
         (c1 - (c0 + l0 / m * 3.0)).norm()
     );
 }
+
+#[test]
+fn the_jacobian_maps_joint_rates_to_the_link_velocity() {
+    let mb = tree(Vec3::zeros());
+    let (q, v) = state(&mb, 21);
+    for link in [2, 4, 6] {
+        let jac = mb.jacobian(&q, link);
+        let twist = &jac * DVector::from_column_slice(&v);
+        let k = mb.kinematics(&q, &v);
+        let (w, vo) = parts(&k.v[link]);
+        let r = k.pose[link].0;
+        assert!((Vec3::new(twist[0], twist[1], twist[2]) - r * vo).norm() < 1e-12, "linear, link {link}");
+        assert!((Vec3::new(twist[3], twist[4], twist[5]) - r * w).norm() < 1e-12, "angular, link {link}");
+    }
+}
+
+#[test]
+fn urdf_arms_load_and_bad_ones_are_refused() {
+    use urdf::{Base, read_urdf, urdf_from_str};
+    let iiwa =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/robots/kuka_iiwa_bullet3.urdf");
+    if iiwa.exists() {
+        let m = read_urdf(&iiwa, Base::Fixed, Vec3::new(0.0, 0.0, -9.81)).expect("iiwa loads");
+        assert_eq!((m.multibody.nq(), m.multibody.nv()), (7, 7));
+        let q = [0.1, -0.4, 0.3, 1.2, -0.5, 0.7, 0.2];
+        assert!(m.multibody.mass_matrix(&q).cholesky().is_some());
+        assert!(m.limits.iter().flatten().count() == 7);
+    }
+    let link = |n: &str, mass: f64| {
+        format!(
+            r#"<link name="{n}"><inertial><mass value="{mass}"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>"#
+        )
+    };
+    let joint = |n: &str, t: &str, p: &str, c: &str| {
+        format!(
+            r#"<joint name="{n}" type="{t}"><parent link="{p}"/><child link="{c}"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>"#
+        )
+    };
+    let robot = |body: String| format!(r#"<robot name="r">{body}</robot>"#);
+    let ok = robot(format!("{}{}{}", link("a", 1.0), link("b", 1.0), joint("j", "revolute", "a", "b")));
+    assert!(urdf_from_str(&ok, "ok.urdf", Base::Fixed, Vec3::zeros()).is_ok());
+    for (text, expected) in [
+        (
+            robot(format!(
+                "{}{}{}{}",
+                link("a", 1.0),
+                link("b", 1.0),
+                joint("j1", "revolute", "a", "b"),
+                joint("j2", "revolute", "b", "a")
+            )),
+            "loop",
+        ),
+        (robot(format!("{}{}", link("a", 1.0), joint("j", "revolute", "a", "ghost"))), "`ghost` is not defined"),
+        (
+            robot(format!("{}{}{}", link("a", 1.0), link("b", 1.0), joint("j", "screw", "a", "b"))),
+            "not a readable URDF",
+        ),
+        (robot(format!("{}{}{}", link("a", 1.0), link("b", 1.0), joint("j", "planar", "a", "b"))), "planar"),
+        (robot(format!("{}{}{}", link("a", 1.0), link("b", 0.0), joint("j", "revolute", "a", "b"))), "massless"),
+        (
+            robot(format!(
+                r#"{}<link name="b"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>{}"#,
+                link("a", 1.0),
+                joint("j", "revolute", "a", "b")
+            )),
+            "inertial",
+        ),
+        ("<robot".to_string(), "not a readable URDF"),
+    ] {
+        let err = urdf_from_str(&text, "bad.urdf", Base::Fixed, Vec3::zeros()).expect_err(expected).to_string();
+        assert!(err.contains(expected) && err.starts_with("bad.urdf: "), "{expected}: {err}");
+    }
+}
