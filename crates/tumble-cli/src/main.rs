@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod arm;
 mod shape;
 use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
@@ -89,6 +90,9 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Robot arms from URDF: joints, mass matrix, bias forces, Jacobian.
+    #[command(subcommand)]
+    Arm(arm::ArmCommand),
     /// Shape models: validation reports, mass properties, repair.
     #[command(subcommand)]
     Mesh(MeshCommand),
@@ -257,6 +261,7 @@ fn main() -> ExitCode {
             mc(&scenario, runs, seed, threads, out, resume, run, &set, quiet)
         }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
+        Command::Arm(cmd) => exit(arm::run(cmd)),
         Command::Mesh(cmd) => exit(shape::run(cmd)),
         Command::Sdf(cmd) => exit(shape::sdf(cmd)),
         Command::Gravity { mesh, unit, density, points, out, threads } => {

@@ -379,3 +379,47 @@ fn mc_writes_its_outputs_and_a_killed_campaign_resumes_to_the_same_rows() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&csv).expect("csv"), reference);
 }
+
+#[test]
+fn arm_inspect_prints_the_dynamics_and_refuses_bad_input() {
+    let iiwa = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/robots/kuka_iiwa_bullet3.urdf");
+    let d = tmp("arm");
+    let arm = d.join("arm.urdf");
+    std::fs::write(
+        &arm,
+        r#"<robot name="two"><link name="base"/>
+<link name="a"><inertial><origin xyz="0 0 0.25"/><mass value="2"/><inertia ixx="0.05" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.01"/></inertial></link>
+<link name="b"><inertial><origin xyz="0 0 0.2"/><mass value="1"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.005"/></inertial></link>
+<joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="1"/></joint>
+<joint name="j2" type="revolute"><origin xyz="0 0 0.5"/><parent link="a"/><child link="b"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="1"/></joint>
+</robot>"#,
+    )
+    .expect("write");
+    let a = arm.display().to_string();
+    let out = tumble(&["arm", "inspect", &a, "--q", "0.3,-0.6", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    // Two-link arm standing along +z, joints about y: at rest the bias is the gravity term
+    // ∂V/∂q₁ = −g Σ mᵢ xᵢ (rotating about +y moves a point at height z to x = z sin q).
+    let (q1, q2) = (0.3f64, -0.6f64);
+    let g1 = -9.81 * (2.0 * 0.25 * q1.sin() + 1.0 * (0.5 * q1.sin() + 0.2 * (q1 + q2).sin()));
+    let bias: Vec<f64> = v["bias"].as_array().expect("bias").iter().map(|x| x.as_f64().expect("f64")).collect();
+    assert!((bias[0] - g1).abs() < 1e-12, "{} vs {g1}", bias[0]);
+    assert_eq!(v["joints"].as_array().expect("joints").len(), 2);
+    assert_eq!(v["jacobian"].as_array().expect("rows").len(), 6);
+    for (args, expected) in [
+        (vec!["arm", "inspect", &a, "--q", "0.1"], "2 degrees of freedom, got 1 values"),
+        (vec!["arm", "inspect", &a, "--q", "0.1,x"], "`x` is not a finite number"),
+        (vec!["arm", "inspect", "missing.urdf", "--q", "0"], "missing.urdf: cannot read"),
+    ] {
+        let out = tumble(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    if iiwa.exists() {
+        let out = tumble(&["arm", "inspect", &iiwa.display().to_string(), "--q", "0,0.5,0,-1,0,0.7,0"]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("7 degrees of freedom"));
+    }
+}
