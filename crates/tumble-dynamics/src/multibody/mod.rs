@@ -128,20 +128,28 @@ impl Multibody {
         DVector::from_column_slice(&v[self.v_at[k]..self.v_at[k + 1]])
     }
 
+    /// `S v` of link `k`'s joint.
+    fn joint_motion(&self, k: usize, v: &[f64]) -> SVec {
+        match self.s[k].ncols() {
+            0 => SVec::zeros(),
+            1 => self.s[k].column(0) * v[self.v_at[k]],
+            _ => &self.s[k] * self.vs(k, v),
+        }
+    }
+
     /// Forward kinematics: transforms, velocities and world poses.
     pub fn kinematics(&self, q: &[f64], v: &[f64]) -> Kinematics {
         let n = self.links.len();
         let (mut x_up, mut vel, mut pose) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for (k, l) in self.links.iter().enumerate() {
-            let xj = l.joint.transform(self.qs(k, q));
-            let x = xj * self.x_tree[k];
-            let vj = &self.s[k] * self.vs(k, v);
+            let (rj, pj) = l.joint.pose(self.qs(k, q));
+            let x = plucker(&rj.transpose(), &pj) * self.x_tree[k];
+            let vj = self.joint_motion(k, v);
             let (vp, (rp, pp)) = match l.parent {
                 Some(p) => (vel[p], pose[p]),
                 None => (SVec::zeros(), (Mat3::identity(), Vec3::zeros())),
             };
             vel.push(x * vp + vj);
-            let (rj, pj) = l.joint.pose(self.qs(k, q));
             let (rt, pt) = l.parent_to_joint;
             pose.push((rp * rt * rj, pp + rp * (pt + rt * pj)));
             x_up.push(x);
@@ -160,8 +168,8 @@ impl Multibody {
         let a0 = join(&Vec3::zeros(), &(-self.gravity));
         for (i, l) in self.links.iter().enumerate() {
             let ap = l.parent.map_or(a0, |p| acc[p]);
-            let vj = &self.s[i] * self.vs(i, v);
-            let ai = k.x_up[i] * ap + &self.s[i] * self.vs(i, a) + cross_motion(&k.v[i], &vj);
+            let vj = self.joint_motion(i, v);
+            let ai = k.x_up[i] * ap + self.joint_motion(i, a) + cross_motion(&k.v[i], &vj);
             let mut fi = self.i[i] * ai + cross_force(&k.v[i], &(self.i[i] * k.v[i]));
             if let Some(e) = f_ext.get(i) {
                 fi -= e;
@@ -222,7 +230,7 @@ impl Multibody {
         let mut pa: Vec<SVec> = Vec::with_capacity(n);
         let mut c: Vec<SVec> = Vec::with_capacity(n);
         for i in 0..n {
-            let vj = &self.s[i] * self.vs(i, v);
+            let vj = self.joint_motion(i, v);
             c.push(cross_motion(&k.v[i], &vj));
             let mut p = cross_force(&k.v[i], &(self.i[i] * k.v[i]));
             if let Some(e) = f_ext.get(i) {
@@ -238,24 +246,38 @@ impl Multibody {
             d_inv.push(DMatrix::zeros(0, 0));
             u_vec.push(DVector::zeros(0));
         }
+        // One-degree-of-freedom joints (most arms) keep U, D and u as a spatial vector and two
+        // scalars; others use small dense matrices.
+        let mut scalar: Vec<(SVec, f64, f64)> = vec![(SVec::zeros(), 0.0, 0.0); n];
         for i in (0..n).rev() {
             let s = &self.s[i];
-            let u = ia[i] * s;
-            let d = s.transpose() * &u;
-            let di = d.clone().try_inverse().unwrap_or_else(|| DMatrix::zeros(d.nrows(), d.ncols()));
-            let ui = DVector::from_column_slice(&tau[self.v_at[i]..self.v_at[i + 1]]) - s.transpose() * pa[i];
-            if let Some(p) = self.links[i].parent {
+            let (ia_a, pa_a) = if s.ncols() == 1 {
+                let sc = s.column(0).into_owned();
+                let u = ia[i] * sc;
+                let d = sc.dot(&u);
+                let ui = tau[self.v_at[i]] - sc.dot(&pa[i]);
+                scalar[i] = (u, d, ui);
+                let ia_a = ia[i] - u * u.transpose() / d;
+                (ia_a, pa[i] + ia_a * c[i] + u * (ui / d))
+            } else {
+                let u = ia[i] * s;
+                let d = s.transpose() * &u;
+                let di = d.clone().try_inverse().unwrap_or_else(|| DMatrix::zeros(d.nrows(), d.ncols()));
+                let ui = DVector::from_column_slice(&tau[self.v_at[i]..self.v_at[i + 1]]) - s.transpose() * pa[i];
                 let ia_a = ia[i] - &u * &di * u.transpose();
                 let pa_a = pa[i] + ia_a * c[i] + &u * (&di * &ui);
+                u_mat[i] = u;
+                d_inv[i] = di;
+                u_vec[i] = ui;
+                (ia_a, pa_a)
+            };
+            if let Some(p) = self.links[i].parent {
                 let x = k.x_up[i];
                 let add_i = x.transpose() * ia_a * x;
                 let add_p = x.transpose() * pa_a;
                 ia[p] += add_i;
                 pa[p] += add_p;
             }
-            u_mat[i] = u;
-            d_inv[i] = di;
-            u_vec[i] = ui;
         }
         let a0 = join(&Vec3::zeros(), &(-self.gravity));
         let mut acc: Vec<SVec> = Vec::with_capacity(n);
@@ -263,9 +285,16 @@ impl Multibody {
         for i in 0..n {
             let ap = self.links[i].parent.map_or(a0, |p| acc[p]);
             let a_pre = k.x_up[i] * ap + c[i];
-            let qi = &d_inv[i] * (&u_vec[i] - u_mat[i].transpose() * a_pre);
-            qdd.rows_mut(self.v_at[i], qi.len()).copy_from(&qi);
-            acc.push(a_pre + &self.s[i] * qi);
+            if self.s[i].ncols() == 1 {
+                let (u, d, ui) = scalar[i];
+                let qi = (ui - u.dot(&a_pre)) / d;
+                qdd[self.v_at[i]] = qi;
+                acc.push(a_pre + self.s[i].column(0) * qi);
+            } else {
+                let qi = &d_inv[i] * (&u_vec[i] - u_mat[i].transpose() * a_pre);
+                qdd.rows_mut(self.v_at[i], qi.len()).copy_from(&qi);
+                acc.push(a_pre + &self.s[i] * qi);
+            }
         }
         qdd
     }
