@@ -334,6 +334,23 @@ impl Multibody {
         jac
     }
 
+    /// The Generalized Jacobian Matrix of a free-floating tree (Umetani & Yoshida 1989): with the
+    /// first link a free root (base coordinates `v_b`, 6) and zero total momentum, the base
+    /// reacts as `v_b = −M_b⁻¹ M_bm q̇_m`, so the velocity of link `link`'s origin (as in
+    /// [`Multibody::jacobian`]) is `Ĵ q̇_m` with `Ĵ = J_m − J_b M_b⁻¹ M_bm` (6 × (nv − 6)).
+    /// `None` unless the first link is on a free joint.
+    pub fn generalized_jacobian(&self, q: &[f64], link: usize) -> Option<DMatrix<f64>> {
+        if self.links.first().map(|l| l.joint) != Some(Joint::Free) || self.links[0].parent.is_some() {
+            return None;
+        }
+        let (m, j) = (self.mass_matrix(q), self.jacobian(q, link));
+        let n = self.nv() - 6;
+        let mb = m.view((0, 0), (6, 6)).into_owned();
+        let mbm = m.view((0, 6), (6, n)).into_owned();
+        let react = mb.cholesky()?.solve(&mbm);
+        Some(j.view((0, 6), (6, n)).into_owned() - j.view((0, 0), (6, 6)) * react)
+    }
+
     /// Total mass (kg) and centre of mass in the world (m).
     pub fn center_of_mass(&self, q: &[f64]) -> (f64, Vec3) {
         let k = self.kinematics(q, &vec![0.0; self.nv()]);
