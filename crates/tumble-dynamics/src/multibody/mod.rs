@@ -7,8 +7,10 @@
 //! joint frame. Spatial vectors are in link coordinates, angular part first; the world is
 //! inertial, with uniform gravity `g` (m/s²). Several roots make several trees in one model.
 
+pub mod forces;
 pub mod joint;
 pub mod spatial;
+pub mod system;
 pub mod urdf;
 
 pub use joint::Joint;
@@ -109,6 +111,28 @@ impl Multibody {
     /// Velocity coordinates.
     pub fn nv(&self) -> usize {
         self.v_at[self.links.len()]
+    }
+
+    /// Position index of velocity coordinate `k` of a one-degree-of-freedom joint (whose q
+    /// and v coincide).
+    pub fn q_index(&self, k: usize) -> usize {
+        let link = self.v_at.partition_point(|&a| a <= k) - 1;
+        self.q_at[link] + (k - self.v_at[link])
+    }
+
+    /// `q̇` from `v` for every joint.
+    pub fn q_dot(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
+        for (k, l) in self.links.iter().enumerate() {
+            let (a, b) = (self.q_at[k], self.q_at[k + 1]);
+            l.joint.q_dot(&q[a..b], &v[self.v_at[k]..self.v_at[k + 1]], &mut out[a..b]);
+        }
+    }
+
+    /// Renormalises every joint quaternion in `q`.
+    pub fn normalize(&self, q: &mut [f64]) {
+        for (k, l) in self.links.iter().enumerate() {
+            l.joint.normalize(&mut q[self.q_at[k]..self.q_at[k + 1]]);
+        }
     }
 
     /// The neutral configuration.

@@ -1,0 +1,93 @@
+//! A multibody with its joint force elements and flexible joints as an ODE system.
+//!
+//! State: `[q (nq); v (nv); θ (nf); θ̇ (nf)]`, `θ` the motor coordinates of the flexible
+//! joints in order.
+
+use super::Multibody;
+use super::forces::{Flexible, JointForce};
+use super::spatial::SVec;
+use crate::integrator::OdeSystem;
+
+/// The model, its force elements and inputs.
+#[derive(Clone, Debug)]
+pub struct MultibodySystem {
+    /// The tree.
+    pub model: Multibody,
+    /// Force elements per velocity coordinate (one-degree-of-freedom joints).
+    pub joint_forces: Vec<Option<JointForce>>,
+    /// Flexible joints.
+    pub flexible: Vec<Flexible>,
+    /// Motor torque of each flexible joint, N·m (inputs, constant over a step).
+    pub motor_torques: Vec<f64>,
+    /// External wrench on each link (link coordinates, about its origin; empty for none).
+    pub external: Vec<SVec>,
+}
+
+impl MultibodySystem {
+    /// A system with no force elements.
+    pub fn new(model: Multibody) -> Self {
+        let nv = model.nv();
+        Self { model, joint_forces: vec![None; nv], flexible: vec![], motor_torques: vec![], external: vec![] }
+    }
+
+    /// The joint forces on the links (nv) and the potential energy of springs and limits.
+    fn joint_torques(&self, q: &[f64], v: &[f64], theta: &[f64], theta_d: &[f64]) -> (Vec<f64>, f64) {
+        let mb = &self.model;
+        let mut tau = vec![0.0; mb.nv()];
+        let mut energy = 0.0;
+        for (k, f) in self.joint_forces.iter().enumerate() {
+            if let Some(f) = f {
+                let (t, e) = f.eval(q[mb.q_index(k)], v[k]);
+                tau[k] += t;
+                energy += e;
+            }
+        }
+        for (i, fl) in self.flexible.iter().enumerate() {
+            let (t, e) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
+            tau[fl.dof] -= t;
+            energy += e;
+        }
+        (tau, energy)
+    }
+
+    /// Kinetic (links and motors) plus potential (gravity, springs, limits) energy at `y`, J.
+    pub fn energy(&self, y: &[f64]) -> f64 {
+        let (q, v, theta, theta_d) = self.split(y);
+        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
+        self.model.kinetic_energy(q, v)
+            + self.model.potential_energy(q)
+            + motors
+            + self.joint_torques(q, v, theta, theta_d).1
+    }
+
+    fn split<'a>(&self, y: &'a [f64]) -> (&'a [f64], &'a [f64], &'a [f64], &'a [f64]) {
+        let (nq, nv, nf) = (self.model.nq(), self.model.nv(), self.flexible.len());
+        (&y[..nq], &y[nq..nq + nv], &y[nq + nv..nq + nv + nf], &y[nq + nv + nf..])
+    }
+}
+
+impl OdeSystem for MultibodySystem {
+    fn dim(&self) -> usize {
+        self.model.nq() + self.model.nv() + 2 * self.flexible.len()
+    }
+
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        let mb = &self.model;
+        let (nq, nv, nf) = (mb.nq(), mb.nv(), self.flexible.len());
+        let (q, v, theta, theta_d) = self.split(y);
+        mb.q_dot(q, v, &mut dydt[..nq]);
+        let (tau, _) = self.joint_torques(q, v, theta, theta_d);
+        dydt[nq..nq + nv].copy_from_slice(mb.forward_dynamics(q, v, &tau, &self.external).as_slice());
+        for (i, fl) in self.flexible.iter().enumerate() {
+            let (t, _) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
+            let motor = self.motor_torques.get(i).copied().unwrap_or(0.0);
+            dydt[nq + nv + i] = theta_d[i];
+            dydt[nq + nv + nf + i] = (motor + t - fl.damping * theta_d[i]) / fl.inertia;
+        }
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        let nq = self.model.nq();
+        self.model.normalize(&mut y[..nq]);
+    }
+}
