@@ -36,7 +36,7 @@ impl Table {
             ));
         }
         if breaks[0] != 0.0
-            || breaks.windows(2).any(|w| !(w[1] > w[0]))
+            || breaks.windows(2).any(|w| w[1].partial_cmp(&w[0]) != Some(std::cmp::Ordering::Greater))
             || breaks.iter().chain(&values).any(|x| !x.is_finite())
         {
             return Err(format!("breakpoints must start at 0 and increase, all finite: {breaks:?}"));
