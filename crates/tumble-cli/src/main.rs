@@ -287,6 +287,8 @@ enum Job {
     Rigid(Box<Model>),
     /// A lander on a small body.
     Lander(Box<LanderModel>),
+    /// An articulated system.
+    Arm(Box<tumble_sim::arm::ArmModel>),
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -402,7 +404,9 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     };
     let overrides = overrides(set).map_err(invalid)?;
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
-    let job = if sc.file.lander.is_some() || sc.file.target.is_some() {
+    let job = if sc.file.arm.is_some() {
+        Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
+    } else if sc.file.lander.is_some() || sc.file.target.is_some() {
         Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else {
         Job::Rigid(Box::new(Model::build(&sc).map_err(|e| invalid(e.to_string()))?))
@@ -454,8 +458,40 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
     match load(path, set) {
         Ok((_, Job::Rigid(model))) => run_rigid(path, out, *model, quiet),
         Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
+        Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
         Err(code) => code,
     }
+}
+
+fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let started = Instant::now();
+    let run = model.simulate();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = match tumble_sim::arm::write_arm_run(&out, &model, &run) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(d) = &run.failure {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
+    }
+    if !quiet {
+        println!(
+            "{}: {} degrees of freedom, t = {} s in {wall:.2} s wall; energy {:.6e} → {:.6e} J; outputs in {}",
+            model.name,
+            summary["degrees_of_freedom"],
+            summary["final_time_s"],
+            summary["energy_initial_J"].as_f64().unwrap_or(f64::NAN),
+            summary["energy_final_J"].as_f64().unwrap_or(f64::NAN),
+            out.display()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> ExitCode {

@@ -4,6 +4,7 @@
 //! The pipeline of `tumble run`: [`Scenario::load`] → [`Model::build`] → [`simulate`] →
 //! [`write_run`].
 
+pub mod arm;
 pub mod bench;
 pub mod campaign;
 pub mod lander;

@@ -113,6 +113,11 @@ impl Multibody {
         self.v_at[self.links.len()]
     }
 
+    /// First velocity index of link `link`'s joint.
+    pub fn v_index(&self, link: usize) -> usize {
+        self.v_at[link]
+    }
+
     /// Position index of velocity coordinate `k` of a one-degree-of-freedom joint (whose q
     /// and v coincide).
     pub fn q_index(&self, k: usize) -> usize {
@@ -185,6 +190,20 @@ impl Multibody {
     /// accelerations `a` (nv) at `(q, v)` under gravity and the external wrenches `f_ext`
     /// (per link, link coordinates, about the link origin; empty for none).
     pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let f = self.joint_wrenches(q, v, a, f_ext);
+        let mut tau = DVector::zeros(self.nv());
+        for (i, fi) in f.iter().enumerate() {
+            let ti = self.s[i].transpose() * fi;
+            tau.rows_mut(self.v_at[i], ti.len()).copy_from(&ti);
+        }
+        tau
+    }
+
+    /// The spatial force each joint transmits from the parent (or the world) to its link, in
+    /// link coordinates about the link origin (`[moment; force]`, N·m and N), at accelerations
+    /// `a`: the joint reaction wrench, whose components outside the motion subspace are the
+    /// constraint loads (e.g. a solar-array drive's bending moments).
+    pub fn joint_wrenches(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> Vec<SVec> {
         let k = self.kinematics(q, v);
         let n = self.links.len();
         let mut acc: Vec<SVec> = Vec::with_capacity(n);
@@ -201,16 +220,13 @@ impl Multibody {
             acc.push(ai);
             f.push(fi);
         }
-        let mut tau = DVector::zeros(self.nv());
         for i in (0..n).rev() {
-            let ti = self.s[i].transpose() * f[i];
-            tau.rows_mut(self.v_at[i], ti.len()).copy_from(&ti);
             if let Some(p) = self.links[i].parent {
                 let fp = k.x_up[i].transpose() * f[i];
                 f[p] += fp;
             }
         }
-        tau
+        f
     }
 
     /// The joint-space mass matrix (composite rigid body algorithm), symmetric positive

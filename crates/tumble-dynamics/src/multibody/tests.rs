@@ -383,3 +383,25 @@ fn a_flexible_joint_oscillates_at_the_two_inertia_frequency() {
     // The total angular momentum J q̇ + B θ̇ stays zero.
     assert!((j * y[1] + b * y[3]).abs() < 1e-12);
 }
+
+#[test]
+fn joint_wrenches_carry_the_static_load() {
+    // A 2 kg link on a revolute joint about y, its centre of mass 0.5 m out along x, held at rest
+    // under gravity: the joint carries m g upward and the moment c × (m g ẑ) = (0, −0.5 m g, 0).
+    let link = Link {
+        name: "l".into(),
+        parent: None,
+        joint: Joint::Revolute(Vec3::y()),
+        parent_to_joint: (Mat3::identity(), Vec3::zeros()),
+        mass: 2.0,
+        com: Vec3::new(0.5, 0.0, 0.0),
+        inertia: Mat3::identity() * 0.01,
+    };
+    let mb = Multibody::new(vec![link], Vec3::new(0.0, 0.0, -9.81)).expect("valid");
+    let w = mb.joint_wrenches(&[0.0], &[0.0], &[0.0], &[]);
+    let (m, f) = parts(&w[0]);
+    assert!((f - Vec3::new(0.0, 0.0, 2.0 * 9.81)).norm() < 1e-12, "{f}");
+    assert!((m - Vec3::new(0.0, -0.5 * 2.0 * 9.81, 0.0)).norm() < 1e-12, "{m}");
+    // Its joint torque (the y component) is what inverse dynamics returns.
+    assert!((mb.inverse_dynamics(&[0.0], &[0.0], &[0.0], &[])[0] - m.y).abs() < 1e-12);
+}

@@ -6,6 +6,7 @@
 //! CLI's `--set`, Monte Carlo dispersions) to the text before it is parsed, keeping the file's
 //! layout, so error positions stay those of the user's file.
 
+pub mod arm;
 mod error;
 pub mod lander;
 mod schema;

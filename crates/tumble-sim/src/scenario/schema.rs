@@ -29,6 +29,8 @@ pub struct ScenarioFile {
     pub target: Option<super::lander::TargetSpec>,
     /// The spacecraft of a lander run.
     pub lander: Option<super::lander::LanderSpec>,
+    /// An articulated system (URDF or inline links).
+    pub arm: Option<super::arm::ArmSpec>,
     /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).
     #[serde(default)]
     pub dispersions: BTreeMap<String, DispersionSpec>,

@@ -1,0 +1,416 @@
+//! Articulated runs (`[arm]`): a multibody from a URDF or inline links, with joint force
+//! elements and flexible joints, integrated by RK4 or DOPRI5; joint angles, rates, joint
+//! reaction forces and moments and the energy recorded and plotted.
+
+use crate::model::{Check, err, finite3, positive};
+use crate::plot::{Series, line_plot};
+use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
+use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
+use tumble_dynamics::multibody::forces::{Damper, Flexible, JointForce, Spring, Table};
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::multibody::urdf::{Base, read_urdf};
+use tumble_dynamics::multibody::{Joint, Link, Multibody};
+use tumble_dynamics::{Dopri5Settings, Integrator, Method, OdeSystem};
+use tumble_geometry::MassProperties;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// A validated articulated run.
+pub struct ArmModel {
+    /// Scenario name.
+    pub name: String,
+    /// The system.
+    pub system: MultibodySystem,
+    /// Initial state `[q; v; θ; θ̇]`.
+    pub initial_state: Vec<f64>,
+    /// Integration method.
+    pub method: Method,
+    /// Duration, s.
+    pub duration: f64,
+    /// Output interval, s.
+    pub output_interval: f64,
+    /// Name of the joint carrying each link (`None` for a root).
+    pub joint_names: Vec<Option<String>>,
+}
+
+/// A finished run: one row per sample.
+pub struct ArmRun {
+    /// Column names with units.
+    pub columns: Vec<String>,
+    /// Samples.
+    pub rows: Vec<Vec<f64>>,
+    /// A diagnosis if the run stopped early.
+    pub failure: Option<String>,
+}
+
+impl ArmModel {
+    /// Validates `[arm]` and builds the run.
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
+    }
+
+    fn check(sc: &Scenario) -> Check<Self> {
+        let f = &sc.file;
+        let Some(arm) = &f.arm else { return err("arm", "an articulated scenario needs an [arm] table") };
+        let gravity = match f.gravity {
+            GravitySpec::None => Vec3::zeros(),
+            GravitySpec::Uniform { g } => finite3("gravity.g", g)?,
+            _ => return err("gravity.type", "arm runs take `none` or `uniform` gravity"),
+        };
+        let (mb, joint_names) = match (&arm.urdf, arm.links.is_empty()) {
+            (Some(path), true) => {
+                let base = if arm.base == BaseSpec::Free { Base::Free } else { Base::Fixed };
+                let m =
+                    read_urdf(&sc.resolve(path), base, gravity).map_err(|e| ("arm.urdf".to_string(), e.to_string()))?;
+                (m.multibody, m.joint_names)
+            }
+            (None, false) => inline(arm, gravity)?,
+            _ => return err("arm", "give either `urdf` or `[[arm.links]]`, not both and not neither"),
+        };
+        let q = match &arm.q {
+            Some(q) if q.len() == mb.nq() => q.clone(),
+            Some(q) => {
+                return err(
+                    "arm.q",
+                    format!("needs {} values (the model's position coordinates), got {}", mb.nq(), q.len()),
+                );
+            }
+            None => mb.neutral(),
+        };
+        let v = match &arm.v {
+            Some(v) if v.len() == mb.nv() => v.clone(),
+            Some(v) => {
+                return err(
+                    "arm.v",
+                    format!("needs {} values (the model's velocity coordinates), got {}", mb.nv(), v.len()),
+                );
+            }
+            None => vec![0.0; mb.nv()],
+        };
+        if q.iter().chain(&v).any(|x| !x.is_finite()) {
+            return err("arm.q", "positions and rates must be finite");
+        }
+        let mut system = MultibodySystem::new(mb);
+        let mut motor_state = (Vec::new(), Vec::new());
+        for (i, js) in arm.joints.iter().enumerate() {
+            let key = format!("arm.joints.{i}");
+            let link = joint_names.iter().position(|n| n.as_deref() == Some(js.name.as_str())).ok_or((
+                format!("{key}.name"),
+                format!("no joint named `{}`; joints: {:?}", js.name, joint_names.iter().flatten().collect::<Vec<_>>()),
+            ))?;
+            if system.model.links[link].joint.nv() != 1 {
+                return err(format!("{key}.name"), "force elements go on revolute or prismatic joints");
+            }
+            let dof = system.model.v_index(link);
+            let (force, flex) = joint_elements(&key, js, dof)?;
+            system.joint_forces[dof] = force;
+            if let Some((fl, torque)) = flex {
+                let qi = q[system.model.q_index(dof)];
+                let start = js.flexible.as_ref().and_then(|f| f.motor_angle).unwrap_or(qi);
+                if !start.is_finite() {
+                    return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
+                }
+                motor_state.0.push(start);
+                motor_state.1.push(v[dof]);
+                system.flexible.push(fl);
+                system.motor_torques.push(torque);
+            }
+        }
+        let mut initial_state = q;
+        initial_state.extend(v);
+        initial_state.extend(motor_state.0);
+        initial_state.extend(motor_state.1);
+        system.project(&mut initial_state);
+
+        let sim = &f.simulation;
+        let duration = positive("simulation.duration", sim.duration, "s")?;
+        let (method, output_interval) = match sim.integrator {
+            IntegratorKind::Rk4 => {
+                let Some(dt) = sim.dt else { return err("simulation.dt", "is required by rk4: the step, s") };
+                let dt = positive("simulation.dt", dt, "s")?;
+                let oi = positive(
+                    "simulation.output_interval",
+                    sim.output_interval.unwrap_or(dt * (duration / dt / 2000.0).ceil().max(1.0)),
+                    "s",
+                )?;
+                (Method::Rk4 { dt }, oi)
+            }
+            IntegratorKind::Dopri5 => {
+                let oi = positive("simulation.output_interval", sim.output_interval.unwrap_or(duration / 1000.0), "s")?;
+                let s = Dopri5Settings {
+                    rtol: sim.rtol,
+                    atol: sim.atol,
+                    h_initial: oi / 10.0,
+                    h_min: 1e-12,
+                    h_max: sim.max_step.unwrap_or(oi),
+                };
+                (Method::Dopri5(s), oi)
+            }
+            IntegratorKind::SymplecticEuler => return err("simulation.integrator", "arm runs use `rk4` or `dopri5`"),
+        };
+        if duration / output_interval > 1e6 {
+            return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
+        }
+        Ok(Self { name: f.name.clone(), system, initial_state, method, duration, output_interval, joint_names })
+    }
+
+    /// Runs the model, recording a sample every output interval.
+    pub fn simulate(&mut self) -> ArmRun {
+        let mb = self.system.model.clone();
+        let (nq, nv) = (mb.nq(), mb.nv());
+        let moving: Vec<usize> =
+            (0..mb.links.len()).filter(|&l| mb.links[l].joint.nv() > 0 || mb.links[l].parent.is_some()).collect();
+        let label = |l: usize| self.joint_names[l].clone().unwrap_or_else(|| format!("{}_base", mb.links[l].name));
+        let mut columns = vec!["t [s]".to_string()];
+        columns.extend((0..nq).map(|i| format!("q{i} [rad|m]")));
+        columns.extend((0..nv).map(|i| format!("v{i} [rad/s|m/s]")));
+        for &l in &moving {
+            let n = label(l);
+            columns.extend(["mx", "my", "mz"].map(|c| format!("{n}.{c} [N·m]")));
+            columns.extend(["fx", "fy", "fz"].map(|c| format!("{n}.{c} [N]")));
+        }
+        columns.push("energy [J]".into());
+        let mut rows = Vec::new();
+        let mut y = self.initial_state.clone();
+        let mut dydt = vec![0.0; y.len()];
+        let record = |sys: &mut MultibodySystem, t: f64, y: &[f64], dydt: &mut Vec<f64>| {
+            sys.rhs(t, y, dydt);
+            let (q, v) = (&y[..nq], &y[nq..nq + nv]);
+            let wrenches = sys.model.joint_wrenches(q, v, &dydt[nq..nq + nv], &sys.external);
+            let mut row = vec![t];
+            row.extend_from_slice(&y[..nq + nv]);
+            for &l in &moving {
+                row.extend(wrenches[l].iter());
+            }
+            row.push(sys.energy(y));
+            row
+        };
+        rows.push(record(&mut self.system, 0.0, &y, &mut dydt));
+        let mut integ = Integrator::new(self.method, y.len());
+        let mut t = 0.0;
+        let mut failure = None;
+        let samples = (self.duration / self.output_interval).round() as usize;
+        for k in 1..=samples {
+            let t_end = (k as f64 * self.output_interval).min(self.duration);
+            let res = integ.advance_to(&mut self.system, &mut t, &mut y, t_end, &mut |_, y| {
+                if y.iter().all(|c| c.is_finite()) { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+            });
+            match res {
+                Ok(ControlFlow::Continue(())) => rows.push(record(&mut self.system, t, &y, &mut dydt)),
+                Ok(ControlFlow::Break(())) => {
+                    failure = Some(format!(
+                        "the state stopped being finite at t = {t:.6} s: lower simulation.dt or stiffen less"
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    failure = Some(format!("integration failed at t = {t:.6} s: {e}"));
+                    break;
+                }
+            }
+        }
+        ArmRun { columns, rows, failure }
+    }
+}
+
+/// Force elements and an optional flexible transmission (with its motor torque) of one joint.
+type Elements = (Option<JointForce>, Option<(Flexible, f64)>);
+
+fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize) -> Check<Elements> {
+    let nonneg = |k: &str, x: f64| {
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            err(format!("{key}.{k}"), format!("must be a finite number >= 0, got {x}"))
+        }
+    };
+    let mut f = JointForce { rest: js.rest, target: js.target, feed_forward: js.feed_forward, ..Default::default() };
+    if let Some(k) = js.stiffness {
+        f.spring = Some(Spring::Linear(nonneg("stiffness", k)?));
+    }
+    if let Some(c) = js.damping {
+        f.damper = Some(Damper::Linear(nonneg("damping", c)?));
+    }
+    if let Some([kp, kd]) = js.pd {
+        f.pd = Some((nonneg("pd", kp)?, nonneg("pd", kd)?));
+    }
+    if let Some([lo, hi, k, c]) = js.limits {
+        if lo.partial_cmp(&hi) != Some(std::cmp::Ordering::Less) {
+            return err(format!("{key}.limits"), format!("needs lower < upper, got [{lo}, {hi}]"));
+        }
+        f.limits = Some((lo, hi, nonneg("limits", k)?, nonneg("limits", c)?));
+    }
+    let flex = match &js.flexible {
+        None => None,
+        Some(fs) => {
+            let deg = std::f64::consts::PI / 180.0;
+            let (stiffness, viscosity) = match (&fs.stiffness, &fs.table) {
+                (Some(k), None) => (Spring::Linear(nonneg("flexible.stiffness", *k)?), None),
+                (None, Some(t)) => {
+                    let to_rad = |v: &[f64]| v.iter().map(|x| x / deg).collect::<Vec<f64>>();
+                    let breaks: Vec<f64> = t.breaks_deg.iter().map(|b| b * deg).collect();
+                    let bad = |e: String| (format!("{key}.flexible.table"), e);
+                    let k = Table::new(breaks.clone(), to_rad(&t.stiffness_per_deg)).map_err(bad)?;
+                    let c = if t.viscosity_per_deg.is_empty() {
+                        None
+                    } else {
+                        Some(Damper::Table(Table::new(breaks, to_rad(&t.viscosity_per_deg)).map_err(bad)?))
+                    };
+                    (Spring::Table(k), c)
+                }
+                _ => return err(format!("{key}.flexible"), "give exactly one of `stiffness` or `table`"),
+            };
+            let inertia = positive(&format!("{key}.flexible.motor_inertia"), fs.motor_inertia, "kg·m²")?;
+            let damping = nonneg("flexible.motor_damping", fs.motor_damping)?;
+            Some((Flexible { dof, inertia, damping, stiffness, viscosity }, fs.motor_torque))
+        }
+    };
+    let any = f.spring.is_some() || f.damper.is_some() || f.pd.is_some() || f.limits.is_some() || f.feed_forward != 0.0;
+    Ok((any.then_some(f), flex))
+}
+
+/// Links declared inline, in order.
+fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>)> {
+    let mut links = Vec::new();
+    let mut names = Vec::new();
+    for (i, l) in arm.links.iter().enumerate() {
+        let key = format!("arm.links.{i}");
+        let parent = match &l.parent {
+            None => None,
+            Some(p) => Some(
+                arm.links[..i]
+                    .iter()
+                    .position(|x| &x.name == p)
+                    .ok_or((format!("{key}.parent"), format!("`{p}` is not a link declared before `{}`", l.name)))?,
+            ),
+        };
+        let axis = finite3(&format!("{key}.axis"), l.axis)?;
+        let unit = || axis.try_normalize(1e-12).ok_or((format!("{key}.axis"), "must be a non-zero vector".to_string()));
+        let joint = match (parent.is_none(), l.joint.as_str()) {
+            (true, _) if arm.base == BaseSpec::Free => Joint::Free,
+            (_, "revolute") => Joint::Revolute(unit()?),
+            (_, "prismatic") => Joint::Prismatic(unit()?),
+            (_, "spherical") => Joint::Spherical,
+            (_, "fixed") => Joint::Fixed,
+            (_, other) => {
+                return err(
+                    format!("{key}.joint"),
+                    format!("unknown joint `{other}`: use revolute, prismatic, spherical or fixed"),
+                );
+            }
+        };
+        let inertia = match *l.inertia.as_slice() {
+            [a, b, c] => Mat3::from_diagonal(&Vec3::new(a, b, c)),
+            [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
+            _ => return err(format!("{key}.inertia"), format!("needs 3 or 6 values (kg·m²), got {}", l.inertia.len())),
+        };
+        let mass = positive(&format!("{key}.mass"), l.mass, "kg")?;
+        MassProperties::new(mass, inertia).validate().map_err(|e| (format!("{key}.inertia"), e.to_string()))?;
+        let rpy = finite3(&format!("{key}.rpy"), l.rpy)?;
+        let rot = UnitQuat::from_euler_angles(rpy.x, rpy.y, rpy.z).to_rotation_matrix().into_inner();
+        links.push(Link {
+            name: l.name.clone(),
+            parent,
+            joint,
+            parent_to_joint: (rot, finite3(&format!("{key}.origin"), l.origin)?),
+            mass,
+            com: finite3(&format!("{key}.com"), l.com)?,
+            inertia,
+        });
+        names.push(Some(l.name.clone()));
+    }
+    let mb = Multibody::new(links, gravity).map_err(|e| ("arm.links".to_string(), e.to_string()))?;
+    Ok((mb, names))
+}
+
+/// Writes `timeseries.csv`, `summary.json` and plots (joint angles, rates, reaction moments,
+/// energy) into `dir`.
+pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value, String> {
+    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
+    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
+    );
+    let mut body = || -> std::io::Result<()> {
+        let w = &mut w;
+        writeln!(w, "{}", run.columns.join(","))?;
+        for r in &run.rows {
+            writeln!(w, "{}", r.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        w.flush()
+    };
+    body().map_err(|e| ctx("timeseries.csv", e))?;
+    let col = |name_start: &str| run.columns.iter().position(|c| c.starts_with(name_start));
+    let e_at = col("energy").unwrap_or(0);
+    let (e0, e1) = (run.rows[0][e_at], run.rows.last().map_or(0.0, |r| r[e_at]));
+    let summary = json!({
+        "scenario": model.name,
+        "status": if run.failure.is_some() { "failed" } else { "completed" },
+        "diagnosis": run.failure,
+        "degrees_of_freedom": model.system.model.nv(),
+        "joints": model.joint_names.iter().flatten().collect::<Vec<_>>(),
+        "final_time_s": run.rows.last().map(|r| r[0]),
+        "energy_initial_J": e0,
+        "energy_final_J": e1,
+    });
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())? + "\n")
+        .map_err(|e| ctx("summary.json", e))?;
+    let t: Vec<f64> = run.rows.iter().map(|r| r[0]).collect();
+    let series = |prefix: &str, cap: usize| -> Vec<Series> {
+        run.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.starts_with(prefix))
+            .take(cap)
+            .map(|(i, c)| Series {
+                label: c.split(' ').next().unwrap_or(c).to_string(),
+                x: &t,
+                y: run.rows.iter().map(|r| r[i]).collect(),
+            })
+            .collect()
+    };
+    let plots = dir.join("plots");
+    let mb = &model.system.model;
+    line_plot(
+        &plots.join("joint_positions"),
+        "Joint positions",
+        "time [s]",
+        "q [rad or m]",
+        &series("q", mb.nq().min(6)),
+        false,
+    )?;
+    line_plot(
+        &plots.join("joint_rates"),
+        "Joint rates",
+        "time [s]",
+        "v [rad/s or m/s]",
+        &series("v", mb.nv().min(6)),
+        false,
+    )?;
+    // Reaction moment magnitude per joint.
+    let moments: Vec<Series> = run
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.contains(".mx "))
+        .take(6)
+        .map(|(i, c)| Series {
+            label: c.split('.').next().unwrap_or(c).to_string(),
+            x: &t,
+            y: run.rows.iter().map(|r| (r[i] * r[i] + r[i + 1] * r[i + 1] + r[i + 2] * r[i + 2]).sqrt()).collect(),
+        })
+        .collect();
+    line_plot(
+        &plots.join("joint_reaction_moments"),
+        "Joint reaction moments",
+        "time [s]",
+        "|moment| [N·m]",
+        &moments,
+        false,
+    )?;
+    line_plot(&plots.join("energy"), "Energy", "time [s]", "energy [J]", &series("energy", 1), false)?;
+    Ok(summary)
+}

@@ -1,0 +1,52 @@
+//! Articulated scenarios: the bundled double pendulum keeps its energy, the flexible JEMRMS
+//! joint rings down, bad `[arm]` input is refused with its key.
+
+use std::path::Path;
+use tumble_sim::Scenario;
+use tumble_sim::arm::ArmModel;
+
+fn scenario(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/arms").join(name)
+}
+
+#[test]
+fn the_bundled_arm_scenarios_run() {
+    let sc = Scenario::load(&scenario("double_pendulum.toml"), &[]).expect("scenario");
+    let mut m = ArmModel::build(&sc).expect("valid");
+    let run = m.simulate();
+    assert!(run.failure.is_none());
+    let e = run.columns.iter().position(|c| c.starts_with("energy")).expect("energy column");
+    let (e0, e1) = (run.rows[0][e], run.rows.last().expect("rows")[e]);
+    // RK4 at 1 ms over 10 s of chaotic swinging: truncation ~(ω h)⁴ per unit time.
+    assert!((e1 - e0).abs() < 1e-7 * e0.abs(), "energy {e0} → {e1}");
+    assert_eq!(run.rows.len(), 1001);
+
+    let sc = Scenario::load(&scenario("jemrms_flexible_joint.toml"), &[]).expect("scenario");
+    let mut m = ArmModel::build(&sc).expect("valid");
+    assert_eq!(m.system.flexible.len(), 1);
+    let run = m.simulate();
+    let e = run.columns.iter().position(|c| c.starts_with("energy")).expect("energy column");
+    let energies: Vec<f64> = run.rows.iter().map(|r| r[e]).collect();
+    // Damped everywhere (motor damping and Table 2's viscosity): the energy only falls.
+    assert!(energies.windows(2).all(|w| w[1] <= w[0] + 1e-12 * energies[0]), "energy rose");
+    assert!(energies.last().expect("rows") < &(1e-2 * energies[0]));
+}
+
+#[test]
+fn bad_arm_input_is_refused_with_its_key() {
+    let path = scenario("double_pendulum.toml");
+    for (set, key) in [
+        (("arm.q", "[0.1]"), "arm.q"),
+        (("arm.links.1.parent", "\"nobody\""), "arm.links.1.parent"),
+        (("arm.links.0.mass", "-1.0"), "arm.links.0.mass"),
+        (("arm.links.0.inertia", "[1.0, 0.1, 0.1]"), "arm.links.0.inertia"),
+        (("arm.links.0.joint", "\"screw\""), "arm.links.0.joint"),
+    ] {
+        let sc = Scenario::load(&path, &[(set.0.to_string(), set.1.to_string())]).expect("parses");
+        let e = ArmModel::build(&sc).err().unwrap_or_else(|| panic!("{set:?} accepted")).to_string();
+        assert!(e.contains(&format!("key `{key}`")) && e.contains("double_pendulum.toml"), "{set:?}: {e}");
+    }
+    let text = std::fs::read_to_string(&path).expect("text") + "\n[[arm.joints]]\nname = \"elbow\"\nstiffness = 1.0\n";
+    let sc = Scenario::from_text(&path, text, &[]).expect("parses");
+    assert!(ArmModel::build(&sc).err().expect("unknown joint").to_string().contains("no joint named `elbow`"));
+}
