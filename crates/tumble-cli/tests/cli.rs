@@ -20,9 +20,13 @@ fn tmp(name: &str) -> PathBuf {
 
 #[test]
 fn check_prints_ok_for_every_bundled_scenario() {
-    for s in
-        ["basics/dzhanibekov.toml", "basics/orbit.toml", "arms/double_pendulum.toml", "arms/jemrms_flexible_joint.toml"]
-    {
+    for s in [
+        "basics/dzhanibekov.toml",
+        "basics/orbit.toml",
+        "arms/double_pendulum.toml",
+        "arms/jemrms_flexible_joint.toml",
+        "arms/solar_array_hinge.toml",
+    ] {
         let out = tumble(&["check", &scenario(s)]);
         assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::Path;
-use tumble_dynamics::multibody::forces::{Damper, Flexible, JointForce, Spring, Table};
+use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
@@ -101,8 +101,28 @@ impl ArmModel {
                 format!("{key}.name"),
                 format!("no joint named `{}`; joints: {:?}", js.name, joint_names.iter().flatten().collect::<Vec<_>>()),
             ))?;
+            if system.model.links[link].joint == Joint::Spherical {
+                // A ball joint takes a torsional spring–damper only.
+                if js.pd.is_some()
+                    || js.limits.is_some()
+                    || js.flexible.is_some()
+                    || js.feed_forward != 0.0
+                    || js.rest != 0.0
+                {
+                    return err(format!("{key}.name"), "a ball joint takes only `stiffness` and `damping`");
+                }
+                let nonneg = |k: &str, x: Option<f64>| match x {
+                    Some(x) if !(x.is_finite() && x >= 0.0) => {
+                        err(format!("{key}.{k}"), format!("must be >= 0, got {x}"))
+                    }
+                    x => Ok(x.unwrap_or(0.0)),
+                };
+                let (stiffness, damping) = (nonneg("stiffness", js.stiffness)?, nonneg("damping", js.damping)?);
+                system.ball_springs.push(BallSpring { link, stiffness, damping });
+                continue;
+            }
             if system.model.links[link].joint.nv() != 1 {
-                return err(format!("{key}.name"), "force elements go on revolute or prismatic joints");
+                return err(format!("{key}.name"), "force elements go on revolute, prismatic or ball joints");
             }
             let dof = system.model.v_index(link);
             let (force, flex) = joint_elements(&key, js, dof)?;

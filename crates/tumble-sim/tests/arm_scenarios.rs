@@ -30,6 +30,21 @@ fn the_bundled_arm_scenarios_run() {
     // Damped everywhere (motor damping and Table 2's viscosity): the energy only falls.
     assert!(energies.windows(2).all(|w| w[1] <= w[0] + 1e-12 * energies[0]), "energy rose");
     assert!(energies.last().expect("rows") < &(1e-2 * energies[0]));
+
+    // The free-flying bus with its array on a damped ball joint: momentum is conserved (internal
+    // forces only) while the hinge damping takes energy out.
+    let sc = Scenario::load(&scenario("solar_array_hinge.toml"), &[]).expect("scenario");
+    let mut m = ArmModel::build(&sc).expect("valid");
+    assert_eq!(m.system.ball_springs.len(), 1);
+    let run = m.simulate();
+    assert!(run.failure.is_none());
+    let (nq, nv) = (m.system.model.nq(), m.system.model.nv());
+    let h = |r: &[f64]| m.system.model.momentum(&r[1..1 + nq], &r[1 + nq..1 + nq + nv]);
+    let (first, last) = (h(&run.rows[0]), h(run.rows.last().expect("rows")));
+    let scale = first.0.norm() + first.1.norm();
+    assert!((last.0 - first.0).norm() + (last.1 - first.1).norm() < 1e-10 * scale, "{first:?} → {last:?}");
+    let e = run.columns.iter().position(|c| c.starts_with("energy")).expect("energy column");
+    assert!(run.rows.last().expect("rows")[e] < 0.9 * run.rows[0][e], "the hinge damper dissipates");
 }
 
 #[test]

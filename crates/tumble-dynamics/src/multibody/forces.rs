@@ -164,6 +164,31 @@ impl JointForce {
     }
 }
 
+/// A torsional spring–damper on a spherical (ball) joint, such as a solar array's hinge:
+/// potential `V = 2k |u|² = 2k sin²(θ/2) ≈ ½ k θ²` with `u` the vector part of the joint
+/// quaternion and `θ` its rotation angle, and torque (link axes) `−2k w u − c ω`. The spring
+/// torque is exactly `−∂V` for rotations of the link, so the spring is conservative at any
+/// angle, and it is `−k θ â` for small angles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BallSpring {
+    /// Link whose (spherical) joint carries the spring.
+    pub link: usize,
+    /// Stiffness `k`, N·m/rad.
+    pub stiffness: f64,
+    /// Damping `c`, N·m·s/rad.
+    pub damping: f64,
+}
+
+impl BallSpring {
+    /// Torque on the link (link axes) and potential energy at joint quaternion `q`
+    /// (`[w, x, y, z]`) and angular velocity `w` (link axes).
+    pub fn eval(&self, q: &[f64], w: &[f64]) -> ([f64; 3], f64) {
+        let (s, u) = (q[0], [q[1], q[2], q[3]]);
+        let torque = std::array::from_fn(|i| -2.0 * self.stiffness * s * u[i] - self.damping * w[i]);
+        (torque, 2.0 * self.stiffness * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]))
+    }
+}
+
 /// A flexible joint: a motor coordinate behind a joint's link coordinate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flexible {

@@ -4,7 +4,7 @@
 //! joints in order.
 
 use super::Multibody;
-use super::forces::{Flexible, JointForce};
+use super::forces::{BallSpring, Flexible, JointForce};
 use super::spatial::SVec;
 use crate::integrator::OdeSystem;
 
@@ -17,6 +17,8 @@ pub struct MultibodySystem {
     pub joint_forces: Vec<Option<JointForce>>,
     /// Flexible joints.
     pub flexible: Vec<Flexible>,
+    /// Spring–dampers on ball joints.
+    pub ball_springs: Vec<BallSpring>,
     /// Motor torque of each flexible joint, N·m (inputs, constant over a step).
     pub motor_torques: Vec<f64>,
     /// External wrench on each link (link coordinates, about its origin; empty for none).
@@ -27,7 +29,14 @@ impl MultibodySystem {
     /// A system with no force elements.
     pub fn new(model: Multibody) -> Self {
         let nv = model.nv();
-        Self { model, joint_forces: vec![None; nv], flexible: vec![], motor_torques: vec![], external: vec![] }
+        Self {
+            model,
+            joint_forces: vec![None; nv],
+            flexible: vec![],
+            ball_springs: vec![],
+            motor_torques: vec![],
+            external: vec![],
+        }
     }
 
     /// The joint forces on the links (nv) and the potential energy of springs and limits.
@@ -45,6 +54,12 @@ impl MultibodySystem {
         for (i, fl) in self.flexible.iter().enumerate() {
             let (t, e) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
             tau[fl.dof] -= t;
+            energy += e;
+        }
+        for b in &self.ball_springs {
+            let (qa, va) = (mb.q_index(mb.v_index(b.link)), mb.v_index(b.link));
+            let (t, e) = b.eval(&q[qa..qa + 4], &v[va..va + 3]);
+            tau[va..va + 3].iter_mut().zip(t).for_each(|(a, b)| *a += b);
             energy += e;
         }
         (tau, energy)

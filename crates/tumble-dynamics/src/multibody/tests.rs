@@ -405,3 +405,46 @@ fn joint_wrenches_carry_the_static_load() {
     // Its joint torque (the y component) is what inverse dynamics returns.
     assert!((mb.inverse_dynamics(&[0.0], &[0.0], &[0.0], &[])[0] - m.y).abs() < 1e-12);
 }
+
+#[test]
+fn a_ball_joint_spring_is_conservative_and_rings_at_sqrt_k_over_i() {
+    use forces::BallSpring;
+    use system::MultibodySystem;
+    // A panel (inertia 4 kg·m² about each axis through the hinge) on a ball joint, no gravity.
+    let panel = Link {
+        name: "array".into(),
+        parent: None,
+        joint: Joint::Spherical,
+        parent_to_joint: (Mat3::identity(), Vec3::zeros()),
+        mass: 10.0,
+        com: Vec3::zeros(),
+        inertia: Mat3::identity() * 4.0,
+    };
+    let k = 25.0;
+    let mut sys = MultibodySystem::new(Multibody::new(vec![panel], Vec3::zeros()).expect("valid"));
+    sys.ball_springs.push(BallSpring { link: 0, stiffness: k, damping: 0.0 });
+    // Large swing (about 69° about a skew axis) with a spin: energy must hold at any angle.
+    let q0 = UnitQuat::from_scaled_axis(Vec3::new(0.8, 0.6, 0.5));
+    let mut y = vec![q0.w, q0.i, q0.j, q0.k, 0.1, -0.3, 0.2];
+    let dt = 1e-3;
+    let mut integ = Integrator::new(Method::Rk4 { dt }, sys.dim());
+    let e0 = sys.energy(&y);
+    let mut drift = 0.0f64;
+    for n in 0..10_000 {
+        integ.step_once(&mut sys, n as f64 * dt, &mut y, dt);
+        drift = drift.max((sys.energy(&y) - e0).abs());
+    }
+    assert!(drift < 1e-9 * e0, "energy drift {drift} of {e0}");
+    // Small angles about x: θ(t) = θ₀ cos(√(k/I) t).
+    let th0 = 1e-4;
+    let mut y = vec![(th0 / 2.0f64).cos(), (th0 / 2.0f64).sin(), 0.0, 0.0, 0.0, 0.0, 0.0];
+    let omega = (k / 4.0f64).sqrt();
+    let steps = (std::f64::consts::PI / omega / dt).round() as usize;
+    let mut integ = Integrator::new(Method::Rk4 { dt }, sys.dim());
+    for n in 0..steps {
+        integ.step_once(&mut sys, n as f64 * dt, &mut y, dt);
+    }
+    // Half a period later: θ ≈ −θ₀ (the step count rounds π/ω to 1 ms: cos error ~ (ω·0.5 ms)²).
+    let theta = 2.0 * y[1].atan2(y[0]);
+    assert!((theta + th0).abs() < 1e-6 * th0 + (omega * 5e-4).powi(2) * th0, "θ = {theta}");
+}
