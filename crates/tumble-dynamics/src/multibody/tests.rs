@@ -448,3 +448,28 @@ fn a_ball_joint_spring_is_conservative_and_rings_at_sqrt_k_over_i() {
     let theta = 2.0 * y[1].atan2(y[0]);
     assert!((theta + th0).abs() < 1e-6 * th0 + (omega * 5e-4).powi(2) * th0, "θ = {theta}");
 }
+
+#[test]
+fn an_undamped_chain_conserves_energy() {
+    // Six links on alternating y and x hinges, 0.4 m apart, swinging under gravity from a bent
+    // start for 5 s (RK4, 0.5 ms).
+    let links: Vec<Link> = (0..6usize)
+        .map(|i| Link {
+            name: format!("c{i}"),
+            parent: i.checked_sub(1),
+            joint: Joint::Revolute(if i % 2 == 0 { Vec3::y() } else { Vec3::x() }),
+            parent_to_joint: (Mat3::identity(), if i == 0 { Vec3::zeros() } else { Vec3::new(0.0, 0.0, -0.4) }),
+            mass: 1.0 - 0.1 * i as f64,
+            com: Vec3::new(0.0, 0.0, -0.2),
+            inertia: Mat3::from_diagonal(&Vec3::new(0.014, 0.014, 0.001)),
+        })
+        .collect();
+    let mb = Multibody::new(links, Vec3::new(0.0, 0.0, -9.81)).expect("valid");
+    let mut y = vec![0.9, -0.5, 0.4, 0.7, -0.3, 0.6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let e = |y: &[f64]| mb.kinetic_energy(&y[..6], &y[6..]) + mb.potential_energy(&y[..6]);
+    let e0 = e(&y);
+    let mut drift = 0.0f64;
+    run(&mb, |_, _| 0.0, &mut y, 5e-4, 10_000, |y| drift = drift.max((e(y) - e0).abs()));
+    // Measured: 7.6e-10 J of |E| = 22.4 J (RK4 truncation at these rates).
+    assert!(drift < 1e-8 * e0.abs(), "energy drift {drift} J of {e0} J");
+}
