@@ -355,8 +355,15 @@ impl Multibody {
     /// linear velocity of the origin, rows 3–5 to the angular velocity (world axes; Pinocchio's
     /// `LOCAL_WORLD_ALIGNED`).
     pub fn jacobian(&self, q: &[f64], link: usize) -> DMatrix<f64> {
+        self.point_jacobian(q, link, &Vec3::zeros())
+    }
+
+    /// The world-frame Jacobian (6 × nv) of the point `p` (link coordinates, m) of link `link`
+    /// (rows: linear velocity of the point, then the link's angular velocity, world axes). The
+    /// body Jacobian in link axes is this with each 3-row block rotated by the link's `Rᵀ`.
+    pub fn point_jacobian(&self, q: &[f64], link: usize, p: &Vec3) -> DMatrix<f64> {
         let k = self.kinematics(q, &vec![0.0; self.nv()]);
-        let target = k.pose[link].1;
+        let target = k.pose[link].1 + k.pose[link].0 * p;
         let mut jac = DMatrix::zeros(6, self.nv());
         let mut j = Some(link);
         while let Some(i) = j {

@@ -245,6 +245,11 @@ fn the_jacobian_maps_joint_rates_to_the_link_velocity() {
         let r = k.pose[link].0;
         assert!((Vec3::new(twist[0], twist[1], twist[2]) - r * vo).norm() < 1e-12, "linear, link {link}");
         assert!((Vec3::new(twist[3], twist[4], twist[5]) - r * w).norm() < 1e-12, "angular, link {link}");
+        // A point off the origin moves with v + ω × r.
+        let p = Vec3::new(0.1, -0.2, 0.3);
+        let tp = mb.point_jacobian(&q, link, &p) * DVector::from_column_slice(&v);
+        let expected = r * (vo + w.cross(&p));
+        assert!((Vec3::new(tp[0], tp[1], tp[2]) - expected).norm() < 1e-12, "point, link {link}");
     }
 }
 
