@@ -1,4 +1,5 @@
-//! Micro-benchmarks (`tumble bench`): integrators on rigid bodies, grid SDF queries. Single-threaded; each
+//! Micro-benchmarks (`tumble bench`): integrators on rigid bodies, grid SDF queries, the lander
+//! step on a plane and on a procedural comet. Single-threaded; each
 //! case is timed several times and the fastest repeat is kept (the least disturbed by the
 //! machine).
 

@@ -13,7 +13,6 @@
 //! The motion subspace `S` (6 × nv, child axes) maps `v` to the child's spatial velocity
 //! relative to the joint frame; it is constant for every joint here.
 
-use super::spatial::{SMat, plucker};
 use tumble_math::nalgebra::{DMatrix, Matrix6xX};
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3, quat_derivative};
 
@@ -75,12 +74,6 @@ impl Joint {
             Joint::Free => (quat(&q[3..7]).to_rotation_matrix().into_inner(), Vec3::new(q[0], q[1], q[2])),
             Joint::Fixed => (Mat3::identity(), Vec3::zeros()),
         }
-    }
-
-    /// Motion transform from the joint frame to the child frame at `q`.
-    pub fn transform(&self, q: &[f64]) -> SMat {
-        let (r, p) = self.pose(q);
-        plucker(&r.transpose(), &p)
     }
 
     /// The motion subspace (6 × nv, child axes).
