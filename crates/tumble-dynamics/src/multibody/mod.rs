@@ -232,24 +232,48 @@ impl Multibody {
     /// The joint-space mass matrix (composite rigid body algorithm), symmetric positive
     /// definite.
     pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
-        let zero = vec![0.0; self.nv()];
-        let k = self.kinematics(q, &zero);
+        let x_up: Vec<SMat> = (0..self.links.len())
+            .map(|k| {
+                let (rj, pj) = self.links[k].joint.pose(self.qs(k, q));
+                plucker(&rj.transpose(), &pj) * self.x_tree[k]
+            })
+            .collect();
         let n = self.links.len();
         let mut ic = self.i.clone();
         for i in (0..n).rev() {
             if let Some(p) = self.links[i].parent {
-                let add = k.x_up[i].transpose() * ic[i] * k.x_up[i];
+                let add = x_up[i].transpose() * ic[i] * x_up[i];
                 ic[p] += add;
             }
         }
         let mut h = DMatrix::zeros(self.nv(), self.nv());
         for i in 0..n {
-            let mut f = ic[i] * &self.s[i];
             let (vi, ni) = (self.v_at[i], self.s[i].ncols());
+            if ni == 1 {
+                // One degree of freedom: F = I^c S is a spatial vector.
+                let s = self.s[i].column(0).into_owned();
+                let mut f = ic[i] * s;
+                h[(vi, vi)] = s.dot(&f);
+                let mut j = i;
+                while let Some(p) = self.links[j].parent {
+                    f = x_up[j].transpose() * f;
+                    j = p;
+                    for c in 0..self.s[j].ncols() {
+                        let hij = f.dot(&self.s[j].column(c));
+                        h[(vi, self.v_at[j] + c)] = hij;
+                        h[(self.v_at[j] + c, vi)] = hij;
+                    }
+                }
+                continue;
+            }
+            if ni == 0 {
+                continue;
+            }
+            let mut f = ic[i] * &self.s[i];
             h.view_mut((vi, vi), (ni, ni)).copy_from(&(self.s[i].transpose() * &f));
             let mut j = i;
             while let Some(p) = self.links[j].parent {
-                f = k.x_up[j].transpose() * f;
+                f = x_up[j].transpose() * f;
                 j = p;
                 let (vj, nj) = (self.v_at[j], self.s[j].ncols());
                 let hij = f.transpose() * &self.s[j];
