@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod arm;
+mod lqr;
 mod shape;
 use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
@@ -89,6 +90,18 @@ enum Command {
         /// Override a scenario value: KEY=VALUE. Repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+    },
+    /// LQR design: gain K, Riccati solution S and closed-loop eigenvalues for A, B, Q, R (and
+    /// optionally N) given as nested arrays in a JSON file.
+    #[command(
+        after_help = "Example system.json: {\"A\": [[0, 1], [0, 0]], \"B\": [[0], [1]], \"Q\": [[4, 0], [0, 0]], \"R\": [[1]]}\n\nExamples:\n  tumble lqr system.json\n  tumble lqr system.json --json"
+    )]
+    Lqr {
+        /// JSON file with A, B, Q, R (and optionally N).
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Robot arms from URDF: joints, mass matrix, bias forces, Jacobian.
     #[command(subcommand)]
@@ -262,6 +275,7 @@ fn main() -> ExitCode {
         }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
         Command::Arm(cmd) => exit(arm::run(cmd)),
+        Command::Lqr { file, json } => exit(lqr::run(&file, json)),
         Command::Mesh(cmd) => exit(shape::run(cmd)),
         Command::Sdf(cmd) => exit(shape::sdf(cmd)),
         Command::Gravity { mesh, unit, density, points, out, threads } => {

@@ -429,3 +429,38 @@ fn arm_inspect_prints_the_dynamics_and_refuses_bad_input() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("7 degrees of freedom"));
     }
 }
+
+#[test]
+fn lqr_designs_a_regulator_and_refuses_bad_systems() {
+    let d = tmp("lqr");
+    let write = |name: &str, text: &str| {
+        let p = d.join(name);
+        std::fs::write(&p, text).expect("write");
+        p.display().to_string()
+    };
+    // Double integrator, Q = diag(4, 0), R = 1: K = [2, 2], S = [[4, 2], [2, 2]], poles −1 ± i.
+    let ok = write("di.json", r#"{"A": [[0, 1], [0, 0]], "B": [[0], [1]], "Q": [[4, 0], [0, 0]], "R": [[1]]}"#);
+    let out = tumble(&["lqr", &ok, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let k: Vec<f64> = v["K"][0].as_array().expect("row").iter().map(|x| x.as_f64().expect("f64")).collect();
+    assert!((k[0] - 2.0).abs() < 1e-12 && (k[1] - 2.0).abs() < 1e-12, "{k:?}");
+    assert!((v["S"][0][1].as_f64().expect("f64") - 2.0).abs() < 1e-12);
+    for (text, expected) in [
+        (r#"{"A": [[0, 1], [0, 0]], "B": [[0], [1]], "Q": [[4, 0], [0, 0]]}"#, "key `R` is missing"),
+        (r#"{"A": [[0, 1], [0, 0]], "B": [[0], [1]], "Q": [[4, 1], [0, 0]], "R": [[1]]}"#, "symmetric"),
+        (r#"{"A": [[1, 0], [0, 2]], "B": [[1], [0]], "Q": [[1, 0], [0, 1]], "R": [[1]]}"#, "not stabilisable"),
+        (
+            r#"{"A": [[0, 1], [0, 0]], "B": [[0], [1]], "Q": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "R": [[1]]}"#,
+            "Q is 3×3, expected 2×2",
+        ),
+        (r#"{"A": [[0, 1], [0]], "B": [[0], [1]], "Q": [[1, 0], [0, 1]], "R": [[1]]}"#, "equal length"),
+        ("not json", "not JSON"),
+    ] {
+        let f = write("bad.json", text);
+        let out = tumble(&["lqr", &f]);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected) && err.contains("bad.json"), "{text}: {err}");
+    }
+}
