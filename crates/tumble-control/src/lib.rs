@@ -2,7 +2,10 @@
 //! guidance and thrust laws.
 //!
 //! - [`lqr`]: the continuous algebraic Riccati equation and the LQR gain.
+//! - [`tvlqr`]: finite-horizon time-varying LQR (the Riccati differential equation backward).
 
 pub mod lqr;
+pub mod tvlqr;
 
 pub use lqr::{Lqr, LqrError, lqr};
+pub use tvlqr::{Tvlqr, tvlqr};
