@@ -31,7 +31,7 @@ pub fn tvlqr(
     steps: usize,
 ) -> Result<Tvlqr, String> {
     let r_inv = r.clone().cholesky().ok_or("R must be positive definite")?.inverse();
-    if steps == 0 || !(t_final > t0) {
+    if steps == 0 || t_final.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
         return Err(format!("need t_final > t0 and at least one step, got [{t0}, {t_final}], {steps}"));
     }
     // dS/dτ with τ = T − t.
