@@ -8,6 +8,7 @@
 //! inertial, with uniform gravity `g` (m/s²). Several roots make several trees in one model.
 
 pub mod forces;
+pub mod impact;
 pub mod joint;
 pub mod spatial;
 pub mod system;

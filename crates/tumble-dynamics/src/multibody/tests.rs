@@ -478,3 +478,53 @@ fn an_undamped_chain_conserves_energy() {
     // Measured: 7.6e-10 J of |E| = 22.4 J (RK4 truncation at these rates).
     assert!(drift < 1e-8 * e0.abs(), "energy drift {drift} J of {e0} J");
 }
+
+#[test]
+fn impact_maps_stop_bounce_and_conserve_momentum() {
+    use impact::impact_map;
+    // A chaser (free base + arm) and a target (free body) as two trees in one model.
+    let mut links = tree(Vec3::zeros()).links;
+    links.push(Link {
+        name: "target".into(),
+        parent: None,
+        joint: Joint::Free,
+        parent_to_joint: (Mat3::identity(), Vec3::zeros()),
+        mass: 500.0,
+        com: Vec3::zeros(),
+        inertia: Mat3::from_diagonal(&Vec3::new(80.0, 120.0, 150.0)),
+    });
+    let mb = Multibody::new(links, Vec3::zeros()).expect("valid");
+    let (mut q, v) = state(&mb, 3);
+    // Put the target's origin at the tool, so the grapple point is the target origin.
+    let tool = 6;
+    let tip = mb.kinematics(&q, &vec![0.0; mb.nv()]).pose[tool].1;
+    let at = mb.q_at[7];
+    q[at..at + 3].copy_from_slice(tip.as_slice());
+    let m = mb.mass_matrix(&q);
+    let vm = DVector::from_column_slice(&v);
+    // Bilateral capture: the relative twist of tool and grapple vanishes afterwards.
+    let j = mb.jacobian(&q, tool) - mb.jacobian(&q, 7);
+    let map = impact_map(&m, &j, &vm, 0.0).expect("map");
+    assert!(!map.degenerate);
+    assert!((&j * &map.v_plus).norm() < 1e-12 * (&j * &vm).norm(), "relative twist after capture");
+    let (l0, a0) = mb.momentum(&q, &v);
+    let (l1, a1) = mb.momentum(&q, map.v_plus.as_slice());
+    let scale = l0.norm() + a0.norm();
+    assert!((l1 - l0).norm() + (a1 - a0).norm() < 1e-12 * scale, "momentum through the map");
+    // Unilateral impact along one direction with restitution: the normal velocity reverses by e.
+    let jn = mb.jacobian(&q, tool).rows(0, 1).into_owned() - mb.jacobian(&q, 7).rows(0, 1).into_owned();
+    let before = (&jn * &vm)[0];
+    for e in [0.0, 0.5, 1.0] {
+        let map = impact_map(&m, &jn, &vm, e).expect("map");
+        assert!(((&jn * &map.v_plus)[0] + e * before).abs() < 1e-12 * before.abs().max(1e-12), "e = {e}");
+        let (l1, a1) = mb.momentum(&q, map.v_plus.as_slice());
+        assert!((l1 - l0).norm() + (a1 - a0).norm() < 1e-12 * scale);
+    }
+    // A redundant constraint (the same row twice) is solved by the pseudoinverse.
+    let mut j2 = DMatrix::zeros(2, mb.nv());
+    j2.row_mut(0).copy_from(&jn.row(0));
+    j2.row_mut(1).copy_from(&jn.row(0));
+    let map = impact_map(&m, &j2, &vm, 0.0).expect("map");
+    assert!(map.degenerate && (&jn * &map.v_plus)[0].abs() < 1e-10 * before.abs());
+    assert!(impact_map(&m, &jn, &vm, 1.5).is_err());
+}
