@@ -38,6 +38,9 @@ pub struct Lqr {
     pub closed_loop: Vec<Complex<f64>>,
 }
 
+/// Largest state dimension refined by Newton–Kleinman steps (see [`lyapunov`]).
+pub const MAX_REFINE: usize = 50;
+
 fn symmetric(m: &DMatrix<f64>) -> bool {
     (m - m.transpose()).amax() <= 1e-10 * m.amax().max(1e-300)
 }
@@ -93,10 +96,10 @@ pub fn lqr(
     let mut w = h;
     for _ in 0..100 {
         let lu = w.clone().lu();
+        let det = lu.determinant().abs();
         let inv = lu
             .try_inverse()
             .ok_or_else(|| LqrError::NotStabilisable("the Hamiltonian has eigenvalues on the imaginary axis".into()))?;
-        let det = w.clone().lu().determinant().abs();
         let c = if det > 0.0 && det.is_finite() { det.powf(1.0 / (2 * nx) as f64) } else { 1.0 };
         let next = (&w / c + &inv * c) * 0.5;
         let change = (&next - &w).norm() / next.norm();
@@ -116,8 +119,10 @@ pub fn lqr(
     let mut s = svd.solve(&rhs, 1e-14).map_err(|e| LqrError::NotStabilisable(e.to_string()))?;
     s = (&s + s.transpose()) * 0.5;
 
-    // Newton–Kleinman refinement: (A₁ − G S)ᵀ X + X (A₁ − G S) + Q₁ + S G S = 0.
-    for _ in 0..4 {
+    // Newton–Kleinman refinement: (A₁ − G S)ᵀ X + X (A₁ − G S) + Q₁ + S G S = 0. The
+    // Lyapunov solve is a dense n² × n² system: above MAX_REFINE states it would need more than
+    // ~50 MB, and the sign-function solution is kept as it is.
+    for _ in 0..if nx <= MAX_REFINE { 4 } else { 0 } {
         let acl = &a1 - &g * &s;
         let c = &q1 + &s * &g * &s;
         let Some(x) = lyapunov(&acl, &c) else { break };
@@ -142,7 +147,8 @@ pub fn lqr(
     Ok(Lqr { k, s, closed_loop })
 }
 
-/// Solves `Aᵀ X + X A + C = 0` by its Kronecker form (small systems).
+/// Solves `Aᵀ X + X A + C = 0` by its Kronecker form `(I ⊗ Aᵀ + Aᵀ ⊗ I) vec X = −vec C`: dense,
+/// `n⁴` memory, for the small systems of [`MAX_REFINE`] states or fewer.
 pub fn lyapunov(a: &DMatrix<f64>, c: &DMatrix<f64>) -> Option<DMatrix<f64>> {
     let n = a.nrows();
     let id = DMatrix::<f64>::identity(n, n);

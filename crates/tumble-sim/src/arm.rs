@@ -179,7 +179,7 @@ impl ArmModel {
 
     /// Runs the model, recording a sample every output interval.
     pub fn simulate(&mut self) -> ArmRun {
-        let mb = self.system.model.clone();
+        let mb = &self.system.model;
         let (nq, nv) = (mb.nq(), mb.nv());
         let moving: Vec<usize> =
             (0..mb.links.len()).filter(|&l| mb.links[l].joint.nv() > 0 || mb.links[l].parent.is_some()).collect();

@@ -154,15 +154,7 @@ fn lander_case(
             mass: 1000.0,
             inertia,
             inertia_inv: inertia.try_inverse().expect("positive definite"),
-            vertices: (0..8)
-                .map(|i| {
-                    Vec3::new(
-                        if i & 1 == 0 { 0.5 } else { -0.5 },
-                        if i & 2 == 0 { 0.5 } else { -0.5 },
-                        if i & 4 == 0 { 0.5 } else { -0.5 },
-                    )
-                })
-                .collect(),
+            vertices: tumble_geometry::TriMesh::cuboid([1.0; 3]).vertices,
             contact: VertexContactParams {
                 stiffness: 1e6,
                 damping: 2e4,
@@ -246,17 +238,9 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
     // rough ground (the terrain's metre-scale relief would otherwise bury corners).
     let q = tumble_math::UnitQuat::rotation_between(&Vec3::z(), &up).expect("not antiparallel");
     let mut x0 = p + up * 0.5;
+    let corners = tumble_geometry::TriMesh::cuboid([1.0; 3]).vertices;
     for _ in 0..20 {
-        let lowest = (0..8)
-            .map(|i| {
-                let c = Vec3::new(
-                    if i & 1 == 0 { 0.5 } else { -0.5 },
-                    if i & 2 == 0 { 0.5 } else { -0.5 },
-                    if i & 4 == 0 { 0.5 } else { -0.5 },
-                );
-                surface.distance(&(x0 + q * c))
-            })
-            .fold(f64::INFINITY, f64::min);
+        let lowest = corners.iter().map(|c| surface.distance(&(x0 + q * c))).fold(f64::INFINITY, f64::min);
         x0 -= up * lowest;
     }
     lander_case(name, surface, (x0, q), -up * 5.7e-3, n, surface_expansion)

@@ -35,6 +35,22 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
+/// Picture size, pixels.
+const SIZE: (u32, u32) = (900, 560);
+
+/// Draws one figure twice, as `stem.svg` and `stem.png`, with `draw(area, args…)`.
+macro_rules! svg_and_png {
+    ($stem:expr, $draw:ident($($arg:expr),*)) => {{
+        register_font();
+        let svg = $stem.with_extension("svg");
+        let png = $stem.with_extension("png");
+        $draw(SVGBackend::new(&svg, SIZE).into_drawing_area(), $($arg),*)
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
+        $draw(BitMapBackend::new(&png, SIZE).into_drawing_area(), $($arg),*)
+            .map_err(|e| format!("{}: {e}", png.display()))
+    }};
+}
+
 /// Writes `stem.svg` and `stem.png` with the given curves. `equal_axes` keeps one unit the same
 /// length on both axes (trajectories).
 pub fn line_plot(
@@ -58,14 +74,7 @@ pub fn shaded_plot(
     equal_axes: bool,
     shade: &[(f64, f64)],
 ) -> Result<(), String> {
-    register_font();
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    let labels = (title, x_label, y_label);
-    draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), labels, series, equal_axes, shade)
-        .map_err(|e| format!("{}: {e}", svg.display()))?;
-    draw(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), labels, series, equal_axes, shade)
-        .map_err(|e| format!("{}: {e}", png.display()))
+    svg_and_png!(stem, draw((title, x_label, y_label), series, equal_axes, shade))
 }
 
 /// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large;
@@ -173,14 +182,7 @@ pub fn scatter_plot(
     y_label: &str,
     points: &[(f64, f64)],
 ) -> Result<(), String> {
-    register_font();
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    let labels = (title, x_label, y_label);
-    draw_points(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), labels, points)
-        .map_err(|e| format!("{}: {e}", svg.display()))?;
-    draw_points(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), labels, points)
-        .map_err(|e| format!("{}: {e}", png.display()))
+    svg_and_png!(stem, draw_points((title, x_label, y_label), points))
 }
 
 fn draw_points<DB: DrawingBackend>(
@@ -207,13 +209,7 @@ where
 
 /// Writes `stem.svg` and `stem.png` with a histogram of `values` in `bins` equal bins.
 pub fn histogram_plot(stem: &Path, title: &str, x_label: &str, values: &[f64], bins: usize) -> Result<(), String> {
-    register_font();
-    let svg = stem.with_extension("svg");
-    let png = stem.with_extension("png");
-    draw_histogram(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), title, x_label, values, bins)
-        .map_err(|e| format!("{}: {e}", svg.display()))?;
-    draw_histogram(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), title, x_label, values, bins)
-        .map_err(|e| format!("{}: {e}", png.display()))
+    svg_and_png!(stem, draw_histogram(title, x_label, values, bins))
 }
 
 fn draw_histogram<DB: DrawingBackend>(

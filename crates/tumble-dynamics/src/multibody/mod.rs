@@ -194,8 +194,11 @@ impl Multibody {
         let f = self.joint_wrenches(q, v, a, f_ext);
         let mut tau = DVector::zeros(self.nv());
         for (i, fi) in f.iter().enumerate() {
-            let ti = self.s[i].transpose() * fi;
-            tau.rows_mut(self.v_at[i], ti.len()).copy_from(&ti);
+            match self.s[i].ncols() {
+                0 => {}
+                1 => tau[self.v_at[i]] = self.s[i].column(0).dot(fi),
+                n => tau.rows_mut(self.v_at[i], n).copy_from(&(self.s[i].transpose() * fi)),
+            }
         }
         tau
     }

@@ -203,11 +203,10 @@ fn distribution(d: &DispersionSpec) -> Result<Distribution, String> {
         }
         return Ok(Distribution::Uniform { low, high });
     }
-    let choice = d.choice.as_ref().expect("counted above");
-    if choice.is_empty() {
-        return Err("choice needs at least one value".into());
+    match &d.choice {
+        Some(choice) if !choice.is_empty() => Ok(Distribution::Choice(choice.iter().map(|v| v.to_string()).collect())),
+        _ => Err("choice needs at least one value".into()),
     }
-    Ok(Distribution::Choice(choice.iter().map(|v| v.to_string()).collect()))
 }
 
 enum Current {

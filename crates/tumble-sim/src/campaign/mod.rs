@@ -11,7 +11,7 @@
 pub mod dispersion;
 mod report;
 
-use crate::lander::{LanderModel, LanderOutcome, Target, build_target, lat_lon, simulate, write_lander_run};
+use crate::lander::{LanderModel, LanderOutcome, LanderRun, Target, build_target, lat_lon, simulate, write_lander_run};
 use crate::scenario::Scenario;
 use dispersion::Dispersion;
 use rayon::prelude::*;
@@ -125,6 +125,31 @@ impl RunRow {
     }
 }
 
+/// The `runs.csv` row of a finished run.
+fn row(index: u64, values: Vec<String>, model: &LanderModel, run: &LanderRun) -> RunRow {
+    let y = run.final_state;
+    let x = Vec3::new(y[0], y[1], y[2]);
+    let (status, settle_time, note) = match &run.outcome {
+        LanderOutcome::Settled(t) => ("settled", Some(*t), String::new()),
+        LanderOutcome::Escaped(_) => ("escaped", None, String::new()),
+        LanderOutcome::Completed => ("completed", None, String::new()),
+        LanderOutcome::Failed(d) => ("failed", None, d.clone()),
+    };
+    RunRow {
+        index,
+        values,
+        status: status.into(),
+        settle_time,
+        final_time: run.final_time,
+        position: [x.x, x.y, x.z],
+        lat_lon: model.body_target.then(|| lat_lon(&x)),
+        bounces: run.bounces(),
+        max_penetration: run.max_penetration,
+        balance_error: run.max_balance_error,
+        note,
+    }
+}
+
 /// Quotes a field that holds a comma or a quote.
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -217,35 +242,15 @@ impl Campaign {
             }
         };
         let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
-        let y = run.final_state;
-        let x = Vec3::new(y[0], y[1], y[2]);
-        let (status, settle_time, note) = match &run.outcome {
-            LanderOutcome::Settled(t) => ("settled", Some(*t), String::new()),
-            LanderOutcome::Escaped(_) => ("escaped", None, String::new()),
-            LanderOutcome::Completed => ("completed", None, String::new()),
-            LanderOutcome::Failed(d) => ("failed", None, d.clone()),
-        };
-        RunRow {
-            index,
-            values,
-            status: status.into(),
-            settle_time,
-            final_time: run.final_time,
-            position: [x.x, x.y, x.z],
-            lat_lon: model.body_target.then(|| lat_lon(&x)),
-            bounces: run.bounces(),
-            max_penetration: run.max_penetration,
-            balance_error: run.max_balance_error,
-            note,
-        }
+        row(index, values, &model, &run)
     }
 
     /// Runs run `index` alone with the full outputs of `tumble run` in `dir`.
     pub fn run_alone(&self, index: u64, dir: &Path) -> Result<RunRow, String> {
-        let (mut model, _) = self.model(index).map_err(|(e, _)| e)?;
+        let (mut model, values) = self.model(index).map_err(|(e, _)| e)?;
         let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
         write_lander_run(dir, &model, &run)?;
-        Ok(self.run_one(index))
+        Ok(row(index, values, &model, &run))
     }
 
     fn identity(&self) -> serde_json::Value {

@@ -8,8 +8,8 @@
 //! more than the radius `R` from its centre, so every query within a step meets one smooth,
 //! conservative field (the spring stays `−∇(½ k φ̃²)`); the jump of elastic energy at a rebuild
 //! is booked in the energy budget like the gravity expansion's. Its error is the Taylor
-//! remainder `|∇³φ| R³ / 6` (for the bundled comet's 6-octave terrain, `|∇³φ| ≲ 0.5 m⁻²`:
-//! below 1e-9 m at `R` = 2 mm); on a trilinear grid, whose gradient jumps across cell faces, it
+//! remainder `|∇³φ| R³ / 6` (for the bundled comet's 6-octave terrain an estimated
+//! `|∇³φ| ≈ 0.5 m⁻²` from the finest octave: about 7e-10 m at `R` = 2 mm); on a trilinear grid, whose gradient jumps across cell faces, it
 //! smooths the kink over `s`. The application point, which is not a material point, uses its
 //! own model while it stays within 4 R of the centre and the exact field beyond. Points more
 //! than 50 R outside the surface (a spacecraft in flight, the far side of a lander) answer a

@@ -156,15 +156,7 @@ fn build_spacecraft(sc: &Scenario, l: &LanderSpec) -> Check<(Vec<Vec3>, MassProp
             if s.iter().any(|e| *e <= 0.0) {
                 return err("lander.vertices.size", format!("edges must be positive (m), got {size:?}"));
             }
-            (0..8)
-                .map(|i| {
-                    Vec3::new(
-                        if i & 1 == 0 { 0.5 } else { -0.5 } * s.x,
-                        if i & 2 == 0 { 0.5 } else { -0.5 } * s.y,
-                        if i & 4 == 0 { 0.5 } else { -0.5 } * s.z,
-                    )
-                })
-                .collect()
+            TriMesh::cuboid(*size).vertices
         }
         VertexSpec::Points { points } => {
             if points.is_empty() {
@@ -200,7 +192,11 @@ fn build_spacecraft(sc: &Scenario, l: &LanderSpec) -> Check<(Vec<Vec3>, MassProp
             pts.into_iter().map(|p| p - shift).collect()
         }
     };
-    Ok((vertices, mp.expect("set above")))
+    let mp = match mp {
+        Some(mp) => mp,
+        None => return err("lander.vertices", "mass properties come from `inertia`, `shape` or a mesh's inertia"),
+    };
+    Ok((vertices, mp))
 }
 
 impl LanderModel {

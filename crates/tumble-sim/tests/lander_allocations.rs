@@ -1,0 +1,59 @@
+//! The lander step does not allocate: RK4 steps of the contact pipeline (vertices in contact,
+//! friction and rolling resistance active) counted by `allocation-counter`.
+
+use std::sync::Arc;
+use tumble_contact::VertexContactParams;
+use tumble_dynamics::rotating::TargetSpin;
+use tumble_dynamics::{Integrator, Method, Uniform};
+use tumble_geometry::TriMesh;
+use tumble_geometry::sdf::HalfSpace;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+use tumble_sim::lander::{LanderSystem, pack};
+
+#[test]
+fn the_lander_step_does_not_allocate() {
+    let i = Mat3::identity() * (10.0 * 0.09 / 6.0);
+    let mut sys = LanderSystem {
+        mass: 10.0,
+        inertia: i,
+        inertia_inv: i.try_inverse().expect("pd"),
+        vertices: TriMesh::cuboid([0.3; 3]).vertices,
+        contact: VertexContactParams {
+            stiffness: 2000.0,
+            damping: 20.0,
+            mu: 0.5,
+            mu_static: 0.6,
+            rolling: 0.01,
+            v_star: 0.01,
+            w_star: 0.01,
+            stable_dt: 0.002,
+        },
+        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
+        gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -5.7e-3) }),
+        spin: TargetSpin::Uniform,
+        expansion_radius: 0.0,
+        expansion: None,
+    };
+    // Resting on its face at the static sag mg/(4k), sliding and turning: all contact terms
+    // active throughout.
+    let mut y = pack(
+        Vec3::new(0.0, 0.0, 0.15 - 10.0 * 5.7e-3 / 8000.0),
+        Vec3::new(0.01, 0.0, 0.0),
+        UnitQuat::identity(),
+        Vec3::new(0.0, 0.0, 0.02),
+        UnitQuat::identity(),
+        Vec3::zeros(),
+    );
+    let mut integ = Integrator::new(Method::Rk4 { dt: 0.002 }, y.len());
+    integ.step_once(&mut sys, 0.0, &mut y, 0.002);
+    assert!(sys.snapshot(&y).normal.active == 4);
+    // The counter sees allocations (so the assertion below can fail).
+    assert!(allocation_counter::measure(|| drop(std::hint::black_box(vec![0u8; 64]))).count_total >= 1);
+    let info = allocation_counter::measure(|| {
+        for k in 1..1000 {
+            integ.step_once(&mut sys, k as f64 * 0.002, &mut y, 0.002);
+        }
+    });
+    assert_eq!(info.count_total, 0, "{} allocations in 999 steps", info.count_total);
+    assert!(sys.snapshot(&y).normal.active > 0, "still in contact");
+}
