@@ -144,6 +144,9 @@ impl ArmModel {
         initial_state.extend(motor_state.0);
         initial_state.extend(motor_state.1);
         system.project(&mut initial_state);
+        if initial_state.iter().any(|x| !x.is_finite()) {
+            return err("arm.q", "a ball or free joint's quaternion [w, x, y, z] must not be zero");
+        }
 
         let sim = &f.simulation;
         let duration = positive("simulation.duration", sim.duration, "s")?;

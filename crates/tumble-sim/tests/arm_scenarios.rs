@@ -61,6 +61,12 @@ fn bad_arm_input_is_refused_with_its_key() {
         let e = ArmModel::build(&sc).err().unwrap_or_else(|| panic!("{set:?} accepted")).to_string();
         assert!(e.contains(&format!("key `{key}`")) && e.contains("double_pendulum.toml"), "{set:?}: {e}");
     }
+    // A free base with a zero quaternion.
+    let hinge = scenario("solar_array_hinge.toml");
+    let zero = "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]";
+    let sc = Scenario::load(&hinge, &[("arm.q".to_string(), zero.to_string())]).expect("parses");
+    let e = ArmModel::build(&sc).err().expect("zero quaternion refused").to_string();
+    assert!(e.contains("key `arm.q`") && e.contains("must not be zero"), "{e}");
     let text = std::fs::read_to_string(&path).expect("text") + "\n[[arm.joints]]\nname = \"elbow\"\nstiffness = 1.0\n";
     let sc = Scenario::from_text(&path, text, &[]).expect("parses");
     assert!(ArmModel::build(&sc).err().expect("unknown joint").to_string().contains("no joint named `elbow`"));

@@ -81,3 +81,14 @@ fn impossible_dispersions_are_refused_with_the_key() {
         assert!(err.contains("cube_phobos.toml"), "names the file: {err}");
     }
 }
+
+#[test]
+fn impossible_run_counts_are_refused() {
+    for runs in [0, tumble_sim::campaign::MAX_RUNS + 1] {
+        let sc = Scenario::load(&cube(), &[]).expect("scenario");
+        let err = Campaign::new(sc, CampaignOptions { runs, seed: 1, threads: 1, out: tmp("mc_runs"), resume: false })
+            .err()
+            .unwrap_or_else(|| panic!("{runs} runs accepted"));
+        assert!(err.contains("--runs must be between 1 and"), "{err}");
+    }
+}

@@ -24,6 +24,9 @@ use tumble_math::Vec3;
 
 pub use report::write_report;
 
+/// Most runs one campaign takes (the list of runs to do is held in memory).
+pub const MAX_RUNS: u64 = 100_000_000;
+
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct CampaignOptions {
@@ -191,8 +194,8 @@ impl Campaign {
                 scenario.path.display()
             ));
         }
-        if options.runs == 0 {
-            return Err("--runs must be at least 1".into());
+        if !(1..=MAX_RUNS).contains(&options.runs) {
+            return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
         let touches_target = dispersions.iter().any(|d| d.key.starts_with("target.") || d.key.starts_with("gravity."));
