@@ -7,6 +7,7 @@
 //! joint frame. Spatial vectors are in link coordinates, angular part first; the world is
 //! inertial, with uniform gravity `g` (m/s²). Several roots make several trees in one model.
 
+pub mod capture;
 pub mod forces;
 pub mod impact;
 pub mod joint;
