@@ -296,6 +296,19 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize) -> Check<Elements> {
 }
 
 /// Links declared inline, in order.
+/// Mass and inertia (3 principal or 6 `[xx, yy, zz, xy, xz, yz]` values, kg·m²) of the table
+/// at `key`, checked (positive mass, positive definite, triangle inequalities).
+pub(crate) fn mass_and_inertia(key: &str, mass: f64, inertia: &[f64]) -> Check<(f64, Mat3)> {
+    let inertia = match *inertia {
+        [a, b, c] => Mat3::from_diagonal(&Vec3::new(a, b, c)),
+        [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
+        _ => return err(format!("{key}.inertia"), format!("needs 3 or 6 values (kg·m²), got {}", inertia.len())),
+    };
+    let mass = positive(&format!("{key}.mass"), mass, "kg")?;
+    MassProperties::new(mass, inertia).validate().map_err(|e| (format!("{key}.inertia"), e.to_string()))?;
+    Ok((mass, inertia))
+}
+
 fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>)> {
     let mut links = Vec::new();
     let mut names = Vec::new();
@@ -325,13 +338,7 @@ fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>
                 );
             }
         };
-        let inertia = match *l.inertia.as_slice() {
-            [a, b, c] => Mat3::from_diagonal(&Vec3::new(a, b, c)),
-            [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
-            _ => return err(format!("{key}.inertia"), format!("needs 3 or 6 values (kg·m²), got {}", l.inertia.len())),
-        };
-        let mass = positive(&format!("{key}.mass"), l.mass, "kg")?;
-        MassProperties::new(mass, inertia).validate().map_err(|e| (format!("{key}.inertia"), e.to_string()))?;
+        let (mass, inertia) = mass_and_inertia(&key, l.mass, &l.inertia)?;
         let rpy = finite3(&format!("{key}.rpy"), l.rpy)?;
         let rot = UnitQuat::from_euler_angles(rpy.x, rpy.y, rpy.z).to_rotation_matrix().into_inner();
         links.push(Link {

@@ -7,6 +7,7 @@
 pub mod arm;
 pub mod bench;
 pub mod campaign;
+pub mod capture;
 pub mod lander;
 mod metrics;
 mod model;

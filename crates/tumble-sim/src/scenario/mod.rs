@@ -7,6 +7,7 @@
 //! layout, so error positions stay those of the user's file.
 
 pub mod arm;
+pub mod capture;
 mod error;
 pub mod lander;
 mod schema;

@@ -1,0 +1,328 @@
+//! The post-capture plant, its linearisation, the TVLQR detumble and closed-loop rollouts.
+//!
+//! State `x = [θ (n); v (6 + n)]`: the arm's joint coordinates and the velocity coordinates of
+//! the combined chaser + target (base twist `[ω; v]` in base axes, then joint rates). Without
+//! gravity the dynamics in base axes do not depend on the base's position or attitude, so these
+//! `2n + 6` numbers are a complete state for detumbling. Inputs `u` (6 + n): the base wrench
+//! `[moment; force]` (base axes, about the base origin: reaction wheels and thrusters) and the
+//! joint torques, each saturated at its limit. The controller samples the state every step and
+//! holds its command over the step (a digital controller at the step rate).
+
+use tumble_control::lqr::lqr;
+use tumble_control::tvlqr::tvlqr;
+use tumble_dynamics::multibody::capture::RigidTarget;
+use tumble_dynamics::multibody::{Joint, Link, Multibody};
+use tumble_math::Vec3;
+use tumble_math::nalgebra::{DMatrix, DVector};
+
+/// The chaser with the target welded to its tool: one more link on a fixed joint at the grasp
+/// point, axes parallel to the tool's.
+pub fn weld_target(chaser: &Multibody, tool: usize, grasp: &Vec3, target: &RigidTarget) -> Result<Multibody, String> {
+    let mut links = chaser.links.clone();
+    links.push(Link {
+        name: "target".into(),
+        parent: Some(tool),
+        joint: Joint::Fixed,
+        parent_to_joint: (tumble_math::Mat3::identity(), *grasp),
+        mass: target.mass,
+        com: -target.grapple,
+        inertia: target.inertia,
+    });
+    Multibody::new(links, Vec3::zeros()).map_err(|e| e.to_string())
+}
+
+/// A free-floating tree whose non-root joints all have one degree of freedom.
+#[derive(Clone, Debug)]
+pub struct Plant {
+    /// The model (first link: the free base).
+    pub model: Multibody,
+    /// Input limits (nv): base moment (N·m) and force (N) per axis, then joint torques.
+    pub u_max: Vec<f64>,
+}
+
+impl Plant {
+    /// Checks the model's structure and the limits.
+    pub fn new(model: Multibody, u_max: Vec<f64>) -> Result<Self, String> {
+        if model.links.first().map(|l| (l.joint, l.parent)) != Some((Joint::Free, None)) {
+            return Err("the plant's first link must be a free-floating base".into());
+        }
+        if model.links.iter().skip(1).any(|l| l.parent.is_none() || l.joint.nv() > 1) {
+            return Err("the detumble plant takes one tree whose joints are revolute, prismatic or fixed".into());
+        }
+        if u_max.len() != model.nv() || u_max.iter().any(|u| !(u.is_finite() && *u > 0.0)) {
+            return Err(format!("need {} positive input limits", model.nv()));
+        }
+        Ok(Self { model, u_max })
+    }
+
+    /// Arm joints.
+    pub fn joints(&self) -> usize {
+        self.model.nv() - 6
+    }
+
+    /// State dimension `2n + 6`.
+    pub fn nx(&self) -> usize {
+        2 * self.joints() + 6
+    }
+
+    /// `ẋ` at `x` under the inputs `u` (not saturated here).
+    pub fn rate(&self, x: &[f64], u: &[f64], out: &mut [f64]) {
+        let n = self.joints();
+        let mut q = vec![0.0; 7 + n];
+        q[3] = 1.0;
+        q[7..].copy_from_slice(&x[..n]);
+        let v = &x[n..];
+        out[..n].copy_from_slice(&v[6..]);
+        let a = self.model.forward_dynamics(&q, v, u, &[]);
+        out[n..].copy_from_slice(a.as_slice());
+    }
+
+    /// Saturates `u` at the limits.
+    pub fn saturate(&self, u: &mut [f64]) {
+        u.iter_mut().zip(&self.u_max).for_each(|(u, m)| *u = u.clamp(-m, *m));
+    }
+
+    /// `(A, B) = (∂ẋ/∂x, ∂ẋ/∂u)` at `(x, u)` by central differences with steps
+    /// `1e-6 (1 + |xᵢ|)`: truncation `O(h²)` ≈ 1e-12 relative, rounding `ε/h` ≈ 1e-10.
+    pub fn linearize(&self, x: &[f64], u: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
+        let (nx, nu) = (self.nx(), u.len());
+        let (mut a, mut b) = (DMatrix::zeros(nx, nx), DMatrix::zeros(nx, nu));
+        let (mut fp, mut fm) = (vec![0.0; nx], vec![0.0; nx]);
+        let mut xp = x.to_vec();
+        for j in 0..nx {
+            let h = 1e-6 * (1.0 + x[j].abs());
+            xp[j] = x[j] + h;
+            self.rate(&xp, u, &mut fp);
+            xp[j] = x[j] - h;
+            self.rate(&xp, u, &mut fm);
+            xp[j] = x[j];
+            for i in 0..nx {
+                a[(i, j)] = (fp[i] - fm[i]) / (2.0 * h);
+            }
+        }
+        let mut up = u.to_vec();
+        for j in 0..nu {
+            let h = 1e-6 * (1.0 + u[j].abs());
+            up[j] = u[j] + h;
+            self.rate(x, &up, &mut fp);
+            up[j] = u[j] - h;
+            self.rate(x, &up, &mut fm);
+            up[j] = u[j];
+            for i in 0..nx {
+                b[(i, j)] = (fp[i] - fm[i]) / (2.0 * h);
+            }
+        }
+        (a, b)
+    }
+
+    /// One RK4 step of `dt` under constant `u`.
+    fn step(&self, x: &mut [f64], u: &[f64], dt: f64, k: &mut [Vec<f64>; 5]) {
+        let [k1, k2, k3, k4, tmp] = k;
+        self.rate(x, u, k1);
+        tmp.iter_mut().zip(x.iter()).zip(k1.iter()).for_each(|((t, x), k)| *t = x + 0.5 * dt * k);
+        self.rate(tmp, u, k2);
+        tmp.iter_mut().zip(x.iter()).zip(k2.iter()).for_each(|((t, x), k)| *t = x + 0.5 * dt * k);
+        self.rate(tmp, u, k3);
+        tmp.iter_mut().zip(x.iter()).zip(k3.iter()).for_each(|((t, x), k)| *t = x + dt * k);
+        self.rate(tmp, u, k4);
+        for i in 0..x.len() {
+            x[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+}
+
+/// Weights and what counts as a detumble.
+#[derive(Clone, Debug)]
+pub struct DetumbleSpec {
+    /// Diagonal of `Q` (nx).
+    pub q: Vec<f64>,
+    /// Diagonal of `R` (nu).
+    pub r: Vec<f64>,
+    /// Horizon, s.
+    pub horizon: f64,
+    /// Control (and integration) step, s.
+    pub dt: f64,
+    /// Largest joint excursion from the capture configuration, rad (or m).
+    pub joint_range: f64,
+    /// Detumbled: every angular and joint rate at most this at the horizon, rad/s.
+    pub goal_rate: f64,
+    /// Detumbled: base speed at most this at the horizon, m/s.
+    pub goal_speed: f64,
+}
+
+/// The TVLQR detumble designed along the nominal post-capture trajectory.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// The spec.
+    pub spec: DetumbleSpec,
+    /// Joint coordinates at capture (the configuration held).
+    pub theta_capture: Vec<f64>,
+    /// Nominal states at each step (steps + 1).
+    pub x_nom: Vec<DVector<f64>>,
+    /// Nominal inputs at each step.
+    pub u_nom: Vec<DVector<f64>>,
+    /// Riccati solution at each step time (steps + 1).
+    pub s: Vec<DMatrix<f64>>,
+    /// TVLQR gain at each step time.
+    pub k: Vec<DMatrix<f64>>,
+    /// The infinite-horizon LQR at rest (gain used for the nominal; `S` is the final cost).
+    pub k_rest: DMatrix<f64>,
+}
+
+impl Design {
+    /// Steps over the horizon.
+    pub fn steps(&self) -> usize {
+        self.u_nom.len()
+    }
+
+    /// `V(t_k, x) = (x − x_nom)ᵀ S (x − x_nom)` at step `k`.
+    pub fn cost_to_go(&self, k: usize, x: &DVector<f64>) -> f64 {
+        let d = x - &self.x_nom[k];
+        (d.transpose() * &self.s[k] * &d)[0]
+    }
+}
+
+/// Designs the detumble: LQR at rest in the capture configuration (the final cost and the
+/// nominal's feedback), the nominal rollout from `x0` under that LQR with saturation, the
+/// linearisation along it and the TVLQR.
+pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<Design, String> {
+    let (nx, nu, n) = (plant.nx(), plant.model.nv(), plant.joints());
+    if spec.q.len() != nx || spec.r.len() != nu || x0.len() != nx {
+        return Err(format!("dimensions: Q {} (need {nx}), R {} (need {nu})", spec.q.len(), spec.r.len()));
+    }
+    let steps = (spec.horizon / spec.dt).round() as usize;
+    if steps == 0 || !(steps as f64 * spec.dt - spec.horizon).abs().le(&(1e-9 * spec.horizon)) {
+        return Err(format!("the horizon {} s must be a whole number of steps of {} s", spec.horizon, spec.dt));
+    }
+    let q = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.q));
+    let r = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.r));
+    let theta_capture = x0.as_slice()[..n].to_vec();
+    let mut rest = DVector::zeros(nx);
+    rest.rows_mut(0, n).copy_from_slice(&theta_capture);
+    let zero_u = vec![0.0; nu];
+    let (a0, b0) = plant.linearize(rest.as_slice(), &zero_u);
+    let at_rest = lqr(&a0, &b0, &q, &r, None).map_err(|e| format!("LQR at rest: {e}"))?;
+    // A controller sampled every dt and RK4 at dt both need the closed loop slow against the
+    // step: |λ| dt ≤ 0.5 keeps the held command within a few per cent of continuous feedback.
+    let fastest = at_rest.closed_loop.iter().map(|l| l.norm()).fold(0.0, f64::max);
+    if fastest * spec.dt > 0.5 {
+        return Err(format!(
+            "the detumble's fastest closed-loop mode ({fastest:.3} rad/s) is too fast for the step of {} s: \
+             take dt ≤ {:.3e} s, or larger angle/rate/speed scales or smaller limits (gentler weights)",
+            spec.dt,
+            0.5 / fastest
+        ));
+    }
+    // Nominal: the rest LQR, saturated, held over each step.
+    let mut scratch: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; nx]);
+    let mut x = x0.clone();
+    let (mut x_nom, mut u_nom) = (vec![x.clone()], Vec::with_capacity(steps));
+    for _ in 0..steps {
+        let mut u = -&at_rest.k * (&x - &rest);
+        plant.saturate(u.as_mut_slice());
+        plant.step(x.as_mut_slice(), u.as_slice(), spec.dt, &mut scratch);
+        if x.iter().any(|v| !v.is_finite()) {
+            return Err("the nominal detumble diverged".into());
+        }
+        u_nom.push(u);
+        x_nom.push(x.clone());
+    }
+    // Linearisation along the nominal at every step, linear in between.
+    let lin: Vec<(DMatrix<f64>, DMatrix<f64>)> =
+        (0..=steps).map(|k| plant.linearize(x_nom[k].as_slice(), u_nom[k.min(steps - 1)].as_slice())).collect();
+    let dt = spec.dt;
+    let at = |t: f64| {
+        let s = (t / dt).clamp(0.0, steps as f64);
+        let k = (s.floor() as usize).min(steps - 1);
+        let w = s - k as f64;
+        let (a0, b0) = &lin[k];
+        let (a1, b1) = &lin[k + 1];
+        (a0 * (1.0 - w) + a1 * w, b0 * (1.0 - w) + b1 * w)
+    };
+    let tv = tvlqr(&at, &q, &r, &at_rest.s, (0.0, spec.horizon), steps)?;
+    Ok(Design { spec: spec.clone(), theta_capture, x_nom, u_nom, s: tv.s, k: tv.k, k_rest: at_rest.k })
+}
+
+/// A closed-loop detumble from one post-capture state.
+#[derive(Clone, Debug)]
+pub struct Rollout {
+    /// `V(t_k, x_k)` at every step reached.
+    pub cost_to_go: Vec<f64>,
+    /// Whether the target was detumbled within the joint range.
+    pub success: bool,
+    /// Why not.
+    pub failure: Option<String>,
+    /// Largest joint excursion from the capture configuration.
+    pub max_excursion: f64,
+}
+
+/// Simulates the TVLQR detumble from `x0`: `u = sat(u_nom − K (x − x_nom))`.
+pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
+    let (nx, n) = (plant.nx(), plant.joints());
+    let mut scratch: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; nx]);
+    let mut x = x0.clone();
+    let mut cost_to_go = Vec::with_capacity(d.steps() + 1);
+    let mut max_excursion = 0.0f64;
+    let excursion = |x: &DVector<f64>| (0..n).map(|i| (x[i] - d.theta_capture[i]).abs()).fold(0.0, f64::max);
+    for k in 0..=d.steps() {
+        cost_to_go.push(d.cost_to_go(k, &x));
+        max_excursion = max_excursion.max(excursion(&x));
+        if max_excursion > d.spec.joint_range {
+            let failure = Some(format!(
+                "a joint left its range ({max_excursion:.3} > {} rad) at {:.2} s",
+                d.spec.joint_range,
+                k as f64 * d.spec.dt
+            ));
+            return Rollout { cost_to_go, success: false, failure, max_excursion };
+        }
+        if k == d.steps() {
+            break;
+        }
+        let mut u = &d.u_nom[k] - &d.k[k] * (&x - &d.x_nom[k]);
+        plant.saturate(u.as_mut_slice());
+        plant.step(x.as_mut_slice(), u.as_slice(), d.spec.dt, &mut scratch);
+        if x.iter().any(|v| !v.is_finite()) {
+            let failure = Some(format!("diverged at {:.2} s", (k + 1) as f64 * d.spec.dt));
+            return Rollout { cost_to_go, success: false, failure, max_excursion };
+        }
+    }
+    let v = x.rows(n, n + 6);
+    let rate = v.rows(0, 3).amax().max(v.rows(6, n).amax());
+    let speed = v.rows(3, 3).norm();
+    let failure = if rate > d.spec.goal_rate {
+        Some(format!("still turning at {rate:.2e} rad/s after {} s", d.spec.horizon))
+    } else if speed > d.spec.goal_speed {
+        Some(format!("still drifting at {speed:.2e} m/s after {} s", d.spec.horizon))
+    } else {
+        None
+    };
+    Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion }
+}
+
+/// The funnel estimated from sampled rollouts (Reist & Tedrake 2010, simulation-based): the
+/// inlet `ρ₀` is the smallest initial `V` of any failed sample (the bisection on `ρ₀` over the
+/// sample set, done exactly), and `ρ(t)` the largest `V(t)` of the successful samples that
+/// started inside it — the level set that contains all of them at every time.
+#[derive(Clone, Debug)]
+pub struct Funnel {
+    /// Inlet level.
+    pub rho0: f64,
+    /// Level at every step.
+    pub rho: Vec<f64>,
+    /// Whether a failure bounded `ρ₀` (otherwise it is the largest sampled `V₀`, a lower bound).
+    pub bounded: bool,
+}
+
+/// Estimates the funnel from rollouts.
+pub fn funnel(rollouts: &[Rollout]) -> Result<Funnel, String> {
+    let v0 = |r: &Rollout| r.cost_to_go[0];
+    let failed = rollouts.iter().filter(|r| !r.success).map(v0).fold(f64::INFINITY, f64::min);
+    let bounded = failed.is_finite();
+    let inside: Vec<&Rollout> = rollouts.iter().filter(|r| r.success && v0(r) < failed).collect();
+    let Some(steps) = inside.first().map(|r| r.cost_to_go.len()) else {
+        return Err("no sampled detumble succeeded below the first failure: the funnel is empty".into());
+    };
+    let rho0 = if bounded { failed } else { inside.iter().map(|r| v0(r)).fold(0.0, f64::max) };
+    let rho = (0..steps).map(|k| inside.iter().map(|r| r.cost_to_go[k]).fold(0.0, f64::max)).collect();
+    Ok(Funnel { rho0, rho, bounded })
+}

@@ -1,0 +1,389 @@
+//! Capture analyses (`[arm]` chaser + `[capture]`): the capture maps at the scenario's
+//! pre-capture state, the TVLQR detumble designed along the nominal post-capture trajectory,
+//! the funnel `ρ(t)` estimated from sampled rollouts, and the online check of the capture
+//! document's eq. (30) against further detumble simulations (a confusion matrix).
+
+pub mod detumble;
+
+use crate::arm::{ArmModel, mass_and_inertia};
+use crate::campaign::dispersion::Stream;
+use crate::model::{Check, err, finite3, positive};
+use crate::plot::{Series, line_plot, scatter_plot};
+use crate::scenario::capture::{CaptureSpec, RoaSpec, VerdictMap};
+use crate::scenario::{Scenario, ScenarioError};
+use detumble::{Design, DetumbleSpec, Funnel, Plant, Rollout};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_dynamics::multibody::Multibody;
+use tumble_dynamics::multibody::capture::{CaptureMap, PostCapture, RigidTarget, Slaving};
+use tumble_math::Vec3;
+use tumble_math::nalgebra::DVector;
+
+/// A validated capture study.
+pub struct CaptureStudy {
+    /// Scenario name.
+    pub name: String,
+    /// Seed of the sampled pre-capture states.
+    pub seed: u64,
+    /// The chaser.
+    pub chaser: Multibody,
+    /// Chaser configuration at capture.
+    pub q: Vec<f64>,
+    /// The grasping link.
+    pub tool: usize,
+    /// Grasp point, tool frame, m.
+    pub grasp: Vec3,
+    /// Chaser pre-capture velocities.
+    pub v_c: DVector<f64>,
+    /// Target pre-capture `[v_G; ω]`, world axes.
+    pub v_t: DVector<f64>,
+    /// The capture configuration's maps.
+    pub map: CaptureMap,
+    /// Chaser and target welded, with input limits.
+    pub plant: Plant,
+    /// Weights, horizon and success criterion.
+    pub spec: DetumbleSpec,
+    /// Sampling.
+    pub roa: RoaSpec,
+    /// Map of the verdict.
+    pub verdict_map: VerdictMap,
+}
+
+/// One sampled capture: its verdict and what the detumble did.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// Sample index.
+    pub index: u64,
+    /// `V₀` of the true post-capture state.
+    pub v0: f64,
+    /// `V₀` predicted from the pre-capture states and the measured impulse (eq. 30).
+    pub v0_predicted: f64,
+    /// The rollout from the true post-capture state.
+    pub rollout: Rollout,
+}
+
+/// Everything `tumble capture` reports.
+pub struct CaptureReport {
+    /// Maps at the scenario's state: name, post-capture state, difference from the constrained
+    /// impulse (relative).
+    pub maps: Vec<(&'static str, PostCapture, f64)>,
+    /// The detumble design.
+    pub design: Design,
+    /// The nominal rollout (post-capture state of the scenario).
+    pub nominal: Rollout,
+    /// Funnel.
+    pub funnel: Funnel,
+    /// Funnel-estimation samples.
+    pub estimation: Vec<Sample>,
+    /// Verdict-check samples.
+    pub verification: Vec<Sample>,
+}
+
+impl CaptureStudy {
+    /// Validates `[arm]` + `[capture]`.
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        let arm = ArmModel::build(sc)?;
+        Self::check(sc, arm).map_err(|(k, m)| sc.error_at(&k, m))
+    }
+
+    fn check(sc: &Scenario, arm: ArmModel) -> Check<Self> {
+        let f = &sc.file;
+        let Some(c) = &f.capture else { return err("capture", "a capture study needs a [capture] table") };
+        let chaser = arm.system.model.clone();
+        if !f.arm.as_ref().is_some_and(|a| a.joints.is_empty()) {
+            return err(
+                "arm.joints",
+                "a capture study drives the joints with its detumble controller: remove [[arm.joints]]",
+            );
+        }
+        let (nq, nv) = (chaser.nq(), chaser.nv());
+        let q = arm.initial_state[..nq].to_vec();
+        let v_c = DVector::from_column_slice(&arm.initial_state[nq..nq + nv]);
+        let tool = arm.joint_names.iter().position(|n| n.as_deref() == Some(c.tool.as_str())).ok_or((
+            "capture.tool".to_string(),
+            format!("no link named `{}`; links: {:?}", c.tool, arm.joint_names.iter().flatten().collect::<Vec<_>>()),
+        ))?;
+        let (mass, inertia) = mass_and_inertia("capture.target", c.target.mass, &c.target.inertia)?;
+        let target = RigidTarget { mass, inertia, grapple: finite3("capture.target.grapple", c.target.grapple)? };
+        let grasp = finite3("capture.grasp", c.grasp)?;
+        let v = finite3("capture.target.velocity", c.target.velocity)?;
+        let w = finite3("capture.target.angular_velocity", c.target.angular_velocity)?;
+        let v_t = DVector::from_iterator(6, v.iter().chain(w.iter()).copied());
+        let map = CaptureMap::new(&chaser, &q, tool, &grasp, &target).map_err(|e| ("arm.base".to_string(), e))?;
+        let spec = control(sc, c, chaser.nv() - 6)?;
+        let u_max: Vec<f64> = [c.control.base_torque; 3]
+            .into_iter()
+            .chain([c.control.base_force; 3])
+            .chain(std::iter::repeat_n(c.control.joint_torque, nv - 6))
+            .collect();
+        let welded = detumble::weld_target(&chaser, tool, &grasp, &target).map_err(|e| ("capture.target".into(), e))?;
+        let plant = Plant::new(welded, u_max).map_err(|e| ("arm.links".to_string(), e))?;
+        let roa = c.roa.clone();
+        for (key, x) in [
+            ("angular_velocity_sd", roa.angular_velocity_sd),
+            ("velocity_sd", roa.velocity_sd),
+            ("joint_rate_sd", roa.joint_rate_sd),
+            ("impulse_noise", roa.impulse_noise),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return err(format!("capture.roa.{key}"), format!("must be >= 0, got {x}"));
+            }
+        }
+        if roa.samples < 2 || roa.samples + roa.verify > 10_000_000 {
+            return err("capture.roa.samples", "needs at least 2 samples, and at most 1e7 samples and checks together");
+        }
+        Ok(Self {
+            name: f.name.clone(),
+            seed: f.seed,
+            chaser,
+            q,
+            tool,
+            grasp,
+            v_c,
+            v_t,
+            map,
+            plant,
+            spec,
+            roa,
+            verdict_map: c.verdict_map,
+        })
+    }
+
+    /// The post-capture state `x = [θ; v]` of chaser velocities `v_c`.
+    fn state(&self, v_c: &DVector<f64>) -> DVector<f64> {
+        let n = self.plant.joints();
+        DVector::from_iterator(2 * n + 6, self.q[7..7 + n].iter().chain(v_c.iter()).copied())
+    }
+
+    /// Draws sample `index`, maps it, predicts and simulates.
+    fn sample(&self, design: &Design, index: u64) -> Result<Sample, String> {
+        let mut s = Stream::new(self.seed, index);
+        let r = &self.roa;
+        let mut v_c = self.v_c.clone();
+        let mut v_t = self.v_t.clone();
+        for i in 0..3 {
+            v_t[i] += r.velocity_sd * s.normal();
+            v_t[3 + i] += r.angular_velocity_sd * s.normal();
+        }
+        for i in 6..v_c.len() {
+            v_c[i] += r.joint_rate_sd * s.normal();
+        }
+        let truth = self.map.constrained(&v_c, &v_t)?;
+        let size = truth.impulse.norm();
+        let measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
+        let predicted = match self.verdict_map {
+            VerdictMap::Eq23 => self.map.eq23(&v_c, &v_t, &measured)?,
+            VerdictMap::Chaser => self.map.from_impulse(&v_c, &measured)?,
+        };
+        let x0 = self.state(&truth.chaser);
+        Ok(Sample {
+            index,
+            v0: design.cost_to_go(0, &x0),
+            v0_predicted: design.cost_to_go(0, &self.state(&predicted.chaser)),
+            rollout: detumble::rollout(&self.plant, design, &x0),
+        })
+    }
+
+    /// Runs the study on `threads` threads (results do not depend on the count), calling
+    /// `progress(done, total)`.
+    pub fn run(&self, threads: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<CaptureReport, String> {
+        let reference = self.map.constrained(&self.v_c, &self.v_t)?;
+        let size = reference.chaser.norm().max(f64::MIN_POSITIVE);
+        let mut maps = vec![("constrained impulse (eq. 5)", reference.clone(), 0.0)];
+        for (name, post) in [
+            ("eq. 18, GJM with momentum term", self.map.eq18(&self.v_c, &self.v_t, Slaving::Gjm)),
+            ("eq. 18 as written (zero momentum)", self.map.eq18(&self.v_c, &self.v_t, Slaving::GjmZeroMomentum)),
+            ("eq. 23, measured impulse", self.map.eq23(&self.v_c, &self.v_t, &reference.impulse)),
+            ("chaser-side impulse map", self.map.from_impulse(&self.v_c, &reference.impulse)),
+        ] {
+            let post = post?;
+            let diff = (&post.chaser - &reference.chaser).norm() / size;
+            maps.push((name, post, diff));
+        }
+        let x0 = self.state(&reference.chaser);
+        let design = detumble::design(&self.plant, &x0, &self.spec)?;
+        let nominal = detumble::rollout(&self.plant, &design, &x0);
+        if !nominal.success {
+            return Err(format!(
+                "the nominal capture does not detumble: {} (raise the limits or the horizon, or capture more gently)",
+                nominal.failure.as_deref().unwrap_or("")
+            ));
+        }
+        let (n_est, n_ver) = (self.roa.samples, self.roa.verify);
+        let total = n_est + n_ver;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
+        let all: Vec<Sample> = pool.install(|| {
+            (0..total)
+                .into_par_iter()
+                .map(|i| {
+                    let s = self.sample(&design, i);
+                    progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                    s
+                })
+                .collect::<Result<Vec<_>, String>>()
+        })?;
+        let (estimation, verification) = {
+            let mut all = all;
+            let v = all.split_off(n_est as usize);
+            (all, v)
+        };
+        let rollouts: Vec<Rollout> = estimation.iter().map(|s| s.rollout.clone()).collect();
+        let funnel = detumble::funnel(&rollouts)?;
+        Ok(CaptureReport { maps, design, nominal, funnel, estimation, verification })
+    }
+}
+
+/// Weights, limits and horizon from `[capture.control]` and `[simulation]`.
+fn control(sc: &Scenario, c: &CaptureSpec, n: usize) -> Check<DetumbleSpec> {
+    let k = &c.control;
+    let p = |key: &str, x: f64, unit: &str| positive(&format!("capture.control.{key}"), x, unit);
+    let (angle, rate, speed) = (
+        p("angle_scale", k.angle_scale, "rad")?,
+        p("rate_scale", k.rate_scale, "rad/s")?,
+        p("speed_scale", k.speed_scale, "m/s")?,
+    );
+    let (bt, bf, jt) = (
+        p("base_torque", k.base_torque, "N·m")?,
+        p("base_force", k.base_force, "N")?,
+        p("joint_torque", k.joint_torque, "N·m")?,
+    );
+    let q = std::iter::repeat_n(angle.powi(-2), n)
+        .chain([rate.powi(-2); 3])
+        .chain([speed.powi(-2); 3])
+        .chain(std::iter::repeat_n(rate.powi(-2), n))
+        .collect();
+    let r = [bt.powi(-2); 3].into_iter().chain([bf.powi(-2); 3]).chain(std::iter::repeat_n(jt.powi(-2), n)).collect();
+    let sim = &sc.file.simulation;
+    let horizon = positive("simulation.duration", sim.duration, "s (the detumble horizon)")?;
+    let Some(dt) = sim.dt else { return err("simulation.dt", "is required: the controller's step, s") };
+    let dt = positive("simulation.dt", dt, "s")?;
+    let steps = (horizon / dt).round();
+    if (steps * dt - horizon).abs() > 1e-9 * horizon || steps > 1e6 {
+        return err("simulation.duration", format!("must be a whole number (at most 1e6) of steps of {dt} s"));
+    }
+    Ok(DetumbleSpec {
+        q,
+        r,
+        horizon,
+        dt,
+        joint_range: p("joint_range", k.joint_range, "rad")?,
+        goal_rate: p("goal_rate", k.goal_rate, "rad/s")?,
+        goal_speed: p("goal_speed", k.goal_speed, "m/s")?,
+    })
+}
+
+/// The confusion matrix of the verdict `V₀(predicted) < ρ₀` against the detumble outcome.
+pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
+    let mut m = [[0u64; 2]; 2];
+    for s in samples {
+        let safe = s.v0_predicted < rho0;
+        m[usize::from(!safe)][usize::from(!s.rollout.success)] += 1;
+    }
+    m
+}
+
+/// Writes `summary.json`, `samples.csv` and plots into `dir`; returns the summary.
+pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
+    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
+    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
+    let rho0 = rep.funnel.rho0;
+    let mut w =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("samples.csv")).map_err(|e| ctx("samples.csv", e))?);
+    let mut body = || -> std::io::Result<()> {
+        writeln!(w, "set,index,V0,V0_predicted,margin,predicted_safe,detumbled,max_excursion_rad,failure")?;
+        for (set, samples) in [("estimation", &rep.estimation), ("verification", &rep.verification)] {
+            for s in samples.iter() {
+                writeln!(
+                    w,
+                    "{set},{},{:e},{:e},{:e},{},{},{:e},{}",
+                    s.index,
+                    s.v0,
+                    s.v0_predicted,
+                    s.v0_predicted / rho0,
+                    s.v0_predicted < rho0,
+                    s.rollout.success,
+                    s.rollout.max_excursion,
+                    s.rollout.failure.as_deref().unwrap_or("").replace(',', ";")
+                )?;
+            }
+        }
+        w.flush()
+    };
+    body().map_err(|e| ctx("samples.csv", e))?;
+    let m = confusion(&rep.verification, rho0);
+    let false_safe: Vec<Value> = rep
+        .verification
+        .iter()
+        .filter(|s| s.v0_predicted < rho0 && !s.rollout.success)
+        .map(|s| json!({"index": s.index, "margin": s.v0_predicted / rho0, "failure": s.rollout.failure}))
+        .collect();
+    let d = &rep.design;
+    let steps = d.steps();
+    let t: Vec<f64> = (0..=steps).map(|k| k as f64 * d.spec.dt).collect();
+    let log = |y: &[f64]| y.iter().map(|v| v.max(1e-300).log10()).collect::<Vec<_>>();
+    // (The nominal capture is the trajectory itself: its V is zero, not drawn.)
+    let mut series = vec![Series { label: "funnel ρ(t)".into(), x: &t, y: log(&rep.funnel.rho) }];
+    for s in rep.verification.iter().filter(|s| s.v0 < rho0).take(8) {
+        let n = s.rollout.cost_to_go.len();
+        series.push(Series { label: format!("sample {}", s.index), x: &t[..n], y: log(&s.rollout.cost_to_go) });
+    }
+    line_plot(
+        &dir.join("plots/funnel"),
+        "Funnel ρ(t) and simulated XᵀS(t)X",
+        "time after capture (s)",
+        "log10 cost-to-go",
+        &series,
+        false,
+    )?;
+    let points: Vec<(f64, f64)> = rep
+        .verification
+        .iter()
+        .map(|s| ((s.v0_predicted / rho0).log10(), (s.rollout.max_excursion / d.spec.joint_range).log10()))
+        .collect();
+    scatter_plot(
+        &dir.join("plots/verdict"),
+        "Verdict margin vs joint excursion (right of 0: predicted unsafe; above 0: left the range)",
+        "log10 (X₀ᵀS₀X₀ / ρ₀)",
+        "log10 (max excursion / joint range)",
+        &points,
+    )?;
+    let maps: Vec<Value> = rep
+        .maps
+        .iter()
+        .map(|(name, p, diff)| {
+            json!({"map": name, "chaser_velocity": p.chaser.as_slice(), "target_velocity": p.target.as_slice(),
+                   "impulse": p.impulse.as_slice(), "relative_difference": diff, "rcond": p.rcond})
+        })
+        .collect();
+    let n = rep.verification.len() as f64;
+    let summary = json!({
+        "scenario": study.name,
+        "seed": study.seed,
+        "maps": maps,
+        "nominal": {
+            "post_capture_state": rep.design.x_nom[0].as_slice(),
+            "V0": rep.nominal.cost_to_go[0],
+            "margin": rep.nominal.cost_to_go[0] / rho0,
+            "detumbled": rep.nominal.success,
+            "max_excursion_rad": rep.nominal.max_excursion,
+        },
+        "funnel": {"rho0": rho0, "bounded_by_a_failure": rep.funnel.bounded, "samples": rep.estimation.len(),
+                   "failures": rep.estimation.iter().filter(|s| !s.rollout.success).count()},
+        "verdict_map": format!("{:?}", study.verdict_map).to_lowercase(),
+        "verification": {
+            "samples": rep.verification.len(),
+            "predicted_safe_detumbled": m[0][0],
+            "predicted_safe_failed": m[0][1],
+            "predicted_unsafe_detumbled": m[1][0],
+            "predicted_unsafe_failed": m[1][1],
+            "false_safe_rate": if n > 0.0 { m[0][1] as f64 / n } else { 0.0 },
+            "false_safe": false_safe,
+        },
+    });
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
+    Ok(summary)
+}
