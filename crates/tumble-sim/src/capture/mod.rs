@@ -326,7 +326,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
     let log = |y: &[f64]| y.iter().map(|v| v.max(1e-300).log10()).collect::<Vec<_>>();
     // (The nominal capture is the trajectory itself: its V is zero, not drawn.)
     let mut series = vec![Series { label: "funnel ρ(t)".into(), x: &t, y: log(&rep.funnel.rho) }];
-    for s in rep.verification.iter().filter(|s| s.v0 < rho0).take(8) {
+    for s in rep.verification.iter().filter(|s| s.v0 < rho0).take(5) {
         let n = s.rollout.cost_to_go.len();
         series.push(Series { label: format!("sample {}", s.index), x: &t[..n], y: log(&s.rollout.cost_to_go) });
     }
@@ -359,6 +359,12 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         })
         .collect();
     let n = rep.verification.len() as f64;
+    // Checks that started inside the inlet and left the funnel later.
+    let escapes = rep
+        .verification
+        .iter()
+        .filter(|s| s.v0 < rho0 && s.rollout.cost_to_go.iter().zip(&rep.funnel.rho).any(|(v, r)| v > r))
+        .count();
     let summary = json!({
         "scenario": study.name,
         "seed": study.seed,
@@ -381,6 +387,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
             "predicted_unsafe_failed": m[1][1],
             "false_safe_rate": if n > 0.0 { m[0][1] as f64 / n } else { 0.0 },
             "false_safe": false_safe,
+            "started_inside_and_left_the_funnel": escapes,
         },
     });
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
