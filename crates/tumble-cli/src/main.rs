@@ -337,6 +337,8 @@ enum Job {
     Lander(Box<LanderModel>),
     /// An articulated system.
     Arm(Box<tumble_sim::arm::ArmModel>),
+    /// A capture study (`tumble capture`).
+    Capture,
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -518,7 +520,10 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     };
     let overrides = overrides(set).map_err(invalid)?;
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
-    let job = if sc.file.arm.is_some() {
+    let job = if sc.file.capture.is_some() {
+        tumble_sim::capture::CaptureStudy::build(&sc).map_err(|e| invalid(e.to_string()))?;
+        Job::Capture
+    } else if sc.file.arm.is_some() {
         Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.lander.is_some() || sc.file.target.is_some() {
         Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
@@ -573,6 +578,10 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((_, Job::Rigid(model))) => run_rigid(path, out, *model, quiet),
         Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
         Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
+        Ok((_, Job::Capture)) => {
+            eprintln!("error: {}: a capture study runs with `tumble capture {}`", path.display(), path.display());
+            ExitCode::from(2)
+        }
         Err(code) => code,
     }
 }

@@ -26,6 +26,7 @@ fn check_prints_ok_for_every_bundled_scenario() {
         "arms/double_pendulum.toml",
         "arms/jemrms_flexible_joint.toml",
         "arms/solar_array_hinge.toml",
+        "capture_map/tumbling_500kg.toml",
     ] {
         let out = tumble(&["check", &scenario(s)]);
         assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
@@ -462,5 +463,39 @@ fn lqr_designs_a_regulator_and_refuses_bad_systems() {
         assert_eq!(out.status.code(), Some(2), "{text}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected) && err.contains("bad.json"), "{text}: {err}");
+    }
+}
+
+#[test]
+fn capture_writes_its_study_and_refuses_bad_input() {
+    let d = tmp("capture");
+    let out_dir = d.join("out").display().to_string();
+    let s = scenario("capture_map/tumbling_500kg.toml");
+    let out = tumble(&["capture", &s, "--samples", "8", "--verify", "8", "--threads", "2", "--out", &out_dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("eq. 18, GJM with momentum term") && text.contains("verdict on 8 sampled captures"),
+        "{text}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).expect("summary")).expect("json");
+    assert_eq!(summary["verification"]["samples"], 8);
+    assert_eq!(summary["maps"].as_array().expect("maps").len(), 5);
+    let rows = std::fs::read_to_string(d.join("out/samples.csv")).expect("samples");
+    assert_eq!(rows.lines().count(), 17);
+    for f in ["plots/funnel.png", "plots/funnel.svg", "plots/verdict.png"] {
+        assert!(d.join("out").join(f).exists(), "{f}");
+    }
+    for (args, expected) in [
+        (vec!["capture", &s, "--set", "capture.tool=\"hand\""], "capture.tool"),
+        (vec!["capture", &s, "--threads", "0"], "--threads"),
+        (vec!["capture", "missing.toml"], "missing.toml"),
+        (vec!["capture", &scenario("arms/double_pendulum.toml")], "[capture]"),
+    ] {
+        let out = tumble(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
     }
 }
