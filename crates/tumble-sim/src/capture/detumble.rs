@@ -254,6 +254,8 @@ pub struct Rollout {
     pub failure: Option<String>,
     /// Largest joint excursion from the capture configuration.
     pub max_excursion: f64,
+    /// Largest angular or joint rate at the horizon, rad/s (infinite when stopped early).
+    pub final_rate: f64,
 }
 
 /// Simulates the TVLQR detumble from `x0`: `u = sat(u_nom − K (x − x_nom))`.
@@ -273,7 +275,7 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
                 d.spec.joint_range,
                 k as f64 * d.spec.dt
             ));
-            return Rollout { cost_to_go, success: false, failure, max_excursion };
+            return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
         }
         if k == d.steps() {
             break;
@@ -283,7 +285,7 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
         plant.step(x.as_mut_slice(), u.as_slice(), d.spec.dt, &mut scratch);
         if x.iter().any(|v| !v.is_finite()) {
             let failure = Some(format!("diverged at {:.2} s", (k + 1) as f64 * d.spec.dt));
-            return Rollout { cost_to_go, success: false, failure, max_excursion };
+            return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
         }
     }
     let v = x.rows(n, n + 6);
@@ -296,7 +298,7 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
     } else {
         None
     };
-    Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion }
+    Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion, final_rate: rate }
 }
 
 /// The funnel estimated from sampled rollouts (Reist & Tedrake 2010, simulation-based): the

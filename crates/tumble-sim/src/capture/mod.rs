@@ -293,12 +293,15 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
     let mut w =
         std::io::BufWriter::new(std::fs::File::create(dir.join("samples.csv")).map_err(|e| ctx("samples.csv", e))?);
     let mut body = || -> std::io::Result<()> {
-        writeln!(w, "set,index,V0,V0_predicted,margin,predicted_safe,detumbled,max_excursion_rad,failure")?;
+        writeln!(
+            w,
+            "set,index,V0,V0_predicted,margin,predicted_safe,detumbled,max_excursion_rad,final_rate_rad_s,failure"
+        )?;
         for (set, samples) in [("estimation", &rep.estimation), ("verification", &rep.verification)] {
             for s in samples.iter() {
                 writeln!(
                     w,
-                    "{set},{},{:e},{:e},{:e},{},{},{:e},{}",
+                    "{set},{},{:e},{:e},{:e},{},{},{:e},{:e},{}",
                     s.index,
                     s.v0,
                     s.v0_predicted,
@@ -306,6 +309,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
                     s.v0_predicted < rho0,
                     s.rollout.success,
                     s.rollout.max_excursion,
+                    s.rollout.final_rate,
                     s.rollout.failure.as_deref().unwrap_or("").replace(',', ";")
                 )?;
             }
@@ -341,13 +345,13 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
     let points: Vec<(f64, f64)> = rep
         .verification
         .iter()
-        .map(|s| ((s.v0_predicted / rho0).log10(), (s.rollout.max_excursion / d.spec.joint_range).log10()))
+        .map(|s| ((s.v0_predicted / rho0).log10(), (s.rollout.final_rate / d.spec.goal_rate).log10()))
         .collect();
     scatter_plot(
         &dir.join("plots/verdict"),
-        "Verdict margin vs joint excursion (right of 0: predicted unsafe; above 0: left the range)",
+        "Verdict margin vs outcome (right of 0: predicted unsafe; above 0: not detumbled)",
         "log10 (X₀ᵀS₀X₀ / ρ₀)",
-        "log10 (max excursion / joint range)",
+        "log10 (final rate / goal rate)",
         &points,
     )?;
     let maps: Vec<Value> = rep
