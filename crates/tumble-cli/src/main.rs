@@ -492,12 +492,21 @@ fn capture(path: &Path, out: Option<PathBuf>, threads: Option<usize>, set: &[Str
         for (name, _, diff) in &report.maps {
             println!("  {name:<36} {diff:.2e}");
         }
-        let (v0, rho0) = (report.nominal.cost_to_go[0], report.funnel.rho0);
+        let rho0 = report.funnel.rho0;
         println!(
-            "nominal capture: V0 = {v0:.4e}, funnel inlet rho0 = {rho0:.4e}{} -> margin {:.3}, detumbled",
-            if report.funnel.bounded { "" } else { " (no sampled failure: a lower bound)" },
-            v0 / rho0
+            "nominal capture detumbled; funnel inlet rho0 = {rho0:.4e} from {} sampled captures ({} failed){}",
+            report.estimation.len(),
+            report.estimation.iter().filter(|s| !s.rollout.success).count(),
+            if report.funnel.bounded { "" } else { ": no sampled failure, rho0 is a lower bound" },
         );
+        if let Some((v0, r)) = &report.online {
+            println!(
+                "online check of capture.measured_impulse: V0 = {v0:.4e}, margin V0/rho0 = {:.3e}: predicted {}; the detumble from the predicted state {}",
+                v0 / rho0,
+                if *v0 < rho0 { "safe" } else { "unsafe" },
+                r.failure.as_deref().unwrap_or("succeeds")
+            );
+        }
         let m = confusion(&report.verification, rho0);
         println!(
             "verdict on {} sampled captures: safe & detumbled {}, safe & failed {} (false safe), unsafe & detumbled {}, unsafe & failed {}",

@@ -481,6 +481,8 @@ fn capture_writes_its_study_and_refuses_bad_input() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).expect("summary")).expect("json");
     assert_eq!(summary["verification"]["samples"], 8);
+    assert!(text.contains("online check of capture.measured_impulse"), "{text}");
+    assert!(summary["online_check"]["margin"].as_f64().is_some_and(|m| m >= 0.0));
     assert_eq!(summary["maps"].as_array().expect("maps").len(), 5);
     let rows = std::fs::read_to_string(d.join("out/samples.csv")).expect("samples");
     assert_eq!(rows.lines().count(), 17);

@@ -250,6 +250,23 @@ fn results_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn the_online_check_of_the_exact_impulse_is_the_nominal_capture() {
+    // Measuring exactly the impulse of the scenario's capture predicts the nominal post-capture
+    // state: V₀ is zero to rounding (V₀ ~ |δx|² with δx ~ 1e-14 |x|), far inside the funnel.
+    let exact = study(&[]).map.constrained(&study(&[]).v_c, &study(&[]).v_t).expect("map").impulse;
+    let value = format!("[{}]", exact.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(", "));
+    let s = study(&[("capture.measured_impulse", &value), ("capture.roa.samples", "12"), ("capture.roa.verify", "0")]);
+    let rep = s.run(2, &|_, _| {}).expect("study");
+    let (v0, rollout) = rep.online.expect("online check");
+    assert!(v0 < 1e-20 * rep.funnel.rho0 && rollout.success, "V0 = {v0}");
+    // A wrong measurement moves the prediction off the nominal.
+    let off = format!("[{}]", exact.iter().map(|x| format!("{:e}", 1.5 * x)).collect::<Vec<_>>().join(", "));
+    let s = study(&[("capture.measured_impulse", &off), ("capture.roa.samples", "12"), ("capture.roa.verify", "0")]);
+    let (v0_off, _) = s.run(2, &|_, _| {}).expect("study").online.expect("online check");
+    assert!(v0_off > 1e6 * v0.max(1e-30), "V0 = {v0_off}");
+}
+
+#[test]
 fn bad_capture_scenarios_are_refused_with_their_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIO);
     for (key, value, expected) in [
@@ -259,6 +276,7 @@ fn bad_capture_scenarios_are_refused_with_their_key() {
         ("capture.control.rate_scale", "0.0001", "too fast"),
         ("capture.control.joint_range", "0.0", "capture.control.joint_range"),
         ("capture.roa.impulse_noise", "-0.1", "capture.roa.impulse_noise"),
+        ("capture.measured_impulse", "[1.0, 2.0, nan, 0.0, 0.0, 0.0]", "capture.measured_impulse"),
         ("simulation.duration", "120.01", "simulation.duration"),
         ("arm.joints", "[{name = \"elbow\", damping = 1.0}]", "arm.joints"),
     ] {

@@ -49,6 +49,8 @@ pub struct CaptureStudy {
     pub roa: RoaSpec,
     /// Map of the verdict.
     pub verdict_map: VerdictMap,
+    /// An impulse measured at the grasp, to check online.
+    pub measured_impulse: Option<DVector<f64>>,
 }
 
 /// One sampled capture: its verdict and what the detumble did.
@@ -79,6 +81,9 @@ pub struct CaptureReport {
     pub estimation: Vec<Sample>,
     /// Verdict-check samples.
     pub verification: Vec<Sample>,
+    /// The online check of `capture.measured_impulse`: the predicted post-capture state's
+    /// `V₀` and the detumble from it.
+    pub online: Option<(f64, Rollout)>,
 }
 
 impl CaptureStudy {
@@ -120,6 +125,11 @@ impl CaptureStudy {
             .collect();
         let welded = detumble::weld_target(&chaser, tool, &grasp, &target).map_err(|e| ("capture.target".into(), e))?;
         let plant = Plant::new(welded, u_max).map_err(|e| ("arm.links".to_string(), e))?;
+        let measured_impulse = match c.measured_impulse {
+            Some(i) if i.iter().all(|x| x.is_finite()) => Some(DVector::from_column_slice(&i)),
+            Some(i) => return err("capture.measured_impulse", format!("must hold six finite numbers, got {i:?}")),
+            None => None,
+        };
         let roa = c.roa.clone();
         for (key, x) in [
             ("angular_velocity_sd", roa.angular_velocity_sd),
@@ -148,6 +158,7 @@ impl CaptureStudy {
             spec,
             roa,
             verdict_map: c.verdict_map,
+            measured_impulse,
         })
     }
 
@@ -155,6 +166,16 @@ impl CaptureStudy {
     fn state(&self, v_c: &DVector<f64>) -> DVector<f64> {
         let n = self.plant.joints();
         DVector::from_iterator(2 * n + 6, self.q[7..7 + n].iter().chain(v_c.iter()).copied())
+    }
+
+    /// The post-capture state predicted from the pre-capture velocities and a measured impulse
+    /// by the verdict's map.
+    fn predict(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<DVector<f64>, String> {
+        let post = match self.verdict_map {
+            VerdictMap::Eq23 => self.map.eq23(v_c, v_t, impulse)?,
+            VerdictMap::Chaser => self.map.from_impulse(v_c, impulse)?,
+        };
+        Ok(self.state(&post.chaser))
     }
 
     /// Draws sample `index`, maps it, predicts and simulates.
@@ -173,15 +194,12 @@ impl CaptureStudy {
         let truth = self.map.constrained(&v_c, &v_t)?;
         let size = truth.impulse.norm();
         let measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
-        let predicted = match self.verdict_map {
-            VerdictMap::Eq23 => self.map.eq23(&v_c, &v_t, &measured)?,
-            VerdictMap::Chaser => self.map.from_impulse(&v_c, &measured)?,
-        };
+        let predicted = self.predict(&v_c, &v_t, &measured)?;
         let x0 = self.state(&truth.chaser);
         Ok(Sample {
             index,
             v0: design.cost_to_go(0, &x0),
-            v0_predicted: design.cost_to_go(0, &self.state(&predicted.chaser)),
+            v0_predicted: design.cost_to_go(0, &predicted),
             rollout: detumble::rollout(&self.plant, design, &x0),
         })
     }
@@ -232,7 +250,14 @@ impl CaptureStudy {
         };
         let rollouts: Vec<Rollout> = estimation.iter().map(|s| s.rollout.clone()).collect();
         let funnel = detumble::funnel(&rollouts)?;
-        Ok(CaptureReport { maps, design, nominal, funnel, estimation, verification })
+        let online = match &self.measured_impulse {
+            Some(i) => {
+                let x = self.predict(&self.v_c, &self.v_t, i)?;
+                Some((design.cost_to_go(0, &x), detumble::rollout(&self.plant, &design, &x)))
+            }
+            None => None,
+        };
+        Ok(CaptureReport { maps, design, nominal, funnel, estimation, verification, online })
     }
 }
 
@@ -383,6 +408,14 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         "funnel": {"rho0": rho0, "bounded_by_a_failure": rep.funnel.bounded, "samples": rep.estimation.len(),
                    "failures": rep.estimation.iter().filter(|s| !s.rollout.success).count()},
         "verdict_map": format!("{:?}", study.verdict_map).to_lowercase(),
+        "online_check": rep.online.as_ref().map(|(v0, r)| json!({
+            "measured_impulse": study.measured_impulse.as_ref().map(|i| i.as_slice().to_vec()),
+            "V0": v0,
+            "margin": v0 / rho0,
+            "predicted_safe": *v0 < rho0,
+            "detumbled_from_the_predicted_state": r.success,
+            "failure": r.failure,
+        })),
         "verification": {
             "samples": rep.verification.len(),
             "predicted_safe_detumbled": m[0][0],

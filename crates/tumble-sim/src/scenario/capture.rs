@@ -20,6 +20,9 @@ pub struct CaptureSpec {
     /// equation).
     #[serde(default)]
     pub verdict_map: VerdictMap,
+    /// An impulse measured at the grasp (on the chaser, `[N·s ×3, N·m·s ×3]`, world axes, about
+    /// the grasp point): the online check (eq. 30) of the scenario's pre-capture states with it.
+    pub measured_impulse: Option<[f64; 6]>,
     /// The detumble controller.
     pub control: CaptureControlSpec,
     /// The region-of-attraction study.
