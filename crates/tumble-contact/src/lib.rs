@@ -5,9 +5,12 @@
 //! This crate takes poses and velocities and returns wrenches. It deliberately does **not**
 //! depend on `tumble-dynamics`, so that the same engines can drive an external dynamics code.
 //!
+//! - [`laws`]: normal force laws (spring–dashpot, Hertz, Hunt–Crossley, Flores, polynomial,
+//!   tabulated), non-adhesive, and regularised Coulomb friction.
 //! - [`vertex_sdf`]: compliant vertices on a signed distance field with regularised Coulomb
 //!   friction at one application point and rolling resistance (the small-body lander model).
 
+pub mod laws;
 pub mod vertex_sdf;
 
 pub use vertex_sdf::{BodyKinematics, Mobility, NormalContact, TangentialContact, VertexContactParams};
