@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod arm;
+mod fit;
 mod lqr;
 mod shape;
 use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
@@ -131,6 +132,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Identify contact laws from measured data.
+    #[command(subcommand)]
+    Fit(fit::FitCommand),
     /// Robot arms from URDF: joints, mass matrix, bias forces, Jacobian.
     #[command(subcommand)]
     Arm(arm::ArmCommand),
@@ -303,6 +307,7 @@ fn main() -> ExitCode {
         }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
         Command::Arm(cmd) => exit(arm::run(cmd)),
+        Command::Fit(cmd) => exit(fit::run(cmd)),
         Command::Capture { scenario, out, samples, verify, threads, set, quiet } => {
             let mut set = set;
             set.extend(samples.map(|n| format!("capture.roa.samples={n}")));

@@ -501,3 +501,45 @@ fn capture_writes_its_study_and_refuses_bad_input() {
         assert!(err.contains(expected), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn fit_contact_recovers_coefficients_and_refuses_bad_data() {
+    let d = tmp("fit");
+    let csv = d.join("wire.csv");
+    // Table 4's s = 90 mm law sampled without noise: the fit is exact to rounding.
+    let mut text = String::from("# identified wire\ndisplacement (m),force (N)\n");
+    for i in 0..40 {
+        let x = 0.02 * i as f64 / 39.0;
+        text.push_str(&format!("{x},{}\n", 890183.0 * x * x - 1297.6 * x + 0.3457));
+    }
+    std::fs::write(&csv, text).expect("write");
+    let out_dir = d.join("plots").display().to_string();
+    let out =
+        tumble(&["fit", "contact", &csv.display().to_string(), "--model", "quadratic", "--json", "--out", &out_dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for (name, truth) in [("A", 890183.0), ("B", -1297.6), ("C", 0.3457)] {
+        let got = v[name]["value"].as_f64().expect("value");
+        // Exact data: only rounding in an SVD solve of condition ~1e5 (columns δ², δ, 1 at δ ≤ 2 cm).
+        assert!((got - truth).abs() < 1e-8 * truth.abs(), "{name}: {got} vs {truth}");
+        assert!(v[name]["std_error"].as_f64().is_some() && v["coefficients"][name].as_f64() == Some(got));
+    }
+    assert!(v["r2"].as_f64().expect("r2") > 1.0 - 1e-12);
+    assert!(d.join("plots/wire_quadratic.png").exists() && d.join("plots/wire_quadratic.svg").exists());
+    let text = tumble(&["fit", "contact", &csv.display().to_string(), "--model", "power", "--out", &out_dir]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("R² ="));
+    for (body, model, expected) in [
+        ("displacement,force\n0,0\n0.001,1\n0.002,3\n", "quadratic", "at least 4"),
+        ("displacement,force\n0,0\n0.001,nan\n0.002,3\n0.003,5\n", "quadratic", ":3: force `nan` is not finite"),
+        ("displacement,force\n0,0\n0.001,x\n", "quadratic", ":3: force `x` is not a number"),
+        ("depth,force\n0,0\n", "quadratic", "must name `displacement`"),
+        ("displacement,force\n0,0\n0.001,1\n0.002,3\n0.003,5\n", "hunt-crossley", "velocity"),
+        ("displacement,force\n0,0\n-0.001,1\n0.002,3\n0.003,5\n", "power", ">= 0"),
+    ] {
+        std::fs::write(&csv, body).expect("write");
+        let out = tumble(&["fit", "contact", &csv.display().to_string(), "--model", model, "--out", &out_dir]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert!(err.contains(expected) && err.contains("wire.csv"), "{body}: {err}");
+    }
+}

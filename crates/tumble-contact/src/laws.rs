@@ -158,7 +158,9 @@ impl ContactLaw {
                 if delta.len() != force.len() || delta.len() < 2 {
                     return Err("a force table needs at least two (δ, F) points of equal count".into());
                 }
-                if delta[0] != 0.0 || delta.windows(2).any(|w| !(w[1] > w[0])) {
+                if delta[0] != 0.0
+                    || delta.windows(2).any(|w| w[1].partial_cmp(&w[0]) != Some(std::cmp::Ordering::Greater))
+                {
                     return Err("the table's penetrations must start at 0 and strictly ascend".into());
                 }
                 if force.iter().chain(delta.iter()).any(|x| !x.is_finite()) || force.iter().any(|f| *f < 0.0) {
@@ -170,7 +172,7 @@ impl ContactLaw {
             Damping::None => Ok(()),
             Damping::Power { c, g, q } => {
                 finite("c", *c)?;
-                if *c < 0.0 || !(*g >= 0.0 && *q > 0.0) || !g.is_finite() || !q.is_finite() {
+                if !(*c >= 0.0 && *g >= 0.0 && *q > 0.0 && g.is_finite() && q.is_finite()) {
                     return Err(format!("damping needs c >= 0, g >= 0, q > 0; got c = {c}, g = {g}, q = {q}"));
                 }
                 Ok(())

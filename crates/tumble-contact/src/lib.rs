@@ -5,11 +5,13 @@
 //! This crate takes poses and velocities and returns wrenches. It deliberately does **not**
 //! depend on `tumble-dynamics`, so that the same engines can drive an external dynamics code.
 //!
+//! - [`identify`]: least-squares fits of those laws to measured data (`tumble fit contact`).
 //! - [`laws`]: normal force laws (spring–dashpot, Hertz, Hunt–Crossley, Flores, polynomial,
 //!   tabulated), non-adhesive, and regularised Coulomb friction.
 //! - [`vertex_sdf`]: compliant vertices on a signed distance field with regularised Coulomb
 //!   friction at one application point and rolling resistance (the small-body lander model).
 
+pub mod identify;
 pub mod laws;
 pub mod vertex_sdf;
 

@@ -182,20 +182,31 @@ pub fn scatter_plot(
     y_label: &str,
     points: &[(f64, f64)],
 ) -> Result<(), String> {
-    svg_and_png!(stem, draw_points((title, x_label, y_label), points))
+    svg_and_png!(stem, draw_points((title, x_label, y_label), points, &[]))
+}
+
+/// [`scatter_plot`] with a curve drawn over the points (e.g. a fitted law over its data).
+pub fn scatter_and_curve(
+    stem: &Path,
+    (title, x_label, y_label): (&str, &str, &str),
+    points: &[(f64, f64)],
+    curve: &[(f64, f64)],
+) -> Result<(), String> {
+    svg_and_png!(stem, draw_points((title, x_label, y_label), points, curve))
 }
 
 fn draw_points<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     (title, x_label, y_label): (&str, &str, &str),
     points: &[(f64, f64)],
+    curve: &[(f64, f64)],
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (x0, x1) = range(points.iter().map(|p| p.0));
-    let (y0, y1) = range(points.iter().map(|p| p.1));
+    let (x0, x1) = range(points.iter().chain(curve).map(|p| p.0));
+    let (y0, y1) = range(points.iter().chain(curve).map(|p| p.1));
     let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
     chart.draw_series(
         points
@@ -203,6 +214,10 @@ where
             .filter(|(a, b)| a.is_finite() && b.is_finite())
             .map(|&p| Circle::new(p, 4, COLORS[0].mix(0.7).filled())),
     )?;
+    chart.draw_series(LineSeries::new(
+        curve.iter().copied().filter(|(a, b)| a.is_finite() && b.is_finite()),
+        COLORS[1].stroke_width(2),
+    ))?;
     root.present()?;
     Ok(())
 }

@@ -48,6 +48,16 @@ pub fn write_gravity_csv(path: &Path, points: &[Vec3], samples: &[FieldSample]) 
     w.flush().map_err(io)
 }
 
+/// Writes `stem.svg` and `stem.png`: measured points and a fitted curve.
+pub fn fit_plot(
+    stem: &Path,
+    labels: (&str, &str, &str),
+    points: &[(f64, f64)],
+    curve: &[(f64, f64)],
+) -> Result<(), String> {
+    crate::plot::scatter_and_curve(stem, labels, points, curve)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
