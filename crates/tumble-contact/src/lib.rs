@@ -8,11 +8,14 @@
 //! - [`identify`]: least-squares fits of those laws to measured data (`tumble fit contact`).
 //! - [`laws`]: normal force laws (spring–dashpot, Hertz, Hunt–Crossley, Flores, polynomial,
 //!   tabulated), non-adhesive, and regularised Coulomb friction.
+//! - [`snare`]: the loose snare wire (slack law up to the geometric limit `Q`, axial stretch
+//!   beyond).
 //! - [`vertex_sdf`]: compliant vertices on a signed distance field with regularised Coulomb
 //!   friction at one application point and rolling resistance (the small-body lander model).
 
 pub mod identify;
 pub mod laws;
+pub mod snare;
 pub mod vertex_sdf;
 
 pub use vertex_sdf::{BodyKinematics, Mobility, NormalContact, TangentialContact, VertexContactParams};

@@ -1,0 +1,170 @@
+//! Snare wires (Abiko et al. 2012, the snare-wire document, §4).
+//!
+//! **Loose wire.** A wire of length `L` whose ends are fixed a distance `l < L` apart is pushed
+//! at `s` (from one end, along the chord) by a grapple-fixture shaft. The penetration `δ` is the
+//! deflection from first contact, measured from the chord: the loose wire offers the identified
+//! law `F(δ)` (Table 4: `A δ² + B δ + C` at `s` = 40, 65, 90 mm) until it is pulled straight
+//! into two segments from the ends to the shaft, at
+//!
+//! ```text
+//! √(s² + Q²) + √((l − s)² + Q²) = L        (Q: the largest slack deflection)
+//! ```
+//!
+//! (`L` = 180 mm, `l` = 175 mm, `s` = 90 mm give `Q` = 20.9 mm). Beyond `Q` the wire stretches:
+//! with `ΔL(δ) = √(s² + δ²) + √((l − s)² + δ²) − L` and tension `T = EA ΔL/L`, the shaft feels
+//! `T (δ/√(s² + δ²) + δ/√((l − s)² + δ²)) = T ∂ΔL/∂δ` on top of `F(Q)`: the force is continuous
+//! at `Q` and derives from the potential `E(min(δ, Q)) + F(Q)(δ − Q)⁺ + EA ΔL⁺²/(2L)`.
+
+use crate::laws::{ContactLaw, Damping, Stiffness};
+
+/// A loose wire fixed at both ends.
+#[derive(Clone, Debug)]
+pub struct LooseWire {
+    /// Wire length `L`, m.
+    pub length: f64,
+    /// Distance between the fixed ends `l`, m.
+    pub span: f64,
+    /// Contact position `s` from one end along the chord, m.
+    pub position: f64,
+    /// The law of the slack wire at this position, `F(δ)`.
+    pub law: ContactLaw,
+    /// Axial stiffness `EA` of the wire, N (SUS-304, 1.5 mm: 193 GPa × 1.77 mm² = 3.41e5 N).
+    pub axial_stiffness: f64,
+    /// Largest slack deflection `Q`, m.
+    pub slack: f64,
+}
+
+/// `EA` of the document's SUS-304 wire, 1.5 mm diameter, N.
+pub const SUS304_1_5MM_EA: f64 = 193e9 * std::f64::consts::PI * 0.75e-3 * 0.75e-3;
+
+impl LooseWire {
+    /// A wire with the given law; checks `0 < l < L`, `0 < s < l`, `EA > 0` and the law.
+    pub fn new(length: f64, span: f64, position: f64, law: ContactLaw, axial_stiffness: f64) -> Result<Self, String> {
+        if !(length.is_finite() && span > 0.0 && span < length) {
+            return Err(format!(
+                "a loose wire needs 0 < l < L (ends closer than the wire is long), got L = {length} m, l = {span} m"
+            ));
+        }
+        if !(position > 0.0 && position < span) {
+            return Err(format!("the contact position s must lie between the ends (0, {span}) m, got {position}"));
+        }
+        if !(axial_stiffness.is_finite() && axial_stiffness > 0.0) {
+            return Err(format!("the axial stiffness EA must be positive (N), got {axial_stiffness}"));
+        }
+        law.validate()?;
+        let slack = slack_deflection(length, span, position);
+        Ok(Self { length, span, position, law, axial_stiffness, slack })
+    }
+
+    /// The document's wire (Table 3: `L` = 180 mm, `l` = 175 mm, SUS-304 1.5 mm) at `s` (m),
+    /// with Table 4's law for that position (linear in `s` between its rows at 40, 65 and
+    /// 90 mm; beyond 90 mm by symmetry about the middle; clamped at 40 mm towards the ends),
+    /// offset dropped, and linear damping `c` (N·s/m).
+    pub fn table4(position: f64, damping: f64) -> Result<Self, String> {
+        let (length, span) = (0.180, 0.175);
+        let s = if position > 0.090 { span - position } else { position }.clamp(0.040, 0.090);
+        let rows = [(0.040, 719_880.0, -13.578), (0.065, 878_089.0, -1086.0), (0.090, 890_183.0, -1297.6)];
+        let i = if s <= 0.065 { 0 } else { 1 };
+        let w = (s - rows[i].0) / (rows[i + 1].0 - rows[i].0);
+        let a = rows[i].1 + w * (rows[i + 1].1 - rows[i].1);
+        let b = rows[i].2 + w * (rows[i + 1].2 - rows[i].2);
+        let law = ContactLaw {
+            stiffness: Stiffness::Polynomial { a, b, c: 0.0, zero_offset: true },
+            damping: if damping > 0.0 { Damping::Power { c: damping, g: 0.0, q: 1.0 } } else { Damping::None },
+        };
+        Self::new(length, span, position, law, SUS304_1_5MM_EA)
+    }
+
+    /// Stretch `ΔL(δ)` of the straightened wire (negative while slack), m, and `∂ΔL/∂δ`.
+    fn stretch(&self, delta: f64) -> (f64, f64) {
+        let (a, b) = (self.position, self.span - self.position);
+        let (ra, rb) = ((a * a + delta * delta).sqrt(), (b * b + delta * delta).sqrt());
+        (ra + rb - self.length, delta / ra + delta / rb)
+    }
+
+    /// Force on the shaft at penetration `delta` (m) and rate `rate` (m/s, closing), N ≥ 0.
+    pub fn force(&self, delta: f64, rate: f64, v0: f64) -> f64 {
+        if delta <= 0.0 {
+            return 0.0;
+        }
+        let slack = self.law.force(delta.min(self.slack), rate, v0);
+        if delta <= self.slack {
+            return slack;
+        }
+        let (dl, ddl) = self.stretch(delta);
+        slack + self.axial_stiffness * dl.max(0.0) / self.length * ddl
+    }
+
+    /// Potential energy at penetration `delta`, J.
+    pub fn energy(&self, delta: f64) -> f64 {
+        if delta <= self.slack {
+            return self.law.energy(delta);
+        }
+        let dl = self.stretch(delta).0.max(0.0);
+        self.law.energy(self.slack)
+            + self.law.elastic(self.slack).max(0.0) * (delta - self.slack)
+            + 0.5 * self.axial_stiffness * dl * dl / self.length
+    }
+}
+
+/// `Q` with `√(s² + Q²) + √((l − s)² + Q²) = L` (bisection; the left side grows with `Q`).
+pub fn slack_deflection(length: f64, span: f64, position: f64) -> f64 {
+    let f = |q: f64| (position * position + q * q).sqrt() + ((span - position).powi(2) + q * q).sqrt() - length;
+    let (mut lo, mut hi) = (0.0, length);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < 0.0 { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_slack_deflection_follows_from_the_geometry_and_the_force_is_continuous() {
+        let w = LooseWire::table4(0.090, 0.0).expect("wire");
+        // The two straight segments are exactly L long at Q.
+        let q = w.slack;
+        let total = (0.09f64.powi(2) + q * q).sqrt() + (0.085f64.powi(2) + q * q).sqrt();
+        assert!((total - 0.180).abs() < 1e-15 && (q - 0.0209).abs() < 5e-4, "Q = {q}");
+        // Symmetric pushes at midspan: 2√((l/2)² + Q²) = L.
+        let mid = slack_deflection(0.18, 0.175, 0.0875);
+        assert!((mid - (0.09f64.powi(2) - 0.0875f64.powi(2)).sqrt()).abs() < 1e-15);
+        // Continuous at Q, and far stiffer beyond (the steel stretches).
+        let (below, above) = (w.force(q * (1.0 - 1e-9), 0.0, 0.0), w.force(q * (1.0 + 1e-9), 0.0, 0.0));
+        assert!((above - below).abs() < 1e-4 * below, "{below} → {above}");
+        let slope_slack = (w.force(q, 0.0, 0.0) - w.force(0.99 * q, 0.0, 0.0)) / (0.01 * q);
+        let slope_taut = (w.force(1.01 * q, 0.0, 0.0) - w.force(q, 0.0, 0.0)) / (0.01 * q);
+        assert!(slope_taut > 10.0 * slope_slack, "{slope_slack} vs {slope_taut}");
+        // The force is the derivative of the energy, on both sides of Q.
+        for d in [0.3 * q, 0.9 * q, 1.002 * q, 1.01 * q] {
+            let h = 1e-9;
+            let num = (w.energy(d + h) - w.energy(d - h)) / (2.0 * h);
+            assert!((num - w.force(d, 0.0, 0.0)).abs() < 1e-5 * w.force(d, 0.0, 0.0).max(1.0), "δ = {d}: {num}");
+        }
+        // Table 4 at its rows, and symmetry about the middle.
+        let w40 = LooseWire::table4(0.040, 0.0).expect("wire");
+        let row = ContactLaw::snare_wire_table4(40).expect("row");
+        assert!([0.002, 0.01, 0.02].iter().all(|d| w40.law.elastic(*d) == row.elastic(*d)));
+        let w135 = LooseWire::table4(0.135, 0.0).expect("wire");
+        assert_eq!(w135.law, w40.law);
+    }
+
+    #[test]
+    fn impossible_wires_are_refused() {
+        let law = ContactLaw::spring_dashpot(1e4, 0.0);
+        for (l_total, span, s, ea, why) in [
+            (0.175, 0.175, 0.09, 1e5, "0 < l < L"),
+            (0.18, 0.19, 0.09, 1e5, "0 < l < L"),
+            (0.18, 0.175, 0.2, 1e5, "between the ends"),
+            (0.18, 0.175, 0.09, -1.0, "EA must be positive"),
+        ] {
+            let e = LooseWire::new(l_total, span, s, law.clone(), ea).expect_err(why);
+            assert!(e.contains(why), "{why}: {e}");
+        }
+        let e = LooseWire::new(0.18, 0.175, 0.09, ContactLaw::spring_dashpot(-5.0, 0.0), 1e5).expect_err("k < 0");
+        assert!(e.contains("k must be >= 0"), "{e}");
+    }
+}
