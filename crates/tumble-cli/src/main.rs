@@ -344,6 +344,8 @@ enum Job {
     Arm(Box<tumble_sim::arm::ArmModel>),
     /// A capture study (`tumble capture`).
     Capture,
+    /// A snare-wire experiment.
+    Snare(Box<tumble_sim::snare::WireExperiment>),
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -537,6 +539,8 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let job = if sc.file.capture.is_some() {
         tumble_sim::capture::CaptureStudy::build(&sc).map_err(|e| invalid(e.to_string()))?;
         Job::Capture
+    } else if sc.file.snare.is_some() {
+        Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.arm.is_some() {
         Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.lander.is_some() || sc.file.target.is_some() {
@@ -592,12 +596,49 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((_, Job::Rigid(model))) => run_rigid(path, out, *model, quiet),
         Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
         Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
+        Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
         Ok((_, Job::Capture)) => {
             eprintln!("error: {}: a capture study runs with `tumble capture {}`", path.display(), path.display());
             ExitCode::from(2)
         }
         Err(code) => code,
     }
+}
+
+fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireExperiment, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&sc.file.name));
+    let started = Instant::now();
+    let run = match exp.run() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: simulation failed: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let every = sc.file.simulation.output_interval.map_or(1, |oi| ((oi / exp.dt).round() as usize).max(1));
+    let summary = match tumble_sim::snare::write_wire_run(&out, &sc.file.name, exp, &run, every) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if !quiet {
+        println!(
+            "{}: impulse {} N·s, peak force {:.2} N, deepest {:.2} mm (Q = {:.2} mm), final velocity {} m/s, ω {:.4} rad/s; {:.2} s wall; outputs in {}",
+            sc.file.name,
+            summary["impulse_Ns"],
+            summary["peak_force_N"].as_f64().unwrap_or(0.0),
+            run.max_delta * 1e3,
+            run.wire.as_ref().map_or(0.0, |w| w.slack * 1e3),
+            summary["final_velocity_m_s"],
+            summary["final_angular_velocity_rad_s"].as_f64().unwrap_or(0.0),
+            wall,
+            out.display()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bool) -> ExitCode {

@@ -27,6 +27,7 @@ fn check_prints_ok_for_every_bundled_scenario() {
         "arms/jemrms_flexible_joint.toml",
         "arms/solar_array_hinge.toml",
         "capture_map/tumbling_500kg.toml",
+        "snare/floating_target.toml",
     ] {
         let out = tumble(&["check", &scenario(s)]);
         assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
@@ -541,5 +542,36 @@ fn fit_contact_recovers_coefficients_and_refuses_bad_data() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{body}: {err}");
         assert!(err.contains(expected) && err.contains("wire.csv"), "{body}: {err}");
+    }
+}
+
+#[test]
+fn the_floating_target_hits_the_wire_and_bad_snare_keys_are_refused() {
+    let d = tmp("snare");
+    let s = scenario("snare/floating_target.toml");
+    let out = tumble(&["run", &s, "--out", &d.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("summary.json")).expect("summary")).expect("json");
+    for i in 0..2 {
+        let (j, dp) = (v["impulse_Ns"][i].as_f64().expect("J"), v["momentum_change_Ns"][i].as_f64().expect("dp"));
+        assert!((j - dp).abs() < 1e-9, "axis {i}: {j} vs {dp}");
+    }
+    assert!(v["touched_the_wire"].as_bool() == Some(true) && v["final_velocity_m_s"][1].as_f64() > Some(0.0));
+    for f in
+        ["timeseries.csv", "plots/velocity.png", "plots/angular_velocity.png", "plots/force.png", "plots/impulse.png"]
+    {
+        assert!(d.join(f).exists(), "{f}");
+    }
+    for (set, key) in [
+        ("snare.position=0.2", "snare.position"),
+        ("snare.mass=0", "snare.mass"),
+        ("snare.wire.damping=-1", "snare.wire.damping"),
+        ("snare.mu=-0.1", "snare.mu"),
+    ] {
+        let out = tumble(&["check", &s, "--set", set]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{set}: {err}");
+        assert!(err.contains(key), "{set}: {err}");
     }
 }

@@ -16,6 +16,7 @@ mod plot;
 mod record;
 mod run;
 pub mod scenario;
+pub mod snare;
 pub mod tools;
 
 pub use model::Model;

@@ -11,6 +11,7 @@ pub mod capture;
 mod error;
 pub mod lander;
 mod schema;
+pub mod snare;
 mod spans;
 
 pub use error::ScenarioError;

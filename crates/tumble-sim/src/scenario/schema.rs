@@ -31,6 +31,8 @@ pub struct ScenarioFile {
     pub lander: Option<super::lander::LanderSpec>,
     /// An articulated system (URDF or inline links).
     pub arm: Option<super::arm::ArmSpec>,
+    /// A snare-wire experiment.
+    pub snare: Option<super::snare::SnareSpec>,
     /// A capture analysis of the `[arm]` chaser grasping a target.
     pub capture: Option<super::capture::CaptureSpec>,
     /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).
