@@ -153,6 +153,23 @@ mod tests {
     }
 
     #[test]
+    fn the_snare_closes_on_a_centred_shaft_at_the_predicted_angle() {
+        let snare = ThreeWireSnare::new(0.1, 0.0125, ContactLaw::spring_dashpot(2e4, 0.0)).expect("snare");
+        let at = snare.closing_angle_at_contact();
+        // Just before: no wire touches; just after: all three, equally, and the forces cancel.
+        let (f, pen) = snare.force([0.0, 0.0], [0.0, 0.0], at - 1e-6, 0.0);
+        assert!(pen.iter().all(|p| *p == 0.0) && f == [0.0, 0.0]);
+        let (f, pen) = snare.force([0.0, 0.0], [0.0, 0.0], at + 1e-3, 0.0);
+        assert!(pen.iter().all(|p| *p > 0.0 && (p - pen[0]).abs() < 1e-15), "{pen:?}");
+        assert!(f[0].hypot(f[1]) < 1e-9 * 2e4 * pen[0], "{f:?}");
+        // Off-centre, the nearest wire pushes the shaft back toward the centre.
+        let (f, _) = snare.force([0.0, -0.05], [0.0, 0.0], 2.0, 0.0);
+        assert!(f[1] > 0.0, "{f:?}");
+        assert!(snare.encloses([0.0, 0.0], 2.5) && !snare.encloses([0.0, 0.09], 2.5));
+        assert!(ThreeWireSnare::new(0.01, 0.02, ContactLaw::spring_dashpot(1.0, 0.0)).is_err());
+    }
+
+    #[test]
     fn impossible_wires_are_refused() {
         let law = ContactLaw::spring_dashpot(1e4, 0.0);
         for (l_total, span, s, ea, why) in [
@@ -166,5 +183,85 @@ mod tests {
         }
         let e = LooseWire::new(0.18, 0.175, 0.09, ContactLaw::spring_dashpot(-5.0, 0.0), 1e5).expect_err("k < 0");
         assert!(e.contains("k must be >= 0"), "{e}");
+    }
+}
+
+/// A three-wire snare (LEE-like), in the plane of its ring: wire `i` runs as a chord of the
+/// ring (radius `R`) from the fixed anchor at angle `aᵢ = 2πi/3` to the rotating anchor at
+/// `aᵢ + Δ`. Its line is `nᵢ·x = d` with `nᵢ = (cos(aᵢ + Δ/2), sin(aᵢ + Δ/2))` and
+/// `d = R cos(Δ/2)`; the three lines bound an equilateral triangle of inradius `d`. Closing the
+/// snare (growing `Δ` from `Δ₀` towards π) shrinks the triangle around the grapple shaft
+/// (radius `r`). A wire touches the shaft (centre `c`) when its line comes within `r` of `c`:
+/// from inside, penetration `δ = nᵢ·c + r − d`, pushing along `−nᵢ` (towards the centre); from
+/// outside (`nᵢ·c > d`), `δ = d + r − nᵢ·c`, pushing along `+nᵢ`.
+#[derive(Clone, Debug)]
+pub struct ThreeWireSnare {
+    /// Ring radius `R`, m.
+    pub ring_radius: f64,
+    /// Grapple shaft radius `r`, m.
+    pub shaft_radius: f64,
+    /// Law of each taut wire against the shaft.
+    pub law: ContactLaw,
+}
+
+impl ThreeWireSnare {
+    /// Checks `0 < r < R` and the law.
+    pub fn new(ring_radius: f64, shaft_radius: f64, law: ContactLaw) -> Result<Self, String> {
+        if !(shaft_radius > 0.0 && ring_radius > shaft_radius && ring_radius.is_finite()) {
+            return Err(format!(
+                "a snare needs 0 < shaft radius < ring radius, got r = {shaft_radius} m, R = {ring_radius} m"
+            ));
+        }
+        law.validate()?;
+        Ok(Self { ring_radius, shaft_radius, law })
+    }
+
+    /// The wires' unit normals and the lines' distance `d` from the ring centre at closing
+    /// angle `delta`.
+    pub fn lines(&self, delta: f64) -> ([[f64; 2]; 3], f64) {
+        let n = std::array::from_fn(|i| {
+            let a = std::f64::consts::TAU * i as f64 / 3.0 + 0.5 * delta;
+            [a.cos(), a.sin()]
+        });
+        (n, self.ring_radius * (0.5 * delta).cos())
+    }
+
+    /// The closing angle at which the triangle's inradius equals the shaft radius (a centred
+    /// shaft is then touched by all three wires).
+    pub fn closing_angle_at_contact(&self) -> f64 {
+        2.0 * (self.shaft_radius / self.ring_radius).acos()
+    }
+
+    /// The force on the shaft (N, ring plane) at centre `c` and velocity `v` with the snare at
+    /// closing angle `delta` closing at `delta_rate` (rad/s), and the penetration of each wire.
+    pub fn force(&self, c: [f64; 2], v: [f64; 2], delta: f64, delta_rate: f64) -> ([f64; 2], [f64; 3]) {
+        let (normals, d) = self.lines(delta);
+        // The lines move inward at ḋ = −R sin(Δ/2) Δ̇/2 and turn with Δ̇/2.
+        let d_rate = -0.5 * self.ring_radius * (0.5 * delta).sin() * delta_rate;
+        let mut f = [0.0; 2];
+        let mut pen = [0.0; 3];
+        for (i, n) in normals.iter().enumerate() {
+            let nc = n[0] * c[0] + n[1] * c[1];
+            // n rotates at Δ̇/2: d(n·c)/dt = n·v + (Δ̇/2) t·c with t = (−n_y, n_x).
+            let nc_rate = n[0] * v[0] + n[1] * v[1] + 0.5 * delta_rate * (-n[1] * c[0] + n[0] * c[1]);
+            let (delta_i, rate, sign) = if nc <= d {
+                (nc + self.shaft_radius - d, nc_rate - d_rate, -1.0)
+            } else {
+                (d + self.shaft_radius - nc, d_rate - nc_rate, 1.0)
+            };
+            if delta_i > 0.0 {
+                let mag = self.law.force(delta_i, rate, 0.0);
+                f[0] += sign * mag * n[0];
+                f[1] += sign * mag * n[1];
+                pen[i] = delta_i;
+            }
+        }
+        (f, pen)
+    }
+
+    /// Whether the shaft centre lies inside the wires' triangle.
+    pub fn encloses(&self, c: [f64; 2], delta: f64) -> bool {
+        let (normals, d) = self.lines(delta);
+        normals.iter().all(|n| n[0] * c[0] + n[1] * c[1] < d)
     }
 }

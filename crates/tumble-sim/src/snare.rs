@@ -17,8 +17,8 @@ use crate::scenario::{Scenario, ScenarioError};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-use tumble_contact::laws::friction;
-use tumble_contact::snare::LooseWire;
+use tumble_contact::laws::{ContactLaw, friction};
+use tumble_contact::snare::{LooseWire, ThreeWireSnare};
 use tumble_math::Vec3;
 
 /// End spacing `l` of the document's wire (Table 3), m.
@@ -317,4 +317,205 @@ pub fn write_wire_run(
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
     Ok(summary)
+}
+
+/// A three-wire snare closing around a grapple shaft, then rigidising it: the shaft (carrying
+/// the payload's mass, free in the ring plane) is snared while the ring turns at a constant
+/// closing rate until the wires stall on it (their total force reaches the motor's stall force)
+/// or close completely; if the shaft is then enclosed and touched by all three wires it is
+/// captured, and the carriage retracts, pulling the fixture axially through the wires (a stiff
+/// spring–damper to the carriage) onto the end effector's face until the face carries the
+/// preload.
+#[derive(Clone, Debug)]
+pub struct SnareCapture {
+    /// The snare.
+    pub snare: ThreeWireSnare,
+    /// Payload mass carried by the shaft, kg.
+    pub mass: f64,
+    /// Shaft centre at the start, ring plane, m.
+    pub offset: [f64; 2],
+    /// Shaft velocity at the start, ring plane, m/s.
+    pub velocity: [f64; 2],
+    /// Closing angle at the start (open snare), rad.
+    pub open_angle: f64,
+    /// Closing rate, rad/s.
+    pub closing_rate: f64,
+    /// Total wire force at which the closing motor stalls, N.
+    pub stall_force: f64,
+    /// Fixture's axial distance from the face at capture, m.
+    pub stroke: f64,
+    /// Carriage retraction speed, m/s.
+    pub retract_speed: f64,
+    /// Axial preload to reach against the face, N.
+    pub preload: f64,
+    /// Step, s.
+    pub dt: f64,
+    /// Longest time allowed, s.
+    pub duration: f64,
+}
+
+/// What the snare did.
+#[derive(Clone, Debug)]
+pub struct SnareOutcome {
+    /// Captured: enclosed and touched by all three wires when the closing stopped.
+    pub captured: bool,
+    /// Rigidised: held against the face with the preload.
+    pub rigidised: bool,
+    /// When the closing stopped, s.
+    pub closed_at: f64,
+    /// When the preload was reached, s.
+    pub rigidised_at: Option<f64>,
+    /// Largest total wire force, N.
+    pub peak_force: f64,
+    /// Shaft centre when the closing stopped, m.
+    pub final_offset: [f64; 2],
+    /// Why the capture failed.
+    pub failure: Option<String>,
+}
+
+impl SnareCapture {
+    /// An LEE-sized snare (ring 0.1 m, shaft 12.5 mm, wires 2e4 N/m with 200 N·s/m) closing in
+    /// about 2 s around a shaft offset by `offset`.
+    pub fn lee_like(mass: f64, offset: [f64; 2]) -> Result<Self, String> {
+        Ok(Self {
+            snare: ThreeWireSnare::new(0.1, 0.0125, ContactLaw::spring_dashpot(2e4, 200.0))?,
+            mass,
+            offset,
+            velocity: [0.0; 2],
+            open_angle: 30f64.to_radians(),
+            closing_rate: 1.2,
+            stall_force: 300.0,
+            stroke: 0.05,
+            retract_speed: 0.02,
+            preload: 500.0,
+            dt: 1e-4,
+            duration: 20.0,
+        })
+    }
+
+    /// Runs the closing and, if captured, the rigidisation.
+    pub fn run(&self) -> Result<SnareOutcome, String> {
+        for (k, x) in [
+            ("mass", self.mass),
+            ("closing rate", self.closing_rate),
+            ("stall force", self.stall_force),
+            ("dt", self.dt),
+        ] {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(format!("{k} must be positive, got {x}"));
+            }
+        }
+        let r = self.snare.ring_radius;
+        if self.offset[0].hypot(self.offset[1]) >= r - self.snare.shaft_radius {
+            return Ok(SnareOutcome {
+                captured: false,
+                rigidised: false,
+                closed_at: 0.0,
+                rigidised_at: None,
+                peak_force: 0.0,
+                final_offset: self.offset,
+                failure: Some("the shaft is not inside the ring".into()),
+            });
+        }
+        let max_angle = std::f64::consts::PI - 1e-3;
+        let (mut c, mut v, mut delta, mut t) = (self.offset, self.velocity, self.open_angle, 0.0);
+        let mut peak = 0.0f64;
+        // Closing: planar RK4 on (c, v) with the ring turning at the closing rate.
+        let accel = |c: [f64; 2], v: [f64; 2], delta: f64| {
+            let (f, _) = self.snare.force(c, v, delta, self.closing_rate);
+            [f[0] / self.mass, f[1] / self.mass]
+        };
+        loop {
+            let (f, pen) = self.snare.force(c, v, delta, self.closing_rate);
+            let total = f[0].hypot(f[1]);
+            let wire_sum: f64 =
+                (0..3).map(|i| if pen[i] > 0.0 { self.snare.law.force(pen[i], 0.0, 0.0) } else { 0.0 }).sum();
+            peak = peak.max(total.max(wire_sum));
+            if wire_sum >= self.stall_force || delta >= max_angle || t >= self.duration {
+                break;
+            }
+            if c[0].hypot(c[1]) >= r - self.snare.shaft_radius {
+                return Ok(SnareOutcome {
+                    captured: false,
+                    rigidised: false,
+                    closed_at: t,
+                    rigidised_at: None,
+                    peak_force: peak,
+                    final_offset: c,
+                    failure: Some(format!("the shaft left the ring at t = {t:.3} s before the wires closed")),
+                });
+            }
+            let h = self.dt;
+            let a1 = accel(c, v, delta);
+            let (c2, v2) =
+                ([c[0] + 0.5 * h * v[0], c[1] + 0.5 * h * v[1]], [v[0] + 0.5 * h * a1[0], v[1] + 0.5 * h * a1[1]]);
+            let a2 = accel(c2, v2, delta + 0.5 * h * self.closing_rate);
+            let (c3, v3) =
+                ([c[0] + 0.5 * h * v2[0], c[1] + 0.5 * h * v2[1]], [v[0] + 0.5 * h * a2[0], v[1] + 0.5 * h * a2[1]]);
+            let a3 = accel(c3, v3, delta + 0.5 * h * self.closing_rate);
+            let (c4, v4) = ([c[0] + h * v3[0], c[1] + h * v3[1]], [v[0] + h * a3[0], v[1] + h * a3[1]]);
+            let a4 = accel(c4, v4, delta + h * self.closing_rate);
+            for i in 0..2 {
+                c[i] += h / 6.0 * (v[i] + 2.0 * v2[i] + 2.0 * v3[i] + v4[i]);
+                v[i] += h / 6.0 * (a1[i] + 2.0 * a2[i] + 2.0 * a3[i] + a4[i]);
+            }
+            delta += h * self.closing_rate;
+            t += h;
+            if c.iter().chain(&v).any(|x| !x.is_finite()) {
+                return Err(format!("the snare run blew up at t = {t:.4} s (step too large for the wires)"));
+            }
+        }
+        let (_, pen) = self.snare.force(c, v, delta, 0.0);
+        let touching = pen.iter().filter(|p| **p > 0.0).count();
+        let enclosed = self.snare.encloses(c, delta);
+        let mut out = SnareOutcome {
+            captured: enclosed && touching == 3,
+            rigidised: false,
+            closed_at: t,
+            rigidised_at: None,
+            peak_force: peak,
+            final_offset: c,
+            failure: None,
+        };
+        if !out.captured {
+            out.failure = Some(if !enclosed {
+                format!(
+                    "the wires closed without enclosing the shaft (it ended {:.1} mm from the centre)",
+                    1e3 * c[0].hypot(c[1])
+                )
+            } else {
+                format!("only {touching} of 3 wires hold the shaft when the closing stopped")
+            });
+            return Ok(out);
+        }
+        // Rigidisation: the carriage retracts at the set speed; the wires pull the fixture
+        // (k_a, critically damped for the payload) onto the face (stiff stop at z = 0).
+        let k_a = 1e5;
+        let c_a = 2.0 * (k_a * self.mass).sqrt();
+        let k_face = 1e7;
+        let c_face = 2.0 * (k_face * self.mass).sqrt();
+        let target = -self.preload / k_a;
+        let (mut z, mut zd, mut zc) = (self.stroke, 0.0, self.stroke);
+        let h = self.dt;
+        while t < self.duration {
+            let zc_rate = if zc > target { -self.retract_speed } else { 0.0 };
+            let face = |z: f64, zd: f64| if z < 0.0 { (-k_face * z - c_face * zd).max(0.0) } else { 0.0 };
+            let acc = |z: f64, zd: f64| (-k_a * (z - zc) - c_a * (zd - zc_rate) + face(z, zd)) / self.mass;
+            // Semi-implicit Euler is enough for this critically damped stop.
+            zd += h * acc(z, zd);
+            z += h * zd;
+            zc = (zc + h * zc_rate).max(target);
+            t += h;
+            let load = face(z, zd);
+            if zc <= target && load >= 0.99 * self.preload && zd.abs() < 1e-4 {
+                out.rigidised = true;
+                out.rigidised_at = Some(t);
+                break;
+            }
+        }
+        if !out.rigidised {
+            out.failure = Some(format!("the preload was not reached within {} s", self.duration));
+        }
+        Ok(out)
+    }
 }

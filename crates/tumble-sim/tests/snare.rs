@@ -37,3 +37,30 @@ fn the_probe_bounces_off_the_wire_with_its_impulse_and_only_loses_energy() {
     assert!(fast.max_delta > q && fast.max_delta < q * 1.2, "{} vs Q = {q}", fast.max_delta);
     assert!(WireExperiment { mass: -1.0, ..exp }.run().is_err());
 }
+
+#[test]
+fn the_three_wire_snare_captures_an_aligned_fixture_and_fails_cleanly_on_a_misaligned_one() {
+    use tumble_sim::snare::SnareCapture;
+    // Centred and off-centre shafts are enclosed, drawn toward the centre and rigidised (the
+    // wires stall while the 500 kg payload is still moving in: measured 22 → 6 mm).
+    for offset in [[0.0, 0.0], [0.02, -0.01]] {
+        let out = SnareCapture::lee_like(500.0, offset).expect("snare").run().expect("run");
+        assert!(out.captured && out.rigidised, "{offset:?}: {out:?}");
+        let (before, after) = (offset[0].hypot(offset[1]), out.final_offset[0].hypot(out.final_offset[1]));
+        assert!(after <= 0.5 * before + 1e-12, "drawn in: {before} → {after}");
+        assert!(out.peak_force < 2.0 * 300.0, "stalled near the motor's force: {out:?}");
+    }
+    // Even 67 mm off the axis the closing wires sweep the shaft in.
+    let out = SnareCapture::lee_like(500.0, [0.06, 0.03]).expect("snare").run().expect("run");
+    assert!(out.captured && out.rigidised, "{out:?}");
+    // Badly misaligned: 70 mm off and drifting outward at 5 cm/s, the fixture leaves the ring
+    // before the wires reach it.
+    let drifting = SnareCapture { velocity: [0.05, 0.0], ..SnareCapture::lee_like(500.0, [0.07, 0.0]).expect("snare") };
+    let out = drifting.run().expect("run");
+    assert!(!out.captured && !out.rigidised, "{out:?}");
+    assert!(out.failure.as_deref().is_some_and(|f| f.contains("left the ring")), "{out:?}");
+    // Outside the ring altogether.
+    let out = SnareCapture::lee_like(500.0, [0.2, 0.0]).expect("snare").run().expect("run");
+    assert!(out.failure.as_deref() == Some("the shaft is not inside the ring"));
+    assert!(SnareCapture::lee_like(-1.0, [0.0, 0.0]).expect("snare").run().is_err());
+}
