@@ -170,11 +170,8 @@ fn bench(file: &Path, calls: usize) -> Result<(), String> {
         return Err(format!("{}: `arm bench` takes revolute and prismatic arms", file.display()));
     }
     // 64 states from a fixed LCG, cycled.
-    let mut s = 7u64;
-    let mut u = || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    let mut rng = tumble_math::Lcg::new(7u64);
+    let mut u = || rng.symmetric();
     let states: Vec<[Vec<f64>; 3]> = (0..64)
         .map(|_| [(0..n).map(|_| u()).collect(), (0..n).map(|_| u()).collect(), (0..n).map(|_| u()).collect()])
         .collect();

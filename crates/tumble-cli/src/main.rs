@@ -327,11 +327,20 @@ fn main() -> ExitCode {
 fn exit(r: Result<(), String>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => invalid(e),
     }
+}
+
+/// Reports invalid input: exit status 2.
+fn invalid(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+/// Reports a run that failed or could not write its outputs: exit status 1.
+fn failed(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(1)
 }
 
 /// What a scenario describes.
@@ -370,10 +379,6 @@ fn mc(
     quiet: bool,
 ) -> ExitCode {
     use tumble_sim::campaign::{Campaign, CampaignOptions, write_report};
-    let invalid = |msg: String| {
-        eprintln!("error: {msg}");
-        ExitCode::from(2)
-    };
     let sc = match overrides(set).and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string())) {
         Ok(sc) => sc,
         Err(e) => return invalid(e),
@@ -433,10 +438,7 @@ fn mc(
     let wall = started.elapsed().as_secs_f64();
     let summary = match write_report(&campaign, &rows, wall, ran) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(e),
     };
     if !quiet {
         println!(
@@ -455,10 +457,6 @@ fn mc(
 
 fn capture(path: &Path, out: Option<PathBuf>, threads: Option<usize>, set: &[String], quiet: bool) -> ExitCode {
     use tumble_sim::capture::{CaptureStudy, confusion, write_capture};
-    let invalid = |msg: String| {
-        eprintln!("error: {msg}");
-        ExitCode::from(2)
-    };
     let study = match overrides(set)
         .and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string()))
         .and_then(|sc| CaptureStudy::build(&sc).map_err(|e| e.to_string()))
@@ -483,16 +481,14 @@ fn capture(path: &Path, out: Option<PathBuf>, threads: Option<usize>, set: &[Str
         Ok(r) => r,
         Err(e) => {
             bar.abandon();
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
+            return failed(e);
         }
     };
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let out = out.unwrap_or_else(|| Path::new("out").join(&study.name));
     if let Err(e) = write_capture(&out, &study, &report) {
-        eprintln!("error: {e}");
-        return ExitCode::from(1);
+        return failed(e);
     }
     if !quiet {
         println!("{}: capture maps (relative difference from the constrained impulse):", study.name);
@@ -530,10 +526,6 @@ fn capture(path: &Path, out: Option<PathBuf>, threads: Option<usize>, set: &[Str
 
 /// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
 fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
-    let invalid = |msg: String| {
-        eprintln!("error: {msg}");
-        ExitCode::from(2)
-    };
     let overrides = overrides(set).map_err(invalid)?;
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
     let job = if sc.file.capture.is_some() {
@@ -598,8 +590,7 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
         Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
         Ok((_, Job::Capture)) => {
-            eprintln!("error: {}: a capture study runs with `tumble capture {}`", path.display(), path.display());
-            ExitCode::from(2)
+            invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
         }
         Err(code) => code,
     }
@@ -610,19 +601,13 @@ fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireE
     let started = Instant::now();
     let run = match exp.run() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: simulation failed: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(format!("simulation failed: {e}")),
     };
     let wall = started.elapsed().as_secs_f64();
     let every = sc.file.simulation.output_interval.map_or(1, |oi| ((oi / exp.dt).round() as usize).max(1));
     let summary = match tumble_sim::snare::write_wire_run(&out, &sc.file.name, exp, &run, every) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(e),
     };
     if !quiet {
         println!(
@@ -648,10 +633,7 @@ fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bo
     let wall = started.elapsed().as_secs_f64();
     let summary = match tumble_sim::arm::write_arm_run(&out, &model, &run) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(e),
     };
     if let Some(d) = &run.failure {
         eprintln!("error: simulation failed: {d}");
@@ -684,10 +666,7 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
     let wall = started.elapsed().as_secs_f64();
     let summary = match write_lander_run(&out, &model, &run) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(e),
     };
     if let LanderOutcome::Failed(d) = &run.outcome {
         eprintln!("error: simulation failed: {d}");
@@ -719,10 +698,7 @@ fn run_rigid(path: &Path, out: Option<PathBuf>, mut model: Model, quiet: bool) -
     progress.finish();
     let summary = match write_run(&out, path, &model, &res) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
+        Err(e) => return failed(e),
     };
     let line = format!(
         "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",
@@ -756,8 +732,7 @@ fn run_rigid(path: &Path, out: Option<PathBuf>, mut model: Model, quiet: bool) -
 
 fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
     if !(scale.is_finite() && scale > 0.0) {
-        eprintln!("error: --scale must be a positive number, got {scale}");
-        return ExitCode::from(2);
+        return invalid(format!("--scale must be a positive number, got {scale}"));
     }
     let results = tumble_sim::bench::run_all(scale);
     println!("{:<36} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
@@ -784,8 +759,7 @@ fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
     if let Some(p) = csv
         && let Err(e) = std::fs::write(p, rows.join("\n") + "\n")
     {
-        eprintln!("error: {}: cannot write: {e}", p.display());
-        return ExitCode::from(1);
+        return failed(format!("{}: cannot write: {e}", p.display()));
     }
     ExitCode::SUCCESS
 }

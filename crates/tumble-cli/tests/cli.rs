@@ -568,6 +568,7 @@ fn the_floating_target_hits_the_wire_and_bad_snare_keys_are_refused() {
         ("snare.mass=0", "snare.mass"),
         ("snare.wire.damping=-1", "snare.wire.damping"),
         ("snare.mu=-0.1", "snare.mu"),
+        ("simulation.dt=1e-12", "simulation.dt"),
     ] {
         let out = tumble(&["check", &s, "--set", set]);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -158,7 +158,7 @@ pub fn fit(model: FitModel, points: &[Point]) -> Result<Fit, String> {
             levenberg_marquardt(model, points, th)?
         }
     };
-    let (rss, jac) = residuals(model, points, &theta);
+    let (_, rss, jac) = residuals(model, points, &theta);
     let mean = points.iter().map(|p| p.force).sum::<f64>() / points.len() as f64;
     let tss: f64 = points.iter().map(|p| (p.force - mean).powi(2)).sum();
     let sigma2 = rss / (points.len() - m) as f64;
@@ -188,31 +188,29 @@ pub fn fit(model: FitModel, points: &[Point]) -> Result<Fit, String> {
     })
 }
 
-/// RSS and the Jacobian of the model values (n × m).
-fn residuals(model: FitModel, points: &[Point], th: &[f64]) -> (f64, DMatrix<f64>) {
+/// The residuals `F − model`, their sum of squares and the Jacobian of the model values
+/// (n × m).
+fn residuals(model: FitModel, points: &[Point], th: &[f64]) -> (DVector<f64>, f64, DMatrix<f64>) {
     let mut jac = DMatrix::zeros(points.len(), th.len());
-    let mut rss = 0.0;
+    let mut r = DVector::zeros(points.len());
     for (i, p) in points.iter().enumerate() {
         let (f, g) = eval(model, th, p.delta, p.velocity.unwrap_or(0.0));
-        rss += (p.force - f).powi(2);
+        r[i] = p.force - f;
         for (j, gj) in g.iter().enumerate() {
             jac[(i, j)] = *gj;
         }
     }
-    (rss, jac)
+    let rss = r.norm_squared();
+    (r, rss, jac)
 }
 
 fn levenberg_marquardt(model: FitModel, points: &[Point], mut th: Vec<f64>) -> Result<Vec<f64>, String> {
     let m = th.len();
     let mut lambda = 1e-3;
-    let (mut rss, mut jac) = residuals(model, points, &th);
+    let (mut r, mut rss, mut jac) = residuals(model, points, &th);
     for _ in 0..500 {
-        let r = DVector::from_iterator(
-            points.len(),
-            points.iter().map(|p| p.force - eval(model, &th, p.delta, p.velocity.unwrap_or(0.0)).0),
-        );
         let jtj = jac.transpose() * &jac;
-        let jtr = jac.transpose() * r;
+        let jtr = jac.transpose() * &r;
         let mut improved = false;
         for _ in 0..40 {
             let mut a = jtj.clone();
@@ -224,11 +222,11 @@ fn levenberg_marquardt(model: FitModel, points: &[Point], mut th: Vec<f64>) -> R
                 continue;
             };
             let trial: Vec<f64> = th.iter().zip(step.iter()).map(|(t, s)| t + s).collect();
-            let (trial_rss, trial_jac) = residuals(model, points, &trial);
+            let (trial_r, trial_rss, trial_jac) = residuals(model, points, &trial);
             if trial_rss.is_finite() && trial_rss <= rss {
                 let done = (rss - trial_rss) <= 1e-15 * rss.max(1e-300)
                     || step.norm() <= 1e-13 * DVector::from_column_slice(&th).norm();
-                (th, rss, jac) = (trial, trial_rss, trial_jac);
+                (th, r, rss, jac) = (trial, trial_r, trial_rss, trial_jac);
                 lambda = (lambda / 10.0).max(1e-15);
                 improved = true;
                 if done {
@@ -249,17 +247,10 @@ fn levenberg_marquardt(model: FitModel, points: &[Point], mut th: Vec<f64>) -> R
 mod tests {
     use super::*;
 
-    /// Deterministic standard normals (Box–Muller on an LCG).
+    /// Deterministic standard normals.
     fn noise(seed: u64) -> impl FnMut() -> f64 {
-        let mut s = seed;
-        move || {
-            let mut u = || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-            };
-            let (a, b) = (u(), u());
-            (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
-        }
+        let mut rng = tumble_math::Lcg::new(seed);
+        move || rng.normal()
     }
 
     #[test]

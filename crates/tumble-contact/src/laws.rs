@@ -250,23 +250,18 @@ impl ContactLaw {
                 }
                 e + 0.5 * (f0 + self.elastic(delta)) * (delta - x0)
             }
-            Stiffness::Polynomial { .. } => {
+            Stiffness::Polynomial { a, b, c, zero_offset } => {
                 // Clamped polynomial: integrate max(0, F) exactly by Simpson on sub-intervals
                 // split at the roots (the integrand is a quadratic between them).
+                let c = if *zero_offset { 0.0 } else { *c };
                 let mut cuts = vec![0.0, delta];
-                if let Stiffness::Polynomial { a, b, c, zero_offset } = &self.stiffness {
-                    let c = if *zero_offset { 0.0 } else { *c };
-                    let disc = b * b - 4.0 * a * c;
-                    if *a != 0.0 && disc >= 0.0 {
-                        for r in [(-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a)] {
-                            if r > 0.0 && r < delta {
-                                cuts.push(r);
-                            }
-                        }
-                    } else if *a == 0.0 && *b != 0.0 && -c / b > 0.0 && -c / b < delta {
-                        cuts.push(-c / b);
-                    }
+                let disc = b * b - 4.0 * a * c;
+                if *a != 0.0 && disc >= 0.0 {
+                    cuts.extend([(-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a)]);
+                } else if *a == 0.0 && *b != 0.0 {
+                    cuts.push(-c / b);
                 }
+                cuts.retain(|r| (0.0..=delta).contains(r));
                 cuts.sort_by(f64::total_cmp);
                 cuts.windows(2)
                     .map(|w| {

@@ -367,11 +367,8 @@ mod tests {
             .collect();
         let body = cube_body();
         let p = params();
-        let mut s = 5u64;
-        let mut u = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut rng = tumble_math::Lcg::new(5u64);
+        let mut u = || rng.symmetric();
         for _ in 0..2000 {
             let kin = BodyKinematics {
                 x: Vec3::new(0.0, 0.0, 0.1 + 0.002 * u()),

@@ -215,12 +215,9 @@ mod tests {
         assert!(md.query(&neck_inside).distance < 0.0);
         assert!(md.query(&waist_outside).distance > 0.0);
         // Brute force over all triangles, and sign by the generalised winding number.
-        let mut s = 12345u64;
+        let mut rng = tumble_math::Lcg::new(12345u64);
         for _ in 0..300 {
-            let mut u = || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            };
+            let mut u = || rng.symmetric();
             let p = Vec3::new(2.6 * u(), 1.4 * u(), 1.4 * u());
             let q = md.query(&p);
             let brute = md.tris.iter().map(|t| (closest_on_triangle(&p, t).0 - p).norm()).fold(f64::INFINITY, f64::min);

@@ -61,11 +61,8 @@ fn grid_sdfs_of_real_shapes_are_accurate_near_the_surface() {
         let grid = GridSdf::from_mesh(&mesh, 128, 0.05 * (hi - lo).max()).expect("layout");
         let exact = MeshDistance::new(&mesh);
         let h = grid.spacing;
-        let mut s = 99u64;
-        let mut u = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = tumble_math::Lcg::new(99u64);
+        let mut u = || rng.unit();
         let trilinear = GridSdf { refinement: None, ..grid.clone() };
         let (mut errs, mut tri_max) = (Vec::new(), 0.0f64);
         for (q, f) in mesh.sample_surface(20_000, 99) {

@@ -22,12 +22,14 @@
 //!
 //! Units are SI throughout (m, s, kg, rad, N, N·m).
 
+mod lcg;
 pub mod numdiff;
 mod pose;
 mod quat;
 mod spatial;
 pub mod special;
 
+pub use lcg::Lcg;
 pub use nalgebra;
 pub use pose::Pose;
 pub use quat::{QuatError, UNIT_NORM_TOLERANCE, quat_derivative, quat_from_wxyz, quat_to_wxyz};

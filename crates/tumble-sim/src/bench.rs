@@ -80,13 +80,10 @@ fn sdf_queries(n: u64) -> BenchResult {
     use tumble_geometry::sdf::Sdf;
     let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, true, 128, 200.0).expect("a valid layout");
     // Points: along random directions from the centre, projected to near the surface.
-    let mut s = 1u64;
+    let mut rng = tumble_math::Lcg::new(1u64);
     let pts: Vec<Vec3> = (0..4096)
         .map(|_| {
-            let mut u = || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            };
+            let mut u = || rng.symmetric();
             let p = Vec3::new(1800.0 * u(), 1200.0 * u(), 1200.0 * u());
             let (d, g) = grid.eval(&p);
             p - g * d + g * (50.0 * u())
@@ -102,13 +99,10 @@ fn mesh_sdf_queries(n: u64) -> BenchResult {
     use tumble_geometry::sdf::{GridSdf, Sdf};
     let mesh = TriMesh::ellipsoid([1000.0, 700.0, 500.0], 5);
     let grid = GridSdf::from_mesh(&mesh, 128, 100.0).expect("a valid layout");
-    let mut s = 3u64;
+    let mut rng = tumble_math::Lcg::new(3u64);
     let pts: Vec<Vec3> = (0..4096)
         .map(|_| {
-            let mut u = || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            };
+            let mut u = || rng.symmetric();
             let p = Vec3::new(1000.0 * u(), 700.0 * u(), 500.0 * u());
             let (d, g) = grid.eval(&p);
             p - g * d + g * (grid.spacing * u())

@@ -19,7 +19,11 @@ use std::io::Write;
 use std::path::Path;
 use tumble_contact::laws::{ContactLaw, friction};
 use tumble_contact::snare::{LooseWire, ThreeWireSnare};
+use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::Vec3;
+
+/// Most steps a wire experiment records (every step is kept: about 1 GB).
+const MAX_STEPS: f64 = 1e7;
 
 /// End spacing `l` of the document's wire (Table 3), m.
 const WIRE_SPAN: f64 = 0.175;
@@ -100,52 +104,38 @@ impl WireExperiment {
 
     /// Runs it.
     pub fn run(&self) -> Result<WireRun, String> {
-        for (k, x) in [("mass", self.mass), ("inertia", self.inertia), ("speed", self.speed), ("dt", self.dt)] {
+        for (k, x) in [
+            ("mass", self.mass),
+            ("inertia", self.inertia),
+            ("speed", self.speed),
+            ("dt", self.dt),
+            ("duration", self.duration),
+        ] {
             if !(x.is_finite() && x > 0.0) {
                 return Err(format!("{k} must be positive, got {x}"));
             }
         }
-        let [px, py] = self.probe;
         // State: x, y, θ, vx, vy, ω, Jx, Jy. Start 1 mm above the chord.
-        let mut y = [self.aim - px, 1e-3 - py, 0.0, 0.0, -self.speed, 0.0, 0.0, 0.0];
-        let mut wire: Option<LooseWire> = None;
-        let mut v0 = 0.0;
-        let tip = |s: &[f64; 8]| {
-            let (c, sn) = (s[2].cos(), s[2].sin());
-            let r = [c * px - sn * py, sn * px + c * py];
-            ([s[0] + r[0], s[1] + r[1]], [s[3] - s[5] * r[1], s[4] + s[5] * r[0]], r)
-        };
-        let eval = |s: &[f64; 8], wire: &Option<LooseWire>, v0: f64| -> ([f64; 8], [f64; 2], f64) {
-            let (p, v, r) = tip(s);
-            let mut f = [0.0; 2];
-            let delta = -p[1];
-            if let Some(w) = wire
-                && delta > 0.0
-                && p[0] > 0.0
-                && p[0] < WIRE_SPAN
-            {
-                let n = w.force(delta, -v[1], v0);
-                let ft = friction(self.mu, n, &Vec3::new(v[0], 0.0, 0.0), self.v_star);
-                f = [ft.x, n];
-            }
-            let torque = r[0] * f[1] - r[1] * f[0];
-            ([s[3], s[4], s[5], f[0] / self.mass, f[1] / self.mass, torque / self.inertia, f[0], f[1]], f, delta)
-        };
-        let steps = (self.duration / self.dt).ceil() as usize;
+        let mut y = [self.aim - self.probe[0], 1e-3 - self.probe[1], 0.0, 0.0, -self.speed, 0.0, 0.0, 0.0];
+        let mut ode = WireOde { exp: self, wire: None, v0: 0.0 };
+        let steps = (self.duration / self.dt).ceil();
+        if steps.is_nan() || steps > MAX_STEPS {
+            return Err(format!(
+                "{steps} steps of {} s would be recorded (at most {MAX_STEPS:e}): lengthen the step or shorten the run",
+                self.dt
+            ));
+        }
+        let steps = steps as usize;
+        let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, 8);
         let mut samples = Vec::with_capacity(steps + 1);
         let mut max_delta = 0.0f64;
-        let energy = |s: &[f64; 8], wire: &Option<LooseWire>, delta: f64| {
-            0.5 * self.mass * (s[3] * s[3] + s[4] * s[4])
-                + 0.5 * self.inertia * s[5] * s[5]
-                + wire.as_ref().map_or(0.0, |w| w.energy(delta.max(0.0)))
-        };
         for k in 0..=steps {
-            let (p, v, _) = tip(&y);
-            if wire.is_none() && p[1] <= 0.0 && p[0] > 0.0 && p[0] < WIRE_SPAN {
-                wire = Some(LooseWire::table4(p[0], self.wire_damping)?);
-                v0 = -v[1];
+            let (p, v, _) = ode.tip(&y);
+            if ode.wire.is_none() && p[1] <= 0.0 && p[0] > 0.0 && p[0] < WIRE_SPAN {
+                ode.wire = Some(LooseWire::table4(p[0], self.wire_damping)?);
+                ode.v0 = -v[1];
             }
-            let (_, f, delta) = eval(&y, &wire, v0);
+            let (_, f, delta) = ode.eval(&y);
             max_delta = max_delta.max(delta);
             samples.push(WireSample {
                 t: k as f64 * self.dt,
@@ -154,28 +144,69 @@ impl WireExperiment {
                 force: f,
                 impulse: [y[6], y[7]],
                 delta,
-                energy: energy(&y, &wire, delta),
+                energy: 0.5 * self.mass * (y[3] * y[3] + y[4] * y[4])
+                    + 0.5 * self.inertia * y[5] * y[5]
+                    + ode.wire.as_ref().map_or(0.0, |w| w.energy(delta.max(0.0))),
             });
             if k == steps {
                 break;
             }
-            let h = self.dt;
-            let add = |a: &[f64; 8], k: &[f64; 8], c: f64| std::array::from_fn::<f64, 8, _>(|i| a[i] + c * k[i]);
-            let k1 = eval(&y, &wire, v0).0;
-            let k2 = eval(&add(&y, &k1, 0.5 * h), &wire, v0).0;
-            let k3 = eval(&add(&y, &k2, 0.5 * h), &wire, v0).0;
-            let k4 = eval(&add(&y, &k3, h), &wire, v0).0;
-            for i in 0..8 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
+            integ.step_once(&mut ode, k as f64 * self.dt, &mut y, self.dt);
             if y.iter().any(|x| !x.is_finite()) {
                 return Err(format!(
                     "the run blew up at t = {:.6} s (step too large for the wire)",
-                    (k + 1) as f64 * h
+                    (k + 1) as f64 * self.dt
                 ));
             }
         }
+        let wire = ode.wire;
         Ok(WireRun { samples, wire, max_delta })
+    }
+}
+
+/// The planar target against the wire (once touched) as an ODE.
+struct WireOde<'a> {
+    exp: &'a WireExperiment,
+    wire: Option<LooseWire>,
+    /// Approach speed at first contact, m/s.
+    v0: f64,
+}
+
+impl WireOde<'_> {
+    /// Probe tip position and velocity, and its offset from the centre of mass (world axes).
+    fn tip(&self, s: &[f64]) -> ([f64; 2], [f64; 2], [f64; 2]) {
+        let [px, py] = self.exp.probe;
+        let (c, sn) = (s[2].cos(), s[2].sin());
+        let r = [c * px - sn * py, sn * px + c * py];
+        ([s[0] + r[0], s[1] + r[1]], [s[3] - s[5] * r[1], s[4] + s[5] * r[0]], r)
+    }
+
+    /// The state derivative, the wire's force `[friction, normal]` and the penetration.
+    fn eval(&self, s: &[f64]) -> ([f64; 8], [f64; 2], f64) {
+        let e = self.exp;
+        let (p, v, r) = self.tip(s);
+        let mut f = [0.0; 2];
+        let delta = -p[1];
+        if let Some(w) = &self.wire
+            && delta > 0.0
+            && p[0] > 0.0
+            && p[0] < WIRE_SPAN
+        {
+            let n = w.force(delta, -v[1], self.v0);
+            let ft = friction(e.mu, n, &Vec3::new(v[0], 0.0, 0.0), e.v_star);
+            f = [ft.x, n];
+        }
+        let torque = r[0] * f[1] - r[1] * f[0];
+        ([s[3], s[4], s[5], f[0] / e.mass, f[1] / e.mass, torque / e.inertia, f[0], f[1]], f, delta)
+    }
+}
+
+impl OdeSystem for WireOde<'_> {
+    fn dim(&self) -> usize {
+        8
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        dydt.copy_from_slice(&self.eval(y).0);
     }
 }
 
@@ -204,6 +235,13 @@ impl WireExperiment {
         if !(s.wire.damping.is_finite() && s.wire.damping >= 0.0) {
             return err("snare.wire.damping", format!("must be >= 0 (N·s/m), got {}", s.wire.damping));
         }
+        let (dt, duration) = (positive("simulation.dt", dt, "s")?, positive("simulation.duration", sim.duration, "s")?);
+        if duration / dt > MAX_STEPS {
+            return err(
+                "simulation.dt",
+                format!("{:.1e} steps would be recorded (at most {MAX_STEPS:e}): lengthen the step", duration / dt),
+            );
+        }
         Ok(Self {
             mass: positive("snare.mass", s.mass, "kg")?,
             inertia: positive("snare.inertia", s.inertia, "kg·m²")?,
@@ -213,8 +251,8 @@ impl WireExperiment {
             wire_damping: s.wire.damping,
             mu: s.mu,
             v_star: positive("snare.v_star", s.v_star, "m/s")?,
-            dt: positive("simulation.dt", dt, "s")?,
-            duration: positive("simulation.duration", sim.duration, "s")?,
+            dt,
+            duration,
         })
     }
 }
@@ -354,6 +392,72 @@ pub struct SnareCapture {
     pub duration: f64,
 }
 
+/// The shaft in the ring plane while the snare closes (state `[c; v]`).
+struct Closing<'a>(&'a SnareCapture);
+
+impl Closing<'_> {
+    /// The closing angle at time `t`.
+    fn angle(&self, t: f64) -> f64 {
+        self.0.open_angle + self.0.closing_rate * t
+    }
+}
+
+impl OdeSystem for Closing<'_> {
+    fn dim(&self) -> usize {
+        4
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let s = self.0;
+        let (f, _) = s.snare.force([y[0], y[1]], [y[2], y[3]], self.angle(t), s.closing_rate);
+        dydt.copy_from_slice(&[y[2], y[3], f[0] / s.mass, f[1] / s.mass]);
+    }
+}
+
+/// The captured fixture pulled axially (state `[z; ż]`, z from the face, m) by the wires toward
+/// the retracting carriage (`k_a`, critically damped for the payload) onto the face (a stiff,
+/// critically damped stop).
+struct Pull {
+    mass: f64,
+    stroke: f64,
+    speed: f64,
+    /// Where the carriage stops: the preload stretched into the wires, m.
+    target: f64,
+}
+
+/// Axial stiffness of the captured fixture's hold through the wires, N/m.
+const K_PULL: f64 = 1e5;
+/// Stiffness of the end effector's face, N/m.
+const K_FACE: f64 = 1e7;
+
+impl Pull {
+    fn new(s: &SnareCapture) -> Self {
+        Self { mass: s.mass, stroke: s.stroke, speed: s.retract_speed, target: -s.preload / K_PULL }
+    }
+
+    /// Carriage position and speed `τ` after the capture.
+    fn carriage(&self, tau: f64) -> (f64, f64) {
+        let z = self.stroke - self.speed * tau;
+        if z > self.target { (z, -self.speed) } else { (self.target, 0.0) }
+    }
+
+    /// The face's push on the fixture, N.
+    fn face(&self, z: f64, zd: f64) -> f64 {
+        if z < 0.0 { (-K_FACE * z - 2.0 * (K_FACE * self.mass).sqrt() * zd).max(0.0) } else { 0.0 }
+    }
+}
+
+impl OdeSystem for Pull {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, tau: f64, y: &[f64], dydt: &mut [f64]) {
+        let (zc, zc_rate) = self.carriage(tau);
+        let c_pull = 2.0 * (K_PULL * self.mass).sqrt();
+        let f = -K_PULL * (y[0] - zc) - c_pull * (y[1] - zc_rate) + self.face(y[0], y[1]);
+        dydt.copy_from_slice(&[y[1], f / self.mass]);
+    }
+}
+
 /// What the snare did.
 #[derive(Clone, Debug)]
 pub struct SnareOutcome {
@@ -418,21 +522,21 @@ impl SnareCapture {
             });
         }
         let max_angle = std::f64::consts::PI - 1e-3;
-        let (mut c, mut v, mut delta, mut t) = (self.offset, self.velocity, self.open_angle, 0.0);
+        // Closing: the shaft in the ring plane, RK4, with the ring turning at the closing rate.
+        let mut y = [self.offset[0], self.offset[1], self.velocity[0], self.velocity[1]];
+        let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, 4);
+        let mut closing = Closing(self);
         let mut peak = 0.0f64;
-        // Closing: planar RK4 on (c, v) with the ring turning at the closing rate.
-        let accel = |c: [f64; 2], v: [f64; 2], delta: f64| {
-            let (f, _) = self.snare.force(c, v, delta, self.closing_rate);
-            [f[0] / self.mass, f[1] / self.mass]
-        };
-        loop {
+        let mut k = 0u64;
+        let (c, delta, t) = loop {
+            let t = k as f64 * self.dt;
+            let (c, v, delta) = ([y[0], y[1]], [y[2], y[3]], closing.angle(t));
             let (f, pen) = self.snare.force(c, v, delta, self.closing_rate);
-            let total = f[0].hypot(f[1]);
             let wire_sum: f64 =
                 (0..3).map(|i| if pen[i] > 0.0 { self.snare.law.force(pen[i], 0.0, 0.0) } else { 0.0 }).sum();
-            peak = peak.max(total.max(wire_sum));
+            peak = peak.max(f[0].hypot(f[1]).max(wire_sum));
             if wire_sum >= self.stall_force || delta >= max_angle || t >= self.duration {
-                break;
+                break (c, delta, t);
             }
             if c[0].hypot(c[1]) >= r - self.snare.shaft_radius {
                 return Ok(SnareOutcome {
@@ -445,26 +549,13 @@ impl SnareCapture {
                     failure: Some(format!("the shaft left the ring at t = {t:.3} s before the wires closed")),
                 });
             }
-            let h = self.dt;
-            let a1 = accel(c, v, delta);
-            let (c2, v2) =
-                ([c[0] + 0.5 * h * v[0], c[1] + 0.5 * h * v[1]], [v[0] + 0.5 * h * a1[0], v[1] + 0.5 * h * a1[1]]);
-            let a2 = accel(c2, v2, delta + 0.5 * h * self.closing_rate);
-            let (c3, v3) =
-                ([c[0] + 0.5 * h * v2[0], c[1] + 0.5 * h * v2[1]], [v[0] + 0.5 * h * a2[0], v[1] + 0.5 * h * a2[1]]);
-            let a3 = accel(c3, v3, delta + 0.5 * h * self.closing_rate);
-            let (c4, v4) = ([c[0] + h * v3[0], c[1] + h * v3[1]], [v[0] + h * a3[0], v[1] + h * a3[1]]);
-            let a4 = accel(c4, v4, delta + h * self.closing_rate);
-            for i in 0..2 {
-                c[i] += h / 6.0 * (v[i] + 2.0 * v2[i] + 2.0 * v3[i] + v4[i]);
-                v[i] += h / 6.0 * (a1[i] + 2.0 * a2[i] + 2.0 * a3[i] + a4[i]);
-            }
-            delta += h * self.closing_rate;
-            t += h;
-            if c.iter().chain(&v).any(|x| !x.is_finite()) {
+            integ.step_once(&mut closing, t, &mut y, self.dt);
+            k += 1;
+            if y.iter().any(|x| !x.is_finite()) {
                 return Err(format!("the snare run blew up at t = {t:.4} s (step too large for the wires)"));
             }
-        }
+        };
+        let v = [y[2], y[3]];
         let (_, pen) = self.snare.force(c, v, delta, 0.0);
         let touching = pen.iter().filter(|p| **p > 0.0).count();
         let enclosed = self.snare.encloses(c, delta);
@@ -488,28 +579,19 @@ impl SnareCapture {
             });
             return Ok(out);
         }
-        // Rigidisation: the carriage retracts at the set speed; the wires pull the fixture
-        // (k_a, critically damped for the payload) onto the face (stiff stop at z = 0).
-        let k_a = 1e5;
-        let c_a = 2.0 * (k_a * self.mass).sqrt();
-        let k_face = 1e7;
-        let c_face = 2.0 * (k_face * self.mass).sqrt();
-        let target = -self.preload / k_a;
-        let (mut z, mut zd, mut zc) = (self.stroke, 0.0, self.stroke);
-        let h = self.dt;
-        while t < self.duration {
-            let zc_rate = if zc > target { -self.retract_speed } else { 0.0 };
-            let face = |z: f64, zd: f64| if z < 0.0 { (-k_face * z - c_face * zd).max(0.0) } else { 0.0 };
-            let acc = |z: f64, zd: f64| (-k_a * (z - zc) - c_a * (zd - zc_rate) + face(z, zd)) / self.mass;
-            // Semi-implicit Euler is enough for this critically damped stop.
-            zd += h * acc(z, zd);
-            z += h * zd;
-            zc = (zc + h * zc_rate).max(target);
-            t += h;
-            let load = face(z, zd);
-            if zc <= target && load >= 0.99 * self.preload && zd.abs() < 1e-4 {
+        // Rigidisation: the carriage retracts at the set speed; the wires pull the fixture onto
+        // the face (stiff stop at z = 0) until the face carries the preload.
+        let mut pull = Pull::new(self);
+        let mut y = [self.stroke, 0.0];
+        let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, 2);
+        let steps = ((self.duration - t) / self.dt).ceil().max(0.0) as u64;
+        for k in 1..=steps {
+            integ.step_once(&mut pull, (k - 1) as f64 * self.dt, &mut y, self.dt);
+            let tau = k as f64 * self.dt;
+            if pull.carriage(tau).0 <= pull.target && pull.face(y[0], y[1]) >= 0.99 * self.preload && y[1].abs() < 1e-4
+            {
                 out.rigidised = true;
-                out.rigidised_at = Some(t);
+                out.rigidised_at = Some(t + tau);
                 break;
             }
         }

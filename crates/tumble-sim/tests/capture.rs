@@ -263,6 +263,8 @@ fn the_online_check_of_the_exact_impulse_is_the_nominal_capture() {
     let off = format!("[{}]", exact.iter().map(|x| format!("{:e}", 1.5 * x)).collect::<Vec<_>>().join(", "));
     let s = study(&[("capture.measured_impulse", &off), ("capture.roa.samples", "12"), ("capture.roa.verify", "0")]);
     let (v0_off, _) = s.run(2, &|_, _| {}).expect("study").online.expect("online check");
+    // 1.5× the impulse moves the predicted state by O(|x|), so V₀ is O(ρ₀), at least a million
+    // times the rounding-level V₀ of the exact impulse.
     assert!(v0_off > 1e6 * v0.max(1e-30), "V0 = {v0_off}");
 }
 
@@ -278,6 +280,8 @@ fn bad_capture_scenarios_are_refused_with_their_key() {
         ("capture.roa.impulse_noise", "-0.1", "capture.roa.impulse_noise"),
         ("capture.measured_impulse", "[1.0, 2.0, nan, 0.0, 0.0, 0.0]", "capture.measured_impulse"),
         ("simulation.duration", "120.01", "simulation.duration"),
+        ("simulation.dt", "1e-5", "GB of gains"),
+        ("capture.roa.samples", "2000000", "GB of cost-to-go"),
         ("arm.joints", "[{name = \"elbow\", damping = 1.0}]", "arm.joints"),
     ] {
         let sc = Scenario::load(&path, &[(key.to_string(), value.to_string())]).expect("parses");

@@ -48,6 +48,8 @@ fn the_three_wire_snare_captures_an_aligned_fixture_and_fails_cleanly_on_a_misal
         assert!(out.captured && out.rigidised, "{offset:?}: {out:?}");
         let (before, after) = (offset[0].hypot(offset[1]), out.final_offset[0].hypot(out.final_offset[1]));
         assert!(after <= 0.5 * before + 1e-12, "drawn in: {before} → {after}");
+        // The stall is checked once per step, so the wires may exceed the 300 N stall force by
+        // one step's growth (measured 300.2 N); twice the stall force would mean no stall.
         assert!(out.peak_force < 2.0 * 300.0, "stalled near the motor's force: {out:?}");
     }
     // Even 67 mm off the axis the closing wires sweep the shaft in.

@@ -134,7 +134,7 @@ impl CaptureMap {
     }
 
     /// `J_cᵀ J_t⁻ᵀ M_t` ((nv) × 6): the target's momentum in chaser coordinates.
-    pub fn eq18_coupling(&self) -> DMatrix<f64> {
+    pub fn coupling(&self) -> DMatrix<f64> {
         self.j_c.transpose() * self.j_t_inv().transpose() * &self.m_t
     }
 
@@ -180,12 +180,11 @@ impl CaptureMap {
         if map.degenerate {
             return Err("the grasp constraint is rank-deficient".into());
         }
-        let minv_jt = m.cholesky().ok_or("mass matrix")?.solve(&j.transpose());
         Ok(PostCapture {
             chaser: map.v_plus.rows(0, n).into_owned(),
             target: map.v_plus.rows(n, 6).into_owned(),
             impulse: map.impulse,
-            rcond: rcond_of(&(&j * minv_jt)),
+            rcond: map.rcond,
         })
     }
 
@@ -193,7 +192,7 @@ impl CaptureMap {
     pub fn eq18(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, slaving: Slaving) -> Result<PostCapture, String> {
         self.check(v_c, v_t)?;
         let n = v_c.len();
-        let c = self.eq18_coupling();
+        let c = self.coupling();
         let h_vec = &self.m_c * v_c + &c * v_t;
         // The combined (post-capture) system in chaser coordinates: mass matrix and the
         // target's Jacobian J_ct = J_t⁻¹ J_c = [J_b J_m].
@@ -217,7 +216,7 @@ impl CaptureMap {
     /// measured impulse `impulse` on the chaser.
     pub fn eq23(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<PostCapture, String> {
         self.check(v_c, v_t)?;
-        let c = self.eq18_coupling();
+        let c = self.coupling();
         let k = &self.m_c - &c * self.slaved_jacobian();
         let l = &self.m_c * v_c + 2.0 * self.j_c.transpose() * impulse - &c * v_t;
         let (chaser, rcond) = solve(k, &l, "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c")?;

@@ -24,6 +24,8 @@ pub struct ImpactMap {
     pub impulse: DVector<f64>,
     /// Whether `J M⁻¹ Jᵀ` was rank-deficient and the pseudoinverse was used.
     pub degenerate: bool,
+    /// Smallest over largest eigenvalue of `J M⁻¹ Jᵀ` (its reciprocal condition number).
+    pub rcond: f64,
 }
 
 /// Applies the impact map to `v_minus` with restitution `e` ∈ [0, 1] on every row of `j`.
@@ -56,5 +58,6 @@ pub fn impact_map(m: &DMatrix<f64>, j: &DMatrix<f64>, v_minus: &DVector<f64>, e:
         a.cholesky().ok_or("J M⁻¹ Jᵀ is not positive definite")?.solve(&rhs)
     };
     let v_plus = v_minus + &minv_jt * &impulse;
-    Ok(ImpactMap { v_plus, impulse, degenerate })
+    let rcond = if hi > 0.0 { lo.max(0.0) / hi } else { 0.0 };
+    Ok(ImpactMap { v_plus, impulse, degenerate, rcond })
 }

@@ -78,11 +78,8 @@ fn tree(gravity: Vec3) -> Multibody {
 }
 
 fn state(mb: &Multibody, seed: u64) -> (Vec<f64>, Vec<f64>) {
-    let mut s = seed;
-    let mut u = || {
-        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+    let mut rng = tumble_math::Lcg::new(seed);
+    let mut u = || rng.symmetric();
     let mut q: Vec<f64> = (0..mb.nq()).map(|_| u()).collect();
     for (k, l) in mb.links.iter().enumerate() {
         l.joint.normalize(&mut q[mb.q_at[k]..mb.q_at[k + 1]]);
@@ -598,8 +595,8 @@ fn every_capture_map_agrees_with_the_constrained_impulse_and_keeps_momentum() {
     // ...and right when chaser plus target carry no momentum: give the base the velocity that
     // cancels it (rows 0–5 of H = M_c v_c + J_cᵀJ_t⁻ᵀM_t v_t are the momentum at the base).
     let mut still = vc.clone();
-    let h_rest = (&map.m_c * &vc).rows(0, 6) - map.m_c.view((0, 0), (6, 6)) * vc.rows(0, 6)
-        + (map.eq18_coupling() * &vt).rows(0, 6);
+    let h_rest =
+        (&map.m_c * &vc).rows(0, 6) - map.m_c.view((0, 0), (6, 6)) * vc.rows(0, 6) + (map.coupling() * &vt).rows(0, 6);
     let vb = -map.m_c.view((0, 0), (6, 6)).into_owned().cholesky().expect("spd").solve(&h_rest);
     still.rows_mut(0, 6).copy_from(&vb);
     let (l, a) = capture_momentum(&mb, &q, &map, &still, &vt);
@@ -626,7 +623,7 @@ fn eq23_is_singular_where_the_target_balances_the_chaser_and_the_chaser_side_map
     };
     let lowest = |s: f64| {
         let m = build(s);
-        let c = m.eq18_coupling();
+        let c = m.coupling();
         let k = &m.m_c - c * m.slaved_jacobian();
         k.symmetric_eigenvalues().min()
     };

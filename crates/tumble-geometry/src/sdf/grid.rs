@@ -397,12 +397,9 @@ mod tests {
         let md = MeshDistance::new(&mesh);
         let mut errs: Vec<f64> = Vec::new();
         let e = Ellipsoid { semi_axes: semi };
-        let mut s = 7u64;
+        let mut rng = tumble_math::Lcg::new(7u64);
         for _ in 0..2000 {
-            let mut u = || {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-            };
+            let mut u = || rng.symmetric();
             let dir = Vec3::new(u(), u(), u()).normalize();
             // Points within a few cells of the surface.
             let p = e.closest(&(dir * 2.0)).0 + dir * (u() * 3.0 * grid.spacing);

@@ -12,6 +12,7 @@ use tumble_control::lqr::lqr;
 use tumble_control::tvlqr::tvlqr;
 use tumble_dynamics::multibody::capture::RigidTarget;
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
+use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::{DMatrix, DVector};
 
@@ -114,21 +115,26 @@ impl Plant {
         }
         (a, b)
     }
+}
 
-    /// One RK4 step of `dt` under constant `u`.
-    fn step(&self, x: &mut [f64], u: &[f64], dt: f64, k: &mut [Vec<f64>; 5]) {
-        let [k1, k2, k3, k4, tmp] = k;
-        self.rate(x, u, k1);
-        tmp.iter_mut().zip(x.iter()).zip(k1.iter()).for_each(|((t, x), k)| *t = x + 0.5 * dt * k);
-        self.rate(tmp, u, k2);
-        tmp.iter_mut().zip(x.iter()).zip(k2.iter()).for_each(|((t, x), k)| *t = x + 0.5 * dt * k);
-        self.rate(tmp, u, k3);
-        tmp.iter_mut().zip(x.iter()).zip(k3.iter()).for_each(|((t, x), k)| *t = x + dt * k);
-        self.rate(tmp, u, k4);
-        for i in 0..x.len() {
-            x[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        }
+/// The plant under inputs held over a step, for the project's integrators.
+struct Held<'a> {
+    plant: &'a Plant,
+    u: &'a [f64],
+}
+
+impl OdeSystem for Held<'_> {
+    fn dim(&self) -> usize {
+        self.plant.nx()
     }
+    fn rhs(&mut self, _t: f64, x: &[f64], dxdt: &mut [f64]) {
+        self.plant.rate(x, self.u, dxdt);
+    }
+}
+
+/// One RK4 step of `dt` from `x` under `u` held.
+fn step(integ: &mut Integrator, plant: &Plant, x: &mut DVector<f64>, u: &DVector<f64>, dt: f64) {
+    integ.step_once(&mut Held { plant, u: u.as_slice() }, 0.0, x.as_mut_slice(), dt);
 }
 
 /// Weights and what counts as a detumble.
@@ -214,13 +220,13 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
         ));
     }
     // Nominal: the rest LQR, saturated, held over each step.
-    let mut scratch: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; nx]);
+    let mut integ = Integrator::new(Method::Rk4 { dt: spec.dt }, nx);
     let mut x = x0.clone();
     let (mut x_nom, mut u_nom) = (vec![x.clone()], Vec::with_capacity(steps));
     for _ in 0..steps {
         let mut u = -&at_rest.k * (&x - &rest);
         plant.saturate(u.as_mut_slice());
-        plant.step(x.as_mut_slice(), u.as_slice(), spec.dt, &mut scratch);
+        step(&mut integ, plant, &mut x, &u, spec.dt);
         if x.iter().any(|v| !v.is_finite()) {
             return Err("the nominal detumble diverged".into());
         }
@@ -261,7 +267,7 @@ pub struct Rollout {
 /// Simulates the TVLQR detumble from `x0`: `u = sat(u_nom − K (x − x_nom))`.
 pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
     let (nx, n) = (plant.nx(), plant.joints());
-    let mut scratch: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; nx]);
+    let mut integ = Integrator::new(Method::Rk4 { dt: d.spec.dt }, nx);
     let mut x = x0.clone();
     let mut cost_to_go = Vec::with_capacity(d.steps() + 1);
     let mut max_excursion = 0.0f64;
@@ -282,7 +288,7 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
         }
         let mut u = &d.u_nom[k] - &d.k[k] * (&x - &d.x_nom[k]);
         plant.saturate(u.as_mut_slice());
-        plant.step(x.as_mut_slice(), u.as_slice(), d.spec.dt, &mut scratch);
+        step(&mut integ, plant, &mut x, &u, d.spec.dt);
         if x.iter().any(|v| !v.is_finite()) {
             let failure = Some(format!("diverged at {:.2} s", (k + 1) as f64 * d.spec.dt));
             return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
@@ -316,11 +322,11 @@ pub struct Funnel {
 }
 
 /// Estimates the funnel from rollouts.
-pub fn funnel(rollouts: &[Rollout]) -> Result<Funnel, String> {
+pub fn funnel(rollouts: &[&Rollout]) -> Result<Funnel, String> {
     let v0 = |r: &Rollout| r.cost_to_go[0];
-    let failed = rollouts.iter().filter(|r| !r.success).map(v0).fold(f64::INFINITY, f64::min);
+    let failed = rollouts.iter().filter(|r| !r.success).map(|r| v0(r)).fold(f64::INFINITY, f64::min);
     let bounded = failed.is_finite();
-    let inside: Vec<&Rollout> = rollouts.iter().filter(|r| r.success && v0(r) < failed).collect();
+    let inside: Vec<&Rollout> = rollouts.iter().copied().filter(|r| r.success && v0(r) < failed).collect();
     let Some(steps) = inside.first().map(|r| r.cost_to_go.len()) else {
         return Err("no sampled detumble succeeded below the first failure: the funnel is empty".into());
     };

@@ -62,9 +62,19 @@ pub struct Sample {
     pub v0: f64,
     /// `V₀` predicted from the pre-capture states and the measured impulse (eq. 30).
     pub v0_predicted: f64,
-    /// The rollout from the true post-capture state.
+    /// The rollout from the true post-capture state (a verification sample keeps its
+    /// cost-to-go curve only when it is among the first [`CURVES_KEPT`]).
     pub rollout: Rollout,
+    /// A verification sample that started inside the funnel's inlet and later left `ρ(t)`.
+    pub left_funnel: bool,
 }
+
+/// Most memory a study may hold in designs and curves, GB.
+const MAX_GB: f64 = 2.0;
+
+/// Verification samples that keep their cost-to-go curves (for the funnel plot); the others
+/// keep only their verdict and outcome, so the memory does not grow with `capture.roa.verify`.
+pub const CURVES_KEPT: u64 = 20;
 
 /// Everything `tumble capture` reports.
 pub struct CaptureReport {
@@ -144,6 +154,17 @@ impl CaptureStudy {
         if roa.samples < 2 || roa.samples + roa.verify > 10_000_000 {
             return err("capture.roa.samples", "needs at least 2 samples, and at most 1e7 samples and checks together");
         }
+        // Funnel samples keep their cost-to-go curves: 8 bytes a step each.
+        let gb = roa.samples as f64 * 8.0 * (spec.horizon / spec.dt + 1.0) / 1e9;
+        if gb > MAX_GB {
+            return err(
+                "capture.roa.samples",
+                format!(
+                    "{} samples would keep {gb:.1} GB of cost-to-go curves (at most {MAX_GB}): take fewer",
+                    roa.samples
+                ),
+            );
+        }
         Ok(Self {
             name: f.name.clone(),
             seed: f.seed,
@@ -178,8 +199,8 @@ impl CaptureStudy {
         Ok(self.state(&post.chaser))
     }
 
-    /// Draws sample `index`, maps it, predicts and simulates.
-    fn sample(&self, design: &Design, index: u64) -> Result<Sample, String> {
+    /// Draws sample `index`, maps it, predicts and simulates; against `funnel` when given.
+    fn sample(&self, design: &Design, index: u64, funnel: Option<&Funnel>) -> Result<Sample, String> {
         let mut s = Stream::new(self.seed, index);
         let r = &self.roa;
         let mut v_c = self.v_c.clone();
@@ -196,12 +217,16 @@ impl CaptureStudy {
         let measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
         let predicted = self.predict(&v_c, &v_t, &measured)?;
         let x0 = self.state(&truth.chaser);
-        Ok(Sample {
-            index,
-            v0: design.cost_to_go(0, &x0),
-            v0_predicted: design.cost_to_go(0, &predicted),
-            rollout: detumble::rollout(&self.plant, design, &x0),
-        })
+        let v0 = design.cost_to_go(0, &x0);
+        let mut rollout = detumble::rollout(&self.plant, design, &x0);
+        let mut left_funnel = false;
+        if let Some(f) = funnel {
+            left_funnel = v0 < f.rho0 && rollout.cost_to_go.iter().zip(&f.rho).any(|(v, r)| v > r);
+            if index >= self.roa.samples + CURVES_KEPT {
+                rollout.cost_to_go = vec![v0];
+            }
+        }
+        Ok(Sample { index, v0, v0_predicted: design.cost_to_go(0, &predicted), rollout, left_funnel })
     }
 
     /// Runs the study on `threads` threads (results do not depend on the count), calling
@@ -233,23 +258,22 @@ impl CaptureStudy {
         let total = n_est + n_ver;
         let done = std::sync::atomic::AtomicU64::new(0);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
-        let all: Vec<Sample> = pool.install(|| {
-            (0..total)
-                .into_par_iter()
-                .map(|i| {
-                    let s = self.sample(&design, i);
-                    progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-                    s
-                })
-                .collect::<Result<Vec<_>, String>>()
-        })?;
-        let (estimation, verification) = {
-            let mut all = all;
-            let v = all.split_off(n_est as usize);
-            (all, v)
+        let batch = |range: std::ops::Range<u64>, funnel: Option<&Funnel>| {
+            pool.install(|| {
+                range
+                    .into_par_iter()
+                    .map(|i| {
+                        let s = self.sample(&design, i, funnel);
+                        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                        s
+                    })
+                    .collect::<Result<Vec<_>, String>>()
+            })
         };
-        let rollouts: Vec<Rollout> = estimation.iter().map(|s| s.rollout.clone()).collect();
-        let funnel = detumble::funnel(&rollouts)?;
+        // The funnel first, from the estimation samples; then the checks against it.
+        let estimation = batch(0..n_est, None)?;
+        let funnel = detumble::funnel(&estimation.iter().map(|s| &s.rollout).collect::<Vec<_>>())?;
+        let verification = batch(n_est..total, Some(&funnel))?;
         let online = match &self.measured_impulse {
             Some(i) => {
                 let x = self.predict(&self.v_c, &self.v_t, i)?;
@@ -286,8 +310,19 @@ fn control(sc: &Scenario, c: &CaptureSpec, n: usize) -> Check<DetumbleSpec> {
     let Some(dt) = sim.dt else { return err("simulation.dt", "is required: the controller's step, s") };
     let dt = positive("simulation.dt", dt, "s")?;
     let steps = (horizon / dt).round();
-    if (steps * dt - horizon).abs() > 1e-9 * horizon || steps > 1e6 {
-        return err("simulation.duration", format!("must be a whole number (at most 1e6) of steps of {dt} s"));
+    if (steps * dt - horizon).abs() > 1e-9 * horizon {
+        return err("simulation.duration", format!("must be a whole number of steps of {dt} s"));
+    }
+    // The design keeps A, B, S and K at every step: 8 (2 nx² + 2 nx nu) bytes each.
+    let (nx, nu) = ((2 * n + 6) as f64, (n + 6) as f64);
+    let gb = steps * 8.0 * (2.0 * nx * nx + 2.0 * nx * nu) / 1e9;
+    if gb > MAX_GB {
+        return err(
+            "simulation.duration",
+            format!(
+                "{steps} steps would keep {gb:.1} GB of gains and linearisations (at most {MAX_GB}): lengthen simulation.dt or shorten the horizon"
+            ),
+        );
     }
     Ok(DetumbleSpec {
         q,
@@ -355,7 +390,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
     let log = |y: &[f64]| y.iter().map(|v| v.max(1e-300).log10()).collect::<Vec<_>>();
     // (The nominal capture is the trajectory itself: its V is zero, not drawn.)
     let mut series = vec![Series { label: "funnel ρ(t)".into(), x: &t, y: log(&rep.funnel.rho) }];
-    for s in rep.verification.iter().filter(|s| s.v0 < rho0).take(5) {
+    for s in rep.verification.iter().filter(|s| s.v0 < rho0 && s.rollout.cost_to_go.len() > 1).take(5) {
         let n = s.rollout.cost_to_go.len();
         series.push(Series { label: format!("sample {}", s.index), x: &t[..n], y: log(&s.rollout.cost_to_go) });
     }
@@ -388,12 +423,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         })
         .collect();
     let n = rep.verification.len() as f64;
-    // Checks that started inside the inlet and left the funnel later.
-    let escapes = rep
-        .verification
-        .iter()
-        .filter(|s| s.v0 < rho0 && s.rollout.cost_to_go.iter().zip(&rep.funnel.rho).any(|(v, r)| v > r))
-        .count();
+    let escapes = rep.verification.iter().filter(|s| s.left_funnel).count();
     let summary = json!({
         "scenario": study.name,
         "seed": study.seed,
