@@ -52,7 +52,7 @@ impl ArmModel {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
-    fn check(sc: &Scenario) -> Check<Self> {
+    pub(crate) fn check(sc: &Scenario) -> Check<Self> {
         let f = &sc.file;
         let Some(arm) = &f.arm else { return err("arm", "an articulated scenario needs an [arm] table") };
         let gravity = match f.gravity {
@@ -127,13 +127,16 @@ impl ArmModel {
             let dof = system.model.v_index(link);
             let (force, flex) = joint_elements(&key, js, dof)?;
             system.joint_forces[dof] = force;
-            if let Some((fl, torque)) = flex {
+            if let Some((mut fl, torque)) = flex {
                 let qi = q[system.model.q_index(dof)];
                 let start = js.flexible.as_ref().and_then(|f| f.motor_angle).unwrap_or(qi);
                 if !start.is_finite() {
                     return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
                 }
                 motor_state.0.push(start);
+                if let Some((_, reference)) = &mut fl.servo {
+                    *reference = start;
+                }
                 motor_state.1.push(v[dof]);
                 system.flexible.push(fl);
                 system.motor_torques.push(torque);
@@ -288,7 +291,11 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize) -> Check<Elements> {
             };
             let inertia = positive(&format!("{key}.flexible.motor_inertia"), fs.motor_inertia, "kg·m²")?;
             let damping = nonneg("flexible.motor_damping", fs.motor_damping)?;
-            Some((Flexible { dof, inertia, damping, stiffness, viscosity }, fs.motor_torque))
+            let servo = match fs.motor_servo {
+                Some(k) => Some((nonneg("flexible.motor_servo", k)?, f64::NAN)),
+                None => None,
+            };
+            Some((Flexible { dof, inertia, damping, stiffness, viscosity, servo }, fs.motor_torque))
         }
     };
     let any = f.spring.is_some() || f.damper.is_some() || f.pd.is_some() || f.limits.is_some() || f.feed_forward != 0.0;

@@ -8,6 +8,7 @@ pub mod arm;
 pub mod bench;
 pub mod campaign;
 pub mod capture;
+pub mod grapple;
 pub mod lander;
 mod metrics;
 mod model;

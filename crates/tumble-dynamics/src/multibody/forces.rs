@@ -14,7 +14,8 @@
 //! `H q̈ + c(q, q̇) = −κ(q − θ) − c_t(q − θ)(q̇ − θ̇) + Jᵀ F_e`,
 //! `B θ̈ + D θ̇ = τ + κ(q − θ) + c_t(q − θ)(q̇ − θ̇)`.
 //! With a linear `κ = K δ` a link of inertia `J` on a free motor oscillates at
-//! `ω = √(K (1/J + 1/B))`.
+//! `ω = √(K (1/J + 1/B))`. The motor torque is `τ = τ_c + k_s (θ_ref − θ)`: a constant command
+//! plus an optional position servo (the arm holding its pose, with `D` as its rate gain).
 
 /// A piecewise function of `|δ|`: value `values[i]` on `[breaks[i], breaks[i+1])`, the last one
 /// beyond. `breaks[0] = 0`.
@@ -202,6 +203,8 @@ pub struct Flexible {
     pub stiffness: Spring,
     /// Transmission viscosity on `q̇ − θ̇`.
     pub viscosity: Option<Damper>,
+    /// Position servo on the motor `(k_s, θ_ref)`: torque `k_s (θ_ref − θ)`, N·m/rad and rad.
+    pub servo: Option<(f64, f64)>,
 }
 
 impl Flexible {
@@ -211,6 +214,11 @@ impl Flexible {
         let (t, e) = self.stiffness.eval(d);
         let v = self.viscosity.as_ref().map_or(0.0, |c| c.eval(d, qd - theta_d));
         (t + v, e)
+    }
+
+    /// The servo's torque on the motor at angle `theta` and its potential energy.
+    pub fn servo(&self, theta: f64) -> (f64, f64) {
+        self.servo.map_or((0.0, 0.0), |(k, r)| (k * (r - theta), 0.5 * k * (r - theta) * (r - theta)))
     }
 }
 

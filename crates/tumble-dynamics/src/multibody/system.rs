@@ -54,7 +54,7 @@ impl MultibodySystem {
         for (i, fl) in self.flexible.iter().enumerate() {
             let (t, e) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
             tau[fl.dof] -= t;
-            energy += e;
+            energy += e + fl.servo(theta[i]).1;
         }
         for b in &self.ball_springs {
             let (qa, va) = (mb.q_index(mb.v_index(b.link)), mb.v_index(b.link));
@@ -95,7 +95,7 @@ impl OdeSystem for MultibodySystem {
         dydt[nq..nq + nv].copy_from_slice(mb.forward_dynamics(q, v, &tau, &self.external).as_slice());
         for (i, fl) in self.flexible.iter().enumerate() {
             let (t, _) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
-            let motor = self.motor_torques.get(i).copied().unwrap_or(0.0);
+            let motor = self.motor_torques.get(i).copied().unwrap_or(0.0) + fl.servo(theta[i]).0;
             dydt[nq + nv + i] = theta_d[i];
             dydt[nq + nv + nf + i] = (motor + t - fl.damping * theta_d[i]) / fl.inertia;
         }

@@ -360,7 +360,14 @@ fn a_flexible_joint_oscillates_at_the_two_inertia_frequency() {
         inertia: Mat3::from_diagonal(&Vec3::new(1.0, 1.0, j)),
     };
     let mut sys = MultibodySystem::new(Multibody::new(vec![link], Vec3::zeros()).expect("valid"));
-    sys.flexible.push(Flexible { dof: 0, inertia: b, damping: 0.0, stiffness: Spring::Linear(k), viscosity: None });
+    sys.flexible.push(Flexible {
+        dof: 0,
+        inertia: b,
+        damping: 0.0,
+        stiffness: Spring::Linear(k),
+        viscosity: None,
+        servo: None,
+    });
     let mut y = vec![0.01, 0.0, 0.0, 0.0];
     let dt = 1e-4;
     let mut integ = Integrator::new(Method::Rk4 { dt }, sys.dim());

@@ -115,6 +115,9 @@ pub struct FlexibleSpec {
     pub motor_torque: f64,
     /// Initial motor angle, rad (default: the joint's initial position, no deflection).
     pub motor_angle: Option<f64>,
+    /// Position servo gain holding the motor at its initial angle, N·m/rad (`motor_damping`
+    /// is its rate gain).
+    pub motor_servo: Option<f64>,
 }
 
 /// `arm.joints.flexible.table`: segments of the deflection `|q − θ|` starting at `breaks_deg`.

@@ -9,6 +9,7 @@
 pub mod arm;
 pub mod capture;
 mod error;
+pub mod grapple;
 pub mod lander;
 mod schema;
 pub mod snare;

@@ -33,6 +33,8 @@ pub struct ScenarioFile {
     pub arm: Option<super::arm::ArmSpec>,
     /// A snare-wire experiment.
     pub snare: Option<super::snare::SnareSpec>,
+    /// An `[arm]`'s end effector capturing a free payload with snare wires.
+    pub grapple: Option<super::grapple::GrappleSpec>,
     /// A capture analysis of the `[arm]` chaser grasping a target.
     pub capture: Option<super::capture::CaptureSpec>,
     /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).
