@@ -687,8 +687,22 @@ impl GrappleCapture {
             }
             Effector::Snare(sn) => match ode.phase {
                 Phase::Open if c.tip <= -sn.trigger => {
-                    ode.phase = Phase::Closing { since: t };
                     run.closing_started = Some(t);
+                    let inside = c.crossing.map(|(ce, _)| ce.y.hypot(ce.z));
+                    match inside {
+                        Some(off) if off < sn.snare.ring_radius - r => ode.phase = Phase::Closing { since: t },
+                        _ => {
+                            ode.phase = Phase::Released;
+                            run.failure = Some(format!(
+                                "the shaft is not inside the ring when the closing starts at t = {t:.3} s ({})",
+                                inside.map_or("it does not cross the ring's plane".into(), |o| format!(
+                                    "{:.1} mm off the axis; the ring admits {:.1} mm",
+                                    1e3 * o,
+                                    1e3 * (sn.snare.ring_radius - r)
+                                ))
+                            ));
+                        }
+                    }
                 }
                 Phase::Closing { since } => {
                     let angle = sn.open_angle + sn.closing_rate * (t - since);
@@ -853,15 +867,11 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         (_, _, Some(_)) => "rigidised",
         (_, true, None) => "captured",
         (Effector::Snare(_), false, _) => "not captured",
-        (Effector::Wire { .. }, _, _) => {
-            if run.wire.is_none() {
-                "no contact"
-            } else if last.velocity.iter().zip(&first.velocity).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
-                "bounced off"
-            } else {
-                "pushed through"
-            }
-        }
+        (Effector::Wire { .. }, _, _) => match (&run.wire, last.penetration > 0.0) {
+            (None, _) => "no contact",
+            (Some(_), false) => "bounced off",
+            (Some(_), true) => "held against the wire",
+        },
     };
     let summary = json!({
         "scenario": cap.name,
