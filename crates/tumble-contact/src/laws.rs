@@ -198,7 +198,7 @@ impl ContactLaw {
     /// before clamping).
     pub fn elastic(&self, delta: f64) -> f64 {
         match &self.stiffness {
-            Stiffness::Power { k, p } => k * delta.powf(*p),
+            Stiffness::Power { k, p } => k * pow(delta, *p),
             Stiffness::Polynomial { a, b, c, zero_offset } => {
                 a * delta * delta + b * delta + if *zero_offset { 0.0 } else { *c }
             }
@@ -221,7 +221,7 @@ impl ContactLaw {
         let fe = self.elastic(delta);
         let fd = match &self.damping {
             Damping::None => 0.0,
-            Damping::Power { c, g, q } => c * delta.powf(*g) * rate.signum() * rate.abs().powf(*q),
+            Damping::Power { c, g, q } => c * pow(delta, *g) * rate.signum() * pow(rate.abs(), *q),
             Damping::HuntCrossley { alpha } => alpha * fe * rate,
             Damping::HuntCrossleyRestitution { e } => hc_alpha(3.0 * (1.0 - e) / 2.0, v0) * fe * rate,
             Damping::Flores { e } => hc_alpha(8.0 * (1.0 - e) / (5.0 * e), v0) * fe * rate,
@@ -324,6 +324,21 @@ pub fn spring_dashpot_restitution(k: f64, c: f64, m: f64) -> f64 {
         (-2.0 * z / w * (w / z).atan()).exp()
     } else {
         (-2.0 * z / w * (w / z).atanh()).exp()
+    }
+}
+
+/// `x^p` (x ≥ 0) with the exponents of the presets (0, 1, 1.5, 2) taken without `powf`.
+fn pow(x: f64, p: f64) -> f64 {
+    if p == 0.0 {
+        1.0
+    } else if p == 1.0 {
+        x
+    } else if p == 1.5 {
+        x * x.sqrt()
+    } else if p == 2.0 {
+        x * x
+    } else {
+        x.powf(p)
     }
 }
 

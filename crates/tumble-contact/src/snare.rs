@@ -219,11 +219,11 @@ impl ThreeWireSnare {
     /// The wires' unit normals and the lines' distance `d` from the ring centre at closing
     /// angle `delta`.
     pub fn lines(&self, delta: f64) -> ([[f64; 2]; 3], f64) {
-        let n = std::array::from_fn(|i| {
-            let a = std::f64::consts::TAU * i as f64 / 3.0 + 0.5 * delta;
-            [a.cos(), a.sin()]
-        });
-        (n, self.ring_radius * (0.5 * delta).cos())
+        // The three normals are one unit vector at Δ/2 turned by 0, 120 and 240 degrees.
+        let (s, c) = (0.5 * delta).sin_cos();
+        let (s3, c3) = (0.75f64.sqrt(), -0.5);
+        let n = [[c, s], [c * c3 - s * s3, s * c3 + c * s3], [c * c3 + s * s3, s * c3 - c * s3]];
+        (n, self.ring_radius * c)
     }
 
     /// The closing angle at which the triangle's inradius equals the shaft radius (a centred

@@ -43,7 +43,7 @@ use std::io::Write;
 use std::path::Path;
 use tumble_contact::laws::{ContactLaw, friction};
 use tumble_contact::snare::{LooseWire, ThreeWireSnare};
-use tumble_dynamics::multibody::Multibody;
+use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::SVec;
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{Integrator, Method, OdeSystem};
@@ -273,19 +273,18 @@ fn rotation(q: &[f64]) -> Mat3 {
 }
 
 impl Coupled<'_> {
-    /// Effector pose (rotation, origin), link pose (rotation, origin), and the effector's
-    /// angular velocity and link-origin velocity, world.
-    fn effector(&self, y: &[f64]) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
-        let mb = &self.sys.model;
-        let (nq, nv) = (mb.nq(), mb.nv());
-        effector_state(mb, self.cap.link, &self.cap.frame, &y[..nq], &y[nq..nq + nv])
-    }
-
     /// Contact loads at time `t` and state `y`, and the link's rotation.
     fn contact(&self, t: f64, y: &[f64]) -> (Loads, Contact, Mat3) {
+        let mb = &self.sys.model;
+        let (nq, nv) = (mb.nq(), mb.nv());
+        self.contact_with(t, y, &mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+    }
+
+    /// [`Coupled::contact`] with the arm's kinematics `k` at hand.
+    fn contact_with(&self, t: f64, y: &[f64], k: &Kinematics) -> (Loads, Contact, Mat3) {
         let cap = self.cap;
         let pl = &cap.payload;
-        let ((re, oe), (rl, lo), (we, ve)) = self.effector(y);
+        let ((re, oe), (rl, lo), (we, ve)) = effector_state(k, cap.link, &cap.frame);
         let s = &y[self.na..self.na + 13];
         let (pp, rp, vp) = (Vec3::new(s[0], s[1], s[2]), rotation(&s[3..7]), Vec3::new(s[7], s[8], s[9]));
         let wp = rp * Vec3::new(s[10], s[11], s[12]);
@@ -367,15 +366,9 @@ impl Coupled<'_> {
     }
 }
 
-/// Effector pose, link pose and effector velocity (see [`Coupled::effector`]) at `(q, v)`.
-fn effector_state(
-    mb: &Multibody,
-    link: usize,
-    frame: &(Mat3, Vec3),
-    q: &[f64],
-    v: &[f64],
-) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
-    let k = mb.kinematics(q, v);
+/// Effector pose (rotation, origin), link pose (rotation, origin), and the effector's angular
+/// velocity and link-origin velocity (world) from the arm's kinematics.
+fn effector_state(k: &Kinematics, link: usize, frame: &(Mat3, Vec3)) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
     let (r, p) = k.pose[link];
     let sv = k.v[link];
     let (w, vo) = (r * Vec3::new(sv[0], sv[1], sv[2]), r * Vec3::new(sv[3], sv[4], sv[5]));
@@ -389,12 +382,17 @@ impl OdeSystem for Coupled<'_> {
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
-        let (loads, _, r) = self.contact(t, y);
+        let k = {
+            let mb = &self.sys.model;
+            let (nq, nv) = (mb.nq(), mb.nv());
+            mb.kinematics(&y[..nq], &y[nq..nq + nv])
+        };
+        let (loads, _, r) = self.contact_with(t, y, &k);
         let link = self.cap.link;
         let (n, f) = (r.transpose() * loads.link.1, r.transpose() * loads.link.0);
         self.sys.external[link] = SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
         let na = self.na;
-        self.sys.rhs(t, &y[..na], &mut dydt[..na]);
+        self.sys.derivatives(&k, &y[..na], &mut dydt[..na]);
         let pl = &self.cap.payload;
         let s = &y[na..na + 13];
         let (q, w) = ([s[3], s[4], s[5], s[6]], Vec3::new(s[10], s[11], s[12]));
@@ -511,7 +509,7 @@ impl GrappleCapture {
         // The payload's start from the effector frame at the arm's initial state.
         let (nq, nv) = (mb.nq(), mb.nv());
         let y0 = &arm.initial_state;
-        let ((re, oe), _, _) = effector_state(mb, link, &frame, &y0[..nq], &y0[nq..nq + nv]);
+        let ((re, oe), _, _) = effector_state(&mb.kinematics(&y0[..nq], &y0[nq..nq + nv]), link, &frame);
         let rp = re * rpy("grapple.payload.rpy_deg", ps.rpy_deg)?;
         let p = oe + re * finite3("grapple.payload.position", ps.position)?;
         let q = UnitQuat::from_matrix(&rp);
@@ -603,9 +601,12 @@ impl GrappleCapture {
         };
         for k in 0..=steps {
             let t = k as f64 * self.dt;
-            let (_, c, _) = ode.contact(t, &y);
+            let (_, mut c, _) = ode.contact(t, &y);
+            let before = (ode.phase, ode.wire.is_some());
             self.advance_phase(&mut ode, &mut run, t, &c);
-            let (_, c, _) = ode.contact(t, &y);
+            if (ode.phase, ode.wire.is_some()) != before {
+                c = ode.contact(t, &y).1;
+            }
             if ode.wire.is_some() {
                 run.max_penetration = run.max_penetration.max(c.penetration);
             }

@@ -52,7 +52,6 @@ pub struct Multibody {
     v_at: Vec<usize>,
     s: Vec<Matrix6xX<f64>>,
     i: Vec<SMat>,
-    x_tree: Vec<SMat>,
 }
 
 /// Why a model cannot be built.
@@ -101,8 +100,7 @@ impl Multibody {
         v_at.push(nv);
         let s = links.iter().map(|l| l.joint.subspace()).collect();
         let i = links.iter().map(|l| inertia(l.mass, &l.com, &l.inertia)).collect();
-        let x_tree = links.iter().map(|l| plucker(&l.parent_to_joint.0.transpose(), &l.parent_to_joint.1)).collect();
-        Ok(Self { links, gravity, q_at, v_at, s, i, x_tree })
+        Ok(Self { links, gravity, q_at, v_at, s, i })
     }
 
     /// Position coordinates.
@@ -168,13 +166,21 @@ impl Multibody {
         }
     }
 
+    /// The motion transform from link `k`'s parent to the link, `X_J X_T`, for the joint
+    /// pose `(rj, pj)`: composed as rotations and offsets (`X(E₁, r₁) X(E₂, r₂) =
+    /// X(E₁E₂, r₂ + E₂ᵀr₁)`) rather than as a 6×6 product.
+    fn joint_transform(&self, k: usize, rj: &Mat3, pj: &Vec3) -> SMat {
+        let (rt, pt) = &self.links[k].parent_to_joint;
+        plucker(&(rt * rj).transpose(), &(pt + rt * pj))
+    }
+
     /// Forward kinematics: transforms, velocities and world poses.
     pub fn kinematics(&self, q: &[f64], v: &[f64]) -> Kinematics {
         let n = self.links.len();
         let (mut x_up, mut vel, mut pose) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for (k, l) in self.links.iter().enumerate() {
             let (rj, pj) = l.joint.pose(self.qs(k, q));
-            let x = plucker(&rj.transpose(), &pj) * self.x_tree[k];
+            let x = self.joint_transform(k, &rj, &pj);
             let vj = self.joint_motion(k, v);
             let (vp, (rp, pp)) = match l.parent {
                 Some(p) => (vel[p], pose[p]),
@@ -240,7 +246,7 @@ impl Multibody {
         let x_up: Vec<SMat> = (0..self.links.len())
             .map(|k| {
                 let (rj, pj) = self.links[k].joint.pose(self.qs(k, q));
-                plucker(&rj.transpose(), &pj) * self.x_tree[k]
+                self.joint_transform(k, &rj, &pj)
             })
             .collect();
         let n = self.links.len();
@@ -293,7 +299,11 @@ impl Multibody {
     /// joint forces `tau`, gravity and the external wrenches `f_ext` (as in
     /// [`Multibody::inverse_dynamics`]).
     pub fn forward_dynamics(&self, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
-        let k = self.kinematics(q, v);
+        self.forward_dynamics_with(&self.kinematics(q, v), v, tau, f_ext)
+    }
+
+    /// [`Multibody::forward_dynamics`] from the kinematics `k` of `(q, v)` already at hand.
+    pub fn forward_dynamics_with(&self, k: &Kinematics, v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
         let n = self.links.len();
         let mut ia = self.i.clone();
         let mut pa: Vec<SVec> = Vec::with_capacity(n);

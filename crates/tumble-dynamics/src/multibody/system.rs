@@ -3,9 +3,9 @@
 //! State: `[q (nq); v (nv); θ (nf); θ̇ (nf)]`, `θ` the motor coordinates of the flexible
 //! joints in order.
 
-use super::Multibody;
 use super::forces::{BallSpring, Flexible, JointForce};
 use super::spatial::SVec;
+use super::{Kinematics, Multibody};
 use crate::integrator::OdeSystem;
 
 /// The model, its force elements and inputs.
@@ -87,22 +87,32 @@ impl OdeSystem for MultibodySystem {
     }
 
     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        let (nq, nv) = (self.model.nq(), self.model.nv());
+        let k = self.model.kinematics(&y[..nq], &y[nq..nq + nv]);
+        self.derivatives(&k, y, dydt);
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        let nq = self.model.nq();
+        self.model.normalize(&mut y[..nq]);
+    }
+}
+
+impl MultibodySystem {
+    /// The state derivative at `y` from the kinematics `k` of its `(q, v)` already at hand
+    /// (the [`OdeSystem::rhs`] of the system).
+    pub fn derivatives(&self, k: &Kinematics, y: &[f64], dydt: &mut [f64]) {
         let mb = &self.model;
         let (nq, nv, nf) = (mb.nq(), mb.nv(), self.flexible.len());
         let (q, v, theta, theta_d) = self.split(y);
         mb.q_dot(q, v, &mut dydt[..nq]);
         let (tau, _) = self.joint_torques(q, v, theta, theta_d);
-        dydt[nq..nq + nv].copy_from_slice(mb.forward_dynamics(q, v, &tau, &self.external).as_slice());
+        dydt[nq..nq + nv].copy_from_slice(mb.forward_dynamics_with(k, v, &tau, &self.external).as_slice());
         for (i, fl) in self.flexible.iter().enumerate() {
             let (t, _) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
             let motor = self.motor_torques.get(i).copied().unwrap_or(0.0) + fl.servo(theta[i]).0;
             dydt[nq + nv + i] = theta_d[i];
             dydt[nq + nv + nf + i] = (motor + t - fl.damping * theta_d[i]) / fl.inertia;
         }
-    }
-
-    fn project(&self, y: &mut [f64]) {
-        let nq = self.model.nq();
-        self.model.normalize(&mut y[..nq]);
     }
 }
