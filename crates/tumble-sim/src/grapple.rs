@@ -38,6 +38,7 @@ use crate::arm::{ArmModel, mass_and_inertia};
 use crate::model::{Check, err, finite3, positive};
 use crate::plot::{Series, line_plot};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::snare::WIRE_SPAN;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -56,8 +57,6 @@ const K_FACE: f64 = 1e6;
 const C_FACE: f64 = 2e4;
 /// Axial stiffness of the snared shaft's hold through the retracting wires, N/m.
 const K_PULL: f64 = 1e5;
-/// End spacing `l` of the document's wire (Table 3), m.
-const WIRE_SPAN: f64 = 0.175;
 /// Most samples a run records.
 const MAX_SAMPLES: f64 = 1e6;
 

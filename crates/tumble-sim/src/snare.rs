@@ -26,7 +26,7 @@ use tumble_math::Vec3;
 const MAX_STEPS: f64 = 1e7;
 
 /// End spacing `l` of the document's wire (Table 3), m.
-const WIRE_SPAN: f64 = 0.175;
+pub(crate) const WIRE_SPAN: f64 = 0.175;
 
 /// The experiment's parameters (the wire is the document's, Table 3 and 4).
 #[derive(Clone, Debug)]

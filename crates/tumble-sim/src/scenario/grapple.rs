@@ -1,6 +1,7 @@
 //! Scenario schema of an arm capturing a free payload with its end effector's snare wires:
 //! `[grapple]` (with `[arm]`). Documented key by key in `docs/scenario.md`.
 
+use super::snare::{default_mu, default_v_star};
 use serde::Deserialize;
 
 /// `[grapple]`: the end effector on an `[arm]` link, the payload and its grapple fixture, and
@@ -120,12 +121,6 @@ pub struct GrappleSnareSpec {
     pub preload: f64,
 }
 
-fn default_mu() -> f64 {
-    0.2
-}
-fn default_v_star() -> f64 {
-    1e-3
-}
 fn default_shaft_length() -> f64 {
     0.15
 }

@@ -42,9 +42,9 @@ impl Default for WireSpec {
     }
 }
 
-fn default_mu() -> f64 {
+pub(super) fn default_mu() -> f64 {
     0.2
 }
-fn default_v_star() -> f64 {
+pub(super) fn default_v_star() -> f64 {
     1e-3
 }
