@@ -657,20 +657,15 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
             out.display()
         );
     }
-    match &run.failure {
-        Some(d) if d.contains("finite") => {
-            eprintln!("error: simulation failed: {d}");
-            eprintln!("samples up to the failure are in {}", out.display());
-            ExitCode::from(1)
-        }
-        Some(d) => {
-            if !quiet {
-                println!("capture failed: {d}");
-            }
-            ExitCode::SUCCESS
-        }
-        None => ExitCode::SUCCESS,
+    if let Some(d) = &run.diagnosis {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
     }
+    if let (Some(why), false) = (&run.failure, quiet) {
+        println!("capture failed: {why}");
+    }
+    ExitCode::SUCCESS
 }
 
 /// A JSON array of numbers as `[a, b, c]` with 4 significant digits.

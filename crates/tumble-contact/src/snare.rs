@@ -166,6 +166,13 @@ mod tests {
         let (f, _) = snare.force([0.0, -0.05], [0.0, 0.0], 2.0, 0.0);
         assert!(f[1] > 0.0, "{f:?}");
         assert!(snare.encloses([0.0, 0.0], 2.5) && !snare.encloses([0.0, 0.09], 2.5));
+        // Capture verdicts: held by three wires; touched by none yet; closed beside the shaft.
+        let verdict = |c: [f64; 2], delta: f64| snare.holds(c, delta, &snare.force(c, [0.0; 2], delta, 0.0).1);
+        assert!(verdict([0.0, 0.0], at + 1e-3).is_ok());
+        assert!(verdict([0.0, 0.0], at - 1e-3).expect_err("untouched").contains("only 0 of 3"));
+        assert!(verdict([0.0, 0.09], 3.0).expect_err("outside").contains("without enclosing"));
+        let (_, pen) = snare.force([0.0, 0.0], [0.0; 2], at + 1e-3, 0.0);
+        assert!((snare.wire_load(&pen) - 3.0 * snare.law.force(pen[0], 0.0, 0.0)).abs() < 1e-12);
         assert!(ThreeWireSnare::new(0.01, 0.02, ContactLaw::spring_dashpot(1.0, 0.0)).is_err());
     }
 
@@ -263,5 +270,27 @@ impl ThreeWireSnare {
     pub fn encloses(&self, c: [f64; 2], delta: f64) -> bool {
         let (normals, d) = self.lines(delta);
         normals.iter().all(|n| n[0] * c[0] + n[1] * c[1] < d)
+    }
+
+    /// The wires' total elastic force on the shaft at penetrations `pen` (as [`Self::force`]
+    /// reports them), N: what the closing motor works against.
+    pub fn wire_load(&self, pen: &[f64; 3]) -> f64 {
+        pen.iter().filter(|p| **p > 0.0).map(|p| self.law.force(*p, 0.0, 0.0)).sum()
+    }
+
+    /// Whether the shaft at `c`, with penetrations `pen`, is captured when the closing stops
+    /// at `delta`: enclosed by the triangle and held by all three wires; otherwise why not.
+    pub fn holds(&self, c: [f64; 2], delta: f64, pen: &[f64; 3]) -> Result<(), String> {
+        let touching = pen.iter().filter(|p| **p > 0.0).count();
+        if !self.encloses(c, delta) {
+            Err(format!(
+                "the wires closed without enclosing the shaft (it ended {:.1} mm from the centre)",
+                1e3 * c[0].hypot(c[1])
+            ))
+        } else if touching < 3 {
+            Err(format!("only {touching} of 3 wires hold the shaft when the closing stopped"))
+        } else {
+            Ok(())
+        }
     }
 }

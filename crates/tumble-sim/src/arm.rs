@@ -125,18 +125,10 @@ impl ArmModel {
                 return err(format!("{key}.name"), "force elements go on revolute, prismatic or ball joints");
             }
             let dof = system.model.v_index(link);
-            let (force, flex) = joint_elements(&key, js, dof)?;
+            let (force, flex) = joint_elements(&key, js, dof, q[system.model.q_index(dof)])?;
             system.joint_forces[dof] = force;
-            if let Some((mut fl, torque)) = flex {
-                let qi = q[system.model.q_index(dof)];
-                let start = js.flexible.as_ref().and_then(|f| f.motor_angle).unwrap_or(qi);
-                if !start.is_finite() {
-                    return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
-                }
+            if let Some((fl, torque, start)) = flex {
                 motor_state.0.push(start);
-                if let Some((_, reference)) = &mut fl.servo {
-                    *reference = start;
-                }
                 motor_state.1.push(v[dof]);
                 system.flexible.push(fl);
                 system.motor_torques.push(torque);
@@ -242,10 +234,13 @@ impl ArmModel {
     }
 }
 
-/// Force elements and an optional flexible transmission (with its motor torque) of one joint.
-type Elements = (Option<JointForce>, Option<(Flexible, f64)>);
+/// Force elements and an optional flexible transmission (with its motor torque and the motor's
+/// initial angle) of one joint.
+type Elements = (Option<JointForce>, Option<(Flexible, f64, f64)>);
 
-fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize) -> Check<Elements> {
+/// The elements of the joint at velocity index `dof`, whose link starts at `angle` (the motor
+/// starts there too unless `motor_angle` says otherwise; a servo holds the motor's start).
+fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize, angle: f64) -> Check<Elements> {
     let nonneg = |k: &str, x: f64| {
         if x.is_finite() && x >= 0.0 {
             Ok(x)
@@ -291,11 +286,15 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize) -> Check<Elements> {
             };
             let inertia = positive(&format!("{key}.flexible.motor_inertia"), fs.motor_inertia, "kg·m²")?;
             let damping = nonneg("flexible.motor_damping", fs.motor_damping)?;
+            let start = fs.motor_angle.unwrap_or(angle);
+            if !start.is_finite() {
+                return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
+            }
             let servo = match fs.motor_servo {
-                Some(k) => Some((nonneg("flexible.motor_servo", k)?, f64::NAN)),
+                Some(k) => Some((nonneg("flexible.motor_servo", k)?, start)),
                 None => None,
             };
-            Some((Flexible { dof, inertia, damping, stiffness, viscosity, servo }, fs.motor_torque))
+            Some((Flexible { dof, inertia, damping, stiffness, viscosity, servo }, fs.motor_torque, start))
         }
     };
     let any = f.spring.is_some() || f.damper.is_some() || f.pd.is_some() || f.limits.is_some() || f.feed_forward != 0.0;

@@ -38,7 +38,7 @@ use crate::arm::{ArmModel, mass_and_inertia};
 use crate::model::{Check, err, finite3, positive};
 use crate::plot::{Series, line_plot};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::snare::WIRE_SPAN;
+use crate::snare::{K_PULL, WIRE_SPAN};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -55,8 +55,6 @@ use tumble_math::{Mat3, UnitQuat, Vec3};
 const K_FACE: f64 = 1e6;
 /// Damping of the face at each point, N·s/m.
 const C_FACE: f64 = 2e4;
-/// Axial stiffness of the snared shaft's hold through the retracting wires, N/m.
-const K_PULL: f64 = 1e5;
 /// Most samples a run records.
 const MAX_SAMPLES: f64 = 1e6;
 
@@ -143,7 +141,7 @@ pub struct GrappleCapture {
 
 /// Where the snare stands (the wire case stays `Open`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Phase {
+enum Phase {
     /// Open, waiting for the shaft.
     Open,
     /// Closing since `since` (s).
@@ -211,8 +209,10 @@ pub struct GrappleRun {
     pub captured_at: Option<f64>,
     /// When the plate reached the preload, s.
     pub rigidised_at: Option<f64>,
-    /// Why the capture failed, or why the run stopped early.
+    /// Why the capture failed (the run goes on with the payload released).
     pub failure: Option<String>,
+    /// Why the run stopped early (its samples up to then are kept).
+    pub diagnosis: Option<String>,
     /// The engaged wire (one-wire case).
     pub wire: Option<LooseWire>,
     /// Largest wire penetration, m.
@@ -249,8 +249,8 @@ struct Contact {
     crossing: Option<(Vec3, f64)>,
     /// Sum of the snare's wire forces, N.
     wire_sum: f64,
-    /// Snare wires touching.
-    touching: usize,
+    /// Penetration of each snare wire, m.
+    pen: [f64; 3],
     /// Velocity of the shaft's crossing point relative to the effector, effector axes.
     crossing_velocity: Vec3,
     /// Shaft tip's `x`, effector frame, m.
@@ -340,8 +340,8 @@ impl Coupled<'_> {
                     let v = rel(x);
                     let angle = sn.open_angle + sn.closing_rate * (t - since);
                     let (f, pen) = sn.snare.force([ce.y, ce.z], [v.y, v.z], angle, sn.closing_rate);
-                    c.wire_sum = pen.iter().filter(|p| **p > 0.0).map(|p| sn.snare.law.force(*p, 0.0, 0.0)).sum();
-                    c.touching = pen.iter().filter(|p| **p > 0.0).count();
+                    c.wire_sum = sn.snare.wire_load(&pen);
+                    c.pen = pen;
                     c.wire_force = Vec3::new(0.0, f[0], f[1]);
                     loads.add(re * c.wire_force, x, pp, lo);
                 }
@@ -350,7 +350,7 @@ impl Coupled<'_> {
                 let x = pp + rp * (pl.base + snared * pl.axis);
                 let (ce, v) = (to_e(x), rel(x));
                 let (f, pen) = sn.snare.force([ce.y, ce.z], [v.y, v.z], angle, 0.0);
-                c.touching = pen.iter().filter(|p| **p > 0.0).count();
+                c.pen = pen;
                 let moving = from - sn.retract_speed * (t - since) > stop;
                 let (xc, vc) =
                     if moving { (from - sn.retract_speed * (t - since), -sn.retract_speed) } else { (stop, 0.0) };
@@ -515,10 +515,10 @@ impl GrappleCapture {
         let v = re * finite3("grapple.payload.velocity", ps.velocity)?;
         let w = rp.transpose() * (re * finite3("grapple.payload.angular_velocity", ps.angular_velocity)?);
         let start = [p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z];
-        if arm.duration / arm.output_interval > MAX_SAMPLES {
+        let cap = Self { name: arm.name.clone(), arm, link, frame, payload, start, effector, mu: g.mu, v_star, dt };
+        if cap.arm.duration / (cap.sample_every() as f64 * dt) > MAX_SAMPLES {
             return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
         }
-        let cap = Self { name: arm.name.clone(), arm, link, frame, payload, start, effector, mu: g.mu, v_star, dt };
         // Where the fixture starts.
         let ode = cap.ode();
         let y = cap.initial_state();
@@ -582,10 +582,10 @@ impl GrappleCapture {
         let mut ode = self.ode();
         let mut y = self.initial_state();
         let na = ode.na;
-        let mb = self.arm.system.model.clone();
+        let mb = &self.arm.system.model;
         let (nq, nv, nf) = (mb.nq(), mb.nv(), self.arm.system.flexible.len());
         let r0 = rotation(&self.start[3..7]);
-        let every = ((self.arm.output_interval / self.dt).round() as u64).max(1);
+        let every = self.sample_every();
         let steps = (self.arm.duration / self.dt).round() as u64;
         let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, y.len());
         let mut run = GrappleRun {
@@ -594,6 +594,7 @@ impl GrappleCapture {
             captured_at: None,
             rigidised_at: None,
             failure: None,
+            diagnosis: None,
             wire: None,
             max_penetration: 0.0,
             wall_s: 0.0,
@@ -649,7 +650,7 @@ impl GrappleCapture {
             integ.step_once(&mut ode, t, &mut y, self.dt);
             on_step(t + self.dt, &y);
             if y.iter().any(|x| !x.is_finite()) {
-                run.failure =
+                run.diagnosis =
                     Some(format!("the state stopped being finite at t = {:.6} s: lower simulation.dt", t + self.dt));
                 break;
             }
@@ -657,6 +658,11 @@ impl GrappleCapture {
         run.wire = ode.wire;
         run.wall_s = started.elapsed().as_secs_f64();
         run
+    }
+
+    /// Steps between recorded samples: the output interval in whole steps, at least one.
+    fn sample_every(&self) -> u64 {
+        ((self.arm.output_interval / self.dt).round() as u64).max(1)
     }
 
     /// Runs the capture.
@@ -680,7 +686,7 @@ impl GrappleCapture {
                                 ode.wire = Some(w);
                                 ode.v0 = c.crossing_velocity.y;
                             }
-                            Err(e) => run.failure = Some(e),
+                            Err(e) => run.diagnosis = Some(e),
                         }
                     }
                 }
@@ -716,25 +722,21 @@ impl GrappleCapture {
                         ode.phase = Phase::Released;
                         run.failure = Some(format!("the shaft left the ring at t = {t:.3} s before the wires closed"));
                     } else if c.wire_sum >= sn.stall_force || angle >= std::f64::consts::PI - 1e-3 {
-                        if sn.snare.encloses([ce.y, ce.z], angle) && c.touching == 3 {
-                            ode.phase = Phase::Retracting {
-                                angle,
-                                since: t,
-                                snared: tau,
-                                from: ce.x,
-                                stop: -tau - sn.preload / K_PULL - sn.preload / (3.0 * K_FACE),
-                            };
-                            run.captured_at = Some(t);
-                        } else {
-                            ode.phase = Phase::Released;
-                            run.failure = Some(if sn.snare.encloses([ce.y, ce.z], angle) {
-                                format!("only {} of 3 wires held the shaft when the closing stopped", c.touching)
-                            } else {
-                                format!(
-                                    "the wires closed without enclosing the shaft ({:.1} mm from the centre) at t = {t:.3} s",
-                                    1e3 * ce.y.hypot(ce.z)
-                                )
-                            });
+                        match sn.snare.holds([ce.y, ce.z], angle, &c.pen) {
+                            Ok(()) => {
+                                ode.phase = Phase::Retracting {
+                                    angle,
+                                    since: t,
+                                    snared: tau,
+                                    from: ce.x,
+                                    stop: -tau - sn.preload / K_PULL - sn.preload / (3.0 * K_FACE),
+                                };
+                                run.captured_at = Some(t);
+                            }
+                            Err(why) => {
+                                ode.phase = Phase::Released;
+                                run.failure = Some(format!("{why} (t = {t:.3} s)"));
+                            }
                         }
                     }
                 }
@@ -818,7 +820,7 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         .map(|l| {
             let i = mb.q_index(mb.v_index(l));
             Series {
-                label: cap.arm.joint_names[l].clone().unwrap_or_else(|| mb.links[l].name.clone()),
+                label: cap.arm.joint_names.get(l).cloned().flatten().unwrap_or_else(|| mb.links[l].name.clone()),
                 x: &t,
                 y: col(&|s| (s.q[i] - first.q[i]).to_degrees()),
             }
@@ -876,7 +878,8 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
     let summary = json!({
         "scenario": cap.name,
         "outcome": outcome,
-        "diagnosis": run.failure,
+        "capture_failure": run.failure,
+        "diagnosis": run.diagnosis,
         "final_time_s": last.t,
         "closing_started_s": run.closing_started,
         "captured_s": run.captured_at,

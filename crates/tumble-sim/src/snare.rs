@@ -425,7 +425,7 @@ struct Pull {
 }
 
 /// Axial stiffness of the captured fixture's hold through the wires, N/m.
-const K_PULL: f64 = 1e5;
+pub(crate) const K_PULL: f64 = 1e5;
 /// Stiffness of the end effector's face, N/m.
 const K_FACE: f64 = 1e7;
 
@@ -532,8 +532,7 @@ impl SnareCapture {
             let t = k as f64 * self.dt;
             let (c, v, delta) = ([y[0], y[1]], [y[2], y[3]], closing.angle(t));
             let (f, pen) = self.snare.force(c, v, delta, self.closing_rate);
-            let wire_sum: f64 =
-                (0..3).map(|i| if pen[i] > 0.0 { self.snare.law.force(pen[i], 0.0, 0.0) } else { 0.0 }).sum();
+            let wire_sum = self.snare.wire_load(&pen);
             peak = peak.max(f[0].hypot(f[1]).max(wire_sum));
             if wire_sum >= self.stall_force || delta >= max_angle || t >= self.duration {
                 break (c, delta, t);
@@ -557,26 +556,17 @@ impl SnareCapture {
         };
         let v = [y[2], y[3]];
         let (_, pen) = self.snare.force(c, v, delta, 0.0);
-        let touching = pen.iter().filter(|p| **p > 0.0).count();
-        let enclosed = self.snare.encloses(c, delta);
+        let held = self.snare.holds(c, delta, &pen);
         let mut out = SnareOutcome {
-            captured: enclosed && touching == 3,
+            captured: held.is_ok(),
             rigidised: false,
             closed_at: t,
             rigidised_at: None,
             peak_force: peak,
             final_offset: c,
-            failure: None,
+            failure: held.err(),
         };
         if !out.captured {
-            out.failure = Some(if !enclosed {
-                format!(
-                    "the wires closed without enclosing the shaft (it ended {:.1} mm from the centre)",
-                    1e3 * c[0].hypot(c[1])
-                )
-            } else {
-                format!("only {touching} of 3 wires hold the shaft when the closing stopped")
-            });
             return Ok(out);
         }
         // Rigidisation: the carriage retracts at the set speed; the wires pull the fixture onto

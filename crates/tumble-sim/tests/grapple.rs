@@ -44,7 +44,7 @@ fn every_joint_carries_table_2_exactly() {
 }
 
 fn sample_checks(run: &GrappleRun, mass: f64) {
-    assert!(run.failure.is_none(), "{:?}", run.failure);
+    assert!(run.failure.is_none() && run.diagnosis.is_none(), "{:?} {:?}", run.failure, run.diagnosis);
     let (first, last) = (&run.samples[0], run.samples.last().expect("samples"));
     // The impulse the state integrates is the force the payload felt: m Δv (same RK4 stages).
     for i in 0..3 {
@@ -137,6 +137,9 @@ fn halving_the_step_changes_the_bounce_by_less_than_a_thousandth() {
         .map(|dt| build("jemrms_one_wire.toml", &[("simulation.dt", dt), ("simulation.duration", "2.0")]).run())
         .collect();
     let (a, b) = (runs[0].samples.last().expect("a"), runs[1].samples.last().expect("b"));
+    // Measured: 7e-6 on the impulse (the engagement falls on a step boundary, an O(dt) error).
+    // The bound is 140 times that; a step that loses the wire's or the Table 2 viscosity's
+    // dynamics moves the hit by more (4 ms: the peak force by 0.6 %).
     let rel = |x: f64, y: f64| (x - y).abs() / y.abs().max(1e-3);
     assert!(rel(a.impulse[1], b.impulse[1]) < 1e-3, "{} vs {}", a.impulse[1], b.impulse[1]);
     assert!(rel(a.omega[2], b.omega[2]) < 1e-3, "{} vs {}", a.omega[2], b.omega[2]);
@@ -146,7 +149,7 @@ fn halving_the_step_changes_the_bounce_by_less_than_a_thousandth() {
 fn the_snare_captures_and_rigidises_an_offset_fixture() {
     let cap = build("jemrms_snare.toml", &[]);
     let run = cap.run();
-    assert!(run.failure.is_none(), "{:?}", run.failure);
+    assert!(run.failure.is_none() && run.diagnosis.is_none(), "{:?} {:?}", run.failure, run.diagnosis);
     let (closing, captured, rigid) = (
         run.closing_started.expect("closing started"),
         run.captured_at.expect("captured"),
@@ -164,6 +167,7 @@ fn a_fixture_outside_the_ring_is_not_captured_and_the_run_says_why() {
     let cap = build("jemrms_snare.toml", &[("grapple.payload.position", "[1.06, 0.15, 0.0]")]);
     let run = cap.run();
     assert!(run.captured_at.is_none() && run.rigidised_at.is_none());
+    assert!(run.diagnosis.is_none(), "{:?}", run.diagnosis);
     let why = run.failure.expect("a reason");
     assert!(why.contains("not inside the ring"), "{why}");
     assert!(run.samples.iter().all(|s| s.velocity.iter().all(|v| v.is_finite())));
