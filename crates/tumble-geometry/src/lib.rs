@@ -9,6 +9,7 @@
 
 pub mod bodies;
 pub mod closest;
+pub mod hull;
 mod mass;
 pub mod mesh;
 pub mod mesh_distance;
