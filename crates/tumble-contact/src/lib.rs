@@ -15,6 +15,7 @@
 
 pub mod identify;
 pub mod laws;
+pub mod membrane;
 pub mod snare;
 pub mod vertex_sdf;
 

@@ -469,6 +469,13 @@ impl HullBuilder {
     }
 }
 
+/// Exact orientation of three points in the plane: positive when `a, b, c` turn left
+/// (counter-clockwise), zero when exactly collinear (Shewchuk's adaptive predicate).
+pub fn orient2d_exact(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    let p = |v: [f64; 2]| Coord { x: v[0], y: v[1] };
+    orient2d(p(a), p(b), p(c))
+}
+
 /// Exactly collinear: all three coordinate-plane projections have zero orientation.
 fn collinear(a: &Vec3, b: &Vec3, c: &Vec3) -> bool {
     (0..3).all(|k| {

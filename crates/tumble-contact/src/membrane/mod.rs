@@ -1,0 +1,474 @@
+//! The convex-hull membrane ("trampoline") of Grip et al., *Modeling and simulation of asteroid
+//! capture using a deformable membrane capture device* (DETC2015-47840): a membrane suspended
+//! from fixed points whose shape, at every instant, is the convex hull of the suspension points
+//! and of the body's vertices that have passed the suspension plane; its internal dynamics are
+//! ignored. Energy `½k(A − A₀)²` in the deflected area `A` and a loss `c Ȧ²` give the restoring
+//! and damping forces; friction is Coulomb's law applied per contact vertex and normal after the
+//! total normal wrench is distributed over the contact normals. See `docs/membrane.md` for the
+//! derivation and [`planar`] for the document's 2D model.
+//!
+//! Frames: everything is expressed in the membrane frame `M`: suspension points in the plane
+//! `z = 0` (counter-clockwise about `+z`), the body arriving from `z > 0` and deflecting the
+//! membrane towards `z < 0`. The caller gives the body's pose and twist relative to `M`; forces
+//! come back in `M`, torques about the body's centre of mass. Whatever carries the suspension
+//! points receives exactly the opposite wrench ([`MembraneContact::reaction_about`]): every force
+//! here is internal to the pair.
+//!
+//! Units: `k` in N/m³ (the energy `½k(A − A₀)²` is in J with `A` in m²), `c` in N·s/m³.
+
+pub mod distribute;
+pub mod planar;
+
+use tumble_geometry::hull::{ConvexHull, HullBuilder};
+use tumble_math::nalgebra::SVector;
+use tumble_math::{Mat3, Vec3};
+
+pub use distribute::{Distribution, DistributionReport, Distributor};
+
+use crate::laws;
+
+/// Coulomb friction between body and membrane, regularised as in [`laws::friction`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MembraneFriction {
+    /// Friction coefficient.
+    pub mu: f64,
+    /// Regularisation speed, m/s: full `μ F_N` beyond it.
+    pub v_star: f64,
+    /// How the normal wrench is shared among the contact normals.
+    pub distribution: Distribution,
+}
+
+/// A membrane suspended from a convex polygon of points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Membrane {
+    suspension: Vec<Vec3>,
+    area0: f64,
+    /// Area stiffness `k`, N/m³.
+    pub k: f64,
+    /// Area damping `c`, N·s/m³.
+    pub c: f64,
+    /// Friction, if any.
+    pub friction: Option<MembraneFriction>,
+}
+
+/// The body's motion relative to the membrane frame `M`.
+#[derive(Clone, Copy, Debug)]
+pub struct RelativeMotion<'a> {
+    /// Vertices in the body frame (origin at the centre of mass), m.
+    pub vertices: &'a [Vec3],
+    /// Radius of a sphere about the centre of mass holding every vertex, m (a quick rejection).
+    pub radius: f64,
+    /// Rotation from body to `M` coordinates.
+    pub R_MB: Mat3,
+    /// Centre of mass in `M`, m.
+    pub p_MB: Vec3,
+    /// Rate of `p_MB` (velocity relative to `M`, in `M`), m/s.
+    pub v_MB: Vec3,
+    /// Angular velocity of the body relative to `M`, in `M`, rad/s.
+    pub w_MB: Vec3,
+}
+
+/// One membrane triangle holding a suspension point, with the document's closed-form forces.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TriangleForce {
+    /// Hull point indices: `< n` suspension points, `≥ n` body vertices (see
+    /// [`MembraneWorkspace::body_vertex`]).
+    pub points: [usize; 3],
+    /// Area `A_j`, m².
+    pub area: f64,
+    /// `f_Nj1`, `f_Nj2`: forces on the body along the edges `ρ_j1`, `ρ_j2`, N (in `M`).
+    pub f1: Vec3,
+    /// See `f1`.
+    pub f2: Vec3,
+    /// Torque of `f1` and `f2` about the body's centre of mass, N·m.
+    pub torque: Vec3,
+    /// The closed form was ill-conditioned (edges within 2e-5 rad of parallel) and the
+    /// area-gradient form was used instead; `f1` then holds the whole force.
+    pub gradient_form: bool,
+}
+
+/// What the membrane does to the body at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MembraneContact {
+    /// Some body vertex is below the suspension plane.
+    pub in_contact: bool,
+    /// Membrane area `A` (suspension-only triangles removed), m²; `A₀` when not in contact.
+    pub area: f64,
+    /// `Ȧ`, m²/s.
+    pub area_rate: f64,
+    /// `a = k(A − A₀) + c Ȧ`, N/m: the factor of every normal force.
+    pub tension: f64,
+    /// Stored energy `½k(A − A₀)²`, J.
+    pub energy: f64,
+    /// Normal (restoring and damping) force on the body, N, in `M`.
+    pub normal_force: Vec3,
+    /// Its torque about the body's centre of mass, N·m.
+    pub normal_torque: Vec3,
+    /// Friction force on the body, N.
+    pub friction_force: Vec3,
+    /// Its torque about the centre of mass, N·m.
+    pub friction_torque: Vec3,
+    /// Power of friction on the relative motion (≤ 0), W.
+    pub friction_power: f64,
+    /// Largest slip speed among the loaded contact normals, m/s.
+    pub max_slip: f64,
+    /// Body vertices on the membrane.
+    pub contact_vertices: usize,
+    /// Normal-force distribution diagnostics.
+    pub distribution: DistributionReport,
+    /// Largest extent of the hull below the suspension plane, m (depth of the deflection).
+    pub depth: f64,
+}
+
+impl MembraneContact {
+    /// Total force on the body, N.
+    pub fn force(&self) -> Vec3 {
+        self.normal_force + self.friction_force
+    }
+
+    /// Total torque on the body about its centre of mass, N·m.
+    pub fn torque(&self) -> Vec3 {
+        self.normal_torque + self.friction_torque
+    }
+
+    /// The opposite wrench, on whatever carries the suspension points, as a torque about the
+    /// point `o` (in `M`): force `−F`, torque `−(τ + (p_MB − o) × F)`. Exact action and reaction,
+    /// including moments.
+    pub fn reaction_about(&self, p_MB: &Vec3, o: &Vec3) -> (Vec3, Vec3) {
+        let f = self.force();
+        (-f, -(self.torque() + (p_MB - o).cross(&f)))
+    }
+}
+
+/// Buffers reused between evaluations (no allocation once grown).
+#[derive(Clone, Debug, Default)]
+pub struct MembraneWorkspace {
+    hull: HullBuilder,
+    out: ConvexHull,
+    points: Vec<Vec3>,
+    vel: Vec<Vec3>,
+    body: Vec<usize>,
+    on_membrane: Vec<bool>,
+    /// Per membrane triangle with a suspension point: the closed-form forces (for a = tension).
+    pub triangles: Vec<TriangleForce>,
+    cols: Vec<SVector<f64, 6>>,
+    col_point: Vec<usize>,
+    col_normal: Vec<Vec3>,
+    loads: Vec<f64>,
+    dist: Distributor,
+}
+
+impl MembraneWorkspace {
+    /// Body vertex index of hull point `i` (`None` for a suspension point), for the last
+    /// evaluation of a membrane with `n` suspension points.
+    pub fn body_vertex(&self, i: usize, n: usize) -> Option<usize> {
+        i.checked_sub(n).map(|k| self.body[k])
+    }
+
+    /// Hull points of the last evaluation, in `M`.
+    pub fn points(&self) -> &[Vec3] {
+        &self.points
+    }
+
+    /// Membrane triangles of the last evaluation (outward, suspension-only ones removed).
+    pub fn membrane_triangles(&self, n: usize) -> impl Iterator<Item = &[usize; 3]> {
+        self.out.triangles.iter().filter(move |t| t.iter().any(|&i| i >= n))
+    }
+}
+
+/// Area gradient of a triangle with respect to its corner `k`: `½ n̂ × (x_{k+2} − x_{k+1})`
+/// for corners counter-clockwise about the unit normal `n̂`.
+pub fn area_gradient(x: &[Vec3; 3], n_hat: &Vec3, k: usize) -> Vec3 {
+    0.5 * n_hat.cross(&(x[(k + 2) % 3] - x[(k + 1) % 3]))
+}
+
+/// The document's per-triangle forces for edges `ρ₁ = b₁ − s₁`, `ρ₂ = b₂ − s₂` from suspension
+/// points to body vertices (one shared end when the triangle has one suspension point or one
+/// body vertex), factor `a` (N/m): `f_Nj1 = F₁e₁`, `f_Nj2 = F₂e₂` with
+/// `[F₁; F₂] = −a/(2(1 − b²)) [1 −b; −b 1] [e₁ᵀ; e₂ᵀ] S(ê)(ρ₁ − ρ₂)`, `b = e₁ᵀe₂`, `ê` the unit
+/// normal `ρ₁ × ρ₂ / |ρ₁ × ρ₂|` (the document writes `e₁ × e₂`, whose norm is `sin θ`; the
+/// derivation of its eq. (3) needs the unit vector). Returns `None` when `1 − b² < 4e-10`
+/// (edges within 2e-5 rad of parallel), where the form loses its digits to cancellation.
+pub fn closed_form(rho1: &Vec3, rho2: &Vec3, a: f64) -> Option<(Vec3, Vec3)> {
+    let (l1, l2) = (rho1.norm(), rho2.norm());
+    if l1 == 0.0 || l2 == 0.0 {
+        return None;
+    }
+    let (e1, e2) = (rho1 / l1, rho2 / l2);
+    let b = e1.dot(&e2);
+    let s2 = 1.0 - b * b;
+    if s2 < 4e-10 {
+        return None;
+    }
+    let n = rho1.cross(rho2);
+    let e = n / n.norm();
+    let u = e.cross(&(rho1 - rho2));
+    let (u1, u2) = (e1.dot(&u), e2.dot(&u));
+    let g = -a / (2.0 * s2);
+    Some((e1 * (g * (u1 - b * u2)), e2 * (g * (u2 - b * u1))))
+}
+
+impl Membrane {
+    /// A membrane from its suspension points `[x, y]` in `M` (m), a strictly convex polygon,
+    /// counter-clockwise about `+z`; area stiffness `k` (N/m³) and damping `c` (N·s/m³).
+    pub fn new(suspension: &[[f64; 2]], k: f64, c: f64, friction: Option<MembraneFriction>) -> Result<Self, String> {
+        let n = suspension.len();
+        if n < 3 {
+            return Err(format!("{n} suspension points: at least 3 are needed"));
+        }
+        if let Some(i) = suspension.iter().position(|p| !(p[0].is_finite() && p[1].is_finite())) {
+            return Err(format!("suspension point {i} is not finite"));
+        }
+        for i in 0..n {
+            let (a, b, c) = (suspension[i], suspension[(i + 1) % n], suspension[(i + 2) % n]);
+            let turn = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
+            if turn <= 0.0 {
+                return Err(format!(
+                    "suspension points must form a strictly convex polygon, counter-clockwise \
+                     about +z: the turn at point {} is not to the left",
+                    (i + 1) % n
+                ));
+            }
+        }
+        if !(k.is_finite() && k > 0.0) {
+            return Err(format!("area stiffness k = {k}: must be positive (N/m^3)"));
+        }
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(format!("area damping c = {c}: must be zero or positive (N*s/m^3)"));
+        }
+        if let Some(f) = friction {
+            if !(f.mu.is_finite() && f.mu >= 0.0) {
+                return Err(format!("friction coefficient mu = {}: must be >= 0", f.mu));
+            }
+            if !(f.v_star.is_finite() && f.v_star > 0.0) {
+                return Err(format!("friction speed v_star = {}: must be > 0 (m/s)", f.v_star));
+            }
+        }
+        let area0 = 0.5
+            * (0..n)
+                .map(|i| {
+                    let (a, b) = (suspension[i], suspension[(i + 1) % n]);
+                    a[0] * b[1] - a[1] * b[0]
+                })
+                .sum::<f64>();
+        Ok(Self { suspension: suspension.iter().map(|p| Vec3::new(p[0], p[1], 0.0)).collect(), area0, k, c, friction })
+    }
+
+    /// A regular polygon of `n` suspension points on a circle of radius `radius` (m), the first
+    /// on `+x` (the document's membrane: `n = 6`).
+    pub fn regular(n: usize, radius: f64, k: f64, c: f64, friction: Option<MembraneFriction>) -> Result<Self, String> {
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(format!("suspension radius {radius}: must be positive (m)"));
+        }
+        let pts: Vec<[f64; 2]> = (0..n)
+            .map(|i| {
+                let a = std::f64::consts::TAU * i as f64 / n as f64;
+                [radius * a.cos(), radius * a.sin()]
+            })
+            .collect();
+        Self::new(&pts, k, c, friction)
+    }
+
+    /// The circumradius of a regular `n`-gon of area `area`.
+    pub fn regular_radius(n: usize, area: f64) -> f64 {
+        let t = std::f64::consts::TAU / n as f64;
+        (2.0 * area / (n as f64 * t.sin())).sqrt()
+    }
+
+    /// Suspension points in `M`.
+    pub fn suspension(&self) -> &[Vec3] {
+        &self.suspension
+    }
+
+    /// Undeflected area `A₀`, m².
+    pub fn area0(&self) -> f64 {
+        self.area0
+    }
+
+    /// The membrane's action on the body.
+    pub fn evaluate(&self, body: &RelativeMotion, ws: &mut MembraneWorkspace) -> MembraneContact {
+        let n = self.suspension.len();
+        let mut out = MembraneContact { area: self.area0, ..Default::default() };
+        ws.triangles.clear();
+        ws.out.triangles.clear();
+        if body.p_MB.z - body.radius >= 0.0 {
+            return out;
+        }
+        ws.points.clear();
+        ws.vel.clear();
+        ws.body.clear();
+        ws.points.extend_from_slice(&self.suspension);
+        ws.vel.resize(n, Vec3::zeros());
+        let mut depth = 0.0_f64;
+        for (i, r) in body.vertices.iter().enumerate() {
+            let rm = body.R_MB * r;
+            let x = body.p_MB + rm;
+            if x.z < 0.0 {
+                ws.points.push(x);
+                ws.vel.push(body.v_MB + body.w_MB.cross(&rm));
+                ws.body.push(i);
+                depth = depth.max(-x.z);
+            }
+        }
+        if ws.body.is_empty() {
+            return out;
+        }
+        out.in_contact = true;
+        out.depth = depth;
+        ws.hull.build(&ws.points, &mut ws.out).expect("finite points below a non-degenerate polygon make a solid hull");
+        // Area and its rate (body-only triangles keep their area: only mixed ones change).
+        let (mut area, mut rate) = (0.0, 0.0);
+        ws.on_membrane.clear();
+        ws.on_membrane.resize(ws.body.len(), false);
+        for t in &ws.out.triangles {
+            let ns = t.iter().filter(|&&i| i < n).count();
+            if ns == 3 {
+                continue;
+            }
+            for &i in t.iter().filter(|&&i| i >= n) {
+                ws.on_membrane[i - n] = true;
+            }
+            let x = t.map(|i| ws.points[i]);
+            let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
+            let len = nrm.norm();
+            area += 0.5 * len;
+            if ns > 0 && len > 0.0 {
+                let nh = nrm / len;
+                for k in 0..3 {
+                    rate += area_gradient(&x, &nh, k).dot(&ws.vel[t[k]]);
+                }
+            }
+        }
+        let a = self.k * (area - self.area0) + self.c * rate;
+        out.contact_vertices = ws.on_membrane.iter().filter(|&&b| b).count();
+        out.area = area;
+        out.area_rate = rate;
+        out.tension = a;
+        out.energy = 0.5 * self.k * (area - self.area0).powi(2);
+        // Restoring and damping forces, triangle by triangle (closed form).
+        let (mut f, mut tau) = (Vec3::zeros(), Vec3::zeros());
+        for t in &ws.out.triangles {
+            let ns = t.iter().filter(|&&i| i < n).count();
+            if ns == 0 || ns == 3 {
+                continue;
+            }
+            let x = t.map(|i| ws.points[i]);
+            // Rotate the corners so that the pattern is (s, s, b) or (s, b, b).
+            let k0 = (0..3)
+                .find(|&k| (t[k] < n) && (t[(k + 2) % 3] >= n))
+                .expect("a mixed triangle has a suspension corner after a body corner");
+            let idx = [t[k0], t[(k0 + 1) % 3], t[(k0 + 2) % 3]];
+            let (s1, s2, b1, b2) =
+                if ns == 2 { (idx[0], idx[1], idx[2], idx[2]) } else { (idx[0], idx[0], idx[1], idx[2]) };
+            let rho1 = ws.points[b1] - ws.points[s1];
+            let rho2 = ws.points[b2] - ws.points[s2];
+            let (r1, r2) = (ws.points[b1] - body.p_MB, ws.points[b2] - body.p_MB);
+            let tri_area = 0.5 * (x[1] - x[0]).cross(&(x[2] - x[0])).norm();
+            let rec = match closed_form(&rho1, &rho2, a) {
+                Some((f1, f2)) => TriangleForce {
+                    points: *t,
+                    area: tri_area,
+                    f1,
+                    f2,
+                    torque: r1.cross(&f1) + r2.cross(&f2),
+                    gradient_form: false,
+                },
+                None => {
+                    let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
+                    let len = nrm.norm();
+                    let (mut fg, mut tg) = (Vec3::zeros(), Vec3::zeros());
+                    if len > 0.0 {
+                        for k in 0..3 {
+                            if t[k] >= n {
+                                let fk = -a * area_gradient(&x, &(nrm / len), k);
+                                fg += fk;
+                                tg += (x[k] - body.p_MB).cross(&fk);
+                            }
+                        }
+                    }
+                    TriangleForce {
+                        points: *t,
+                        area: tri_area,
+                        f1: fg,
+                        f2: Vec3::zeros(),
+                        torque: tg,
+                        gradient_form: true,
+                    }
+                }
+            };
+            f += rec.f1 + rec.f2;
+            tau += rec.torque;
+            ws.triangles.push(rec);
+        }
+        out.normal_force = f;
+        out.normal_torque = tau;
+        if let Some(fr) = self.friction {
+            self.friction(body, fr, &mut out, ws);
+        }
+        out
+    }
+
+    /// Distributes the normal wrench over the inward normals of the membrane triangles at each
+    /// contact vertex and applies Coulomb friction per vertex and normal, the slip being the
+    /// vertex velocity projected on that triangle.
+    fn friction(
+        &self,
+        body: &RelativeMotion,
+        fr: MembraneFriction,
+        out: &mut MembraneContact,
+        ws: &mut MembraneWorkspace,
+    ) {
+        let n = self.suspension.len();
+        ws.cols.clear();
+        ws.col_point.clear();
+        ws.col_normal.clear();
+        for t in &ws.out.triangles {
+            if t.iter().all(|&i| i < n) {
+                continue;
+            }
+            let x = t.map(|i| ws.points[i]);
+            let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
+            let len = nrm.norm();
+            if len == 0.0 {
+                continue;
+            }
+            let inward = -nrm / len;
+            for &i in t.iter().filter(|&&i| i >= n) {
+                let r = ws.points[i] - body.p_MB;
+                let m = r.cross(&inward);
+                ws.cols.push(SVector::<f64, 6>::from_column_slice(&[inward.x, inward.y, inward.z, m.x, m.y, m.z]));
+                ws.col_point.push(i);
+                ws.col_normal.push(inward);
+            }
+        }
+        let w = SVector::<f64, 6>::from_column_slice(&[
+            out.normal_force.x,
+            out.normal_force.y,
+            out.normal_force.z,
+            out.normal_torque.x,
+            out.normal_torque.y,
+            out.normal_torque.z,
+        ]);
+        out.distribution = ws.dist.solve(&ws.cols, &w, fr.distribution, &mut ws.loads);
+        let (mut f, mut tau, mut power, mut slip_max) = (Vec3::zeros(), Vec3::zeros(), 0.0, 0.0);
+        for j in 0..ws.cols.len() {
+            let load = ws.loads[j].max(0.0);
+            if load == 0.0 {
+                continue;
+            }
+            let i = ws.col_point[j];
+            let nn = ws.col_normal[j];
+            let v = ws.vel[i];
+            let slip = v - nn * nn.dot(&v);
+            slip_max = f64::max(slip_max, slip.norm());
+            let fj = laws::friction(fr.mu, load, &slip, fr.v_star);
+            f += fj;
+            tau += (ws.points[i] - body.p_MB).cross(&fj);
+            power += fj.dot(&v);
+        }
+        out.friction_force = f;
+        out.friction_torque = tau;
+        out.friction_power = power;
+        out.max_slip = slip_max;
+    }
+}
