@@ -357,6 +357,8 @@ enum Job {
     Snare(Box<tumble_sim::snare::WireExperiment>),
     /// An arm's snare-wire effector capturing a payload.
     Grapple(Box<tumble_sim::grapple::GrappleCapture>),
+    /// A body meeting a membrane.
+    Membrane(Box<tumble_sim::membrane::MembraneDrop>),
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -535,6 +537,8 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
         Job::Capture
     } else if sc.file.snare.is_some() {
         Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(|e| invalid(e.to_string()))?))
+    } else if sc.file.membrane.is_some() {
+        Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.grapple.is_some() {
         Job::Grapple(Box::new(tumble_sim::grapple::GrappleCapture::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.arm.is_some() {
@@ -594,6 +598,7 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
         Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
         Ok((_, Job::Grapple(cap))) => run_grapple(out, &cap, quiet),
+        Ok((_, Job::Membrane(m))) => run_membrane(out, &m, quiet),
         Ok((_, Job::Capture)) => {
             invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
         }
@@ -664,6 +669,50 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
     }
     if let (Some(why), false) = (&run.failure, quiet) {
         println!("capture failed: {why}");
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let run = m.run();
+    let summary = match tumble_sim::membrane::write_membrane_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        println!(
+            "{}: {} — contacts {} s, peak normal force {:.1} N, depth {:.3} m, area {:.2} m² (A₀ {:.2}), velocity {} → {} m/s; energy budget {:.4} → {:.4} J (damping {:.3} J, friction {:.3} J); t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["outcome"].as_str().unwrap_or("?"),
+            summary["contacts_s"]
+                .as_array()
+                .map(|a| a
+                    .iter()
+                    .map(|e| format!("{:.2}–{:.2}", e[0].as_f64().unwrap_or(0.0), e[1].as_f64().unwrap_or(0.0)))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default(),
+            summary["peak_normal_force_N"].as_f64().unwrap_or(0.0),
+            summary["peak_depth_m"].as_f64().unwrap_or(0.0),
+            summary["peak_area_m2"].as_f64().unwrap_or(0.0),
+            summary["membrane_area0_m2"].as_f64().unwrap_or(0.0),
+            fmt3(&summary["velocity_initial_m_s"]),
+            fmt3(&summary["velocity_final_m_s"]),
+            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
+            summary["damping_loss_J"].as_f64().unwrap_or(0.0),
+            summary["friction_loss_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    if let Some(d) = &run.diagnosis {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }

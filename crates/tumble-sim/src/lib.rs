@@ -10,6 +10,7 @@ pub mod campaign;
 pub mod capture;
 pub mod grapple;
 pub mod lander;
+pub mod membrane;
 mod metrics;
 mod model;
 mod output;

@@ -35,6 +35,8 @@ pub struct ScenarioFile {
     pub snare: Option<super::snare::SnareSpec>,
     /// An `[arm]`'s end effector capturing a free payload with snare wires.
     pub grapple: Option<super::grapple::GrappleSpec>,
+    /// A body meeting a membrane suspended from a polygon of points.
+    pub membrane: Option<super::membrane::MembraneSpec>,
     /// A capture analysis of the `[arm]` chaser grasping a target.
     pub capture: Option<super::capture::CaptureSpec>,
     /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).

@@ -1,0 +1,121 @@
+//! Scenario schema of membrane ("trampoline") contact: `[membrane]` and `[membrane.body]`.
+//! Documented key by key in `docs/scenario.md`.
+
+use super::schema::identity_quat;
+use serde::Deserialize;
+
+/// `[membrane]`: a membrane suspended from a regular polygon of points in the plane `z = 0` of
+/// the world frame, its deflected side `z < 0`, and the rigid body that meets it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MembraneSpec {
+    /// Number of suspension points (6: hexagonal).
+    #[serde(default = "six")]
+    pub points: usize,
+    /// Undeflected area `A₀`, m² (give this or `radius`).
+    pub area: Option<f64>,
+    /// Circumradius of the suspension polygon, m (give this or `area`).
+    pub radius: Option<f64>,
+    /// Area stiffness `k`: energy `½k(A − A₀)²`, N/m³.
+    pub k: f64,
+    /// Area damping `c`: loss `c Ȧ²`, N·s/m³.
+    #[serde(default)]
+    pub c: f64,
+    /// Friction coefficient between body and membrane (0: none).
+    #[serde(default)]
+    pub mu: f64,
+    /// Friction regularisation speed, m/s.
+    #[serde(default = "default_v_star")]
+    pub v_star: f64,
+    /// Normal-force distribution for friction: `pinv`, `nnls` or `auto`.
+    #[serde(default = "default_distribution")]
+    pub distribution: String,
+    /// The body.
+    pub body: MembraneBodySpec,
+}
+
+fn six() -> usize {
+    6
+}
+
+fn default_v_star() -> f64 {
+    0.01
+}
+
+fn default_distribution() -> String {
+    "auto".into()
+}
+
+/// `membrane.body`: a rigid body with a closed triangle-mesh shape.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MembraneBodySpec {
+    /// The shape (its vertices meet the membrane).
+    pub shape: MembraneShape,
+    /// Mass, kg.
+    pub mass: f64,
+    /// Principal `[xx, yy, zz]` or full `[xx, yy, zz, xy, xz, yz]` inertia about the centre of
+    /// mass in shape axes, kg·m². Default: the shape's, at uniform density.
+    pub inertia: Option<Vec<f64>>,
+    /// Centre of mass at the start, m.
+    pub position: [f64; 3],
+    /// Attitude at the start `[w, x, y, z]`.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Velocity at the start, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Angular velocity at the start, body axes, rad/s (or `spin_rpm` about `spin_axis`).
+    pub angular_velocity: Option<[f64; 3]>,
+    /// Spin rate, rpm, about `spin_axis` (body axes).
+    pub spin_rpm: Option<f64>,
+    /// Spin axis, body axes (normalised).
+    pub spin_axis: Option<[f64; 3]>,
+}
+
+/// `membrane.body.shape`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MembraneShape {
+    /// A geodesic ellipsoid: `20·4^levels` faces.
+    Ellipsoid {
+        /// Semi-axes, m.
+        semi_axes: [f64; 3],
+        /// Subdivision levels (0–6).
+        #[serde(default = "three")]
+        levels: u32,
+    },
+    /// A procedural body (`pear` or `comet`) of overall length `length`, with terrain.
+    Body {
+        /// `pear` or `comet`.
+        kind: String,
+        /// Overall length, m.
+        length: f64,
+        /// Terrain seed.
+        #[serde(default)]
+        seed: u64,
+        /// Grid cells along the length (sets the face count).
+        #[serde(default = "default_cells")]
+        cells: usize,
+    },
+    /// A closed mesh file (OBJ, STL, PLY, PDS .tab, ICQ).
+    Mesh {
+        /// Path, relative to the scenario file.
+        path: String,
+        /// Unit of the coordinates: `m`, `km` or a factor to metres.
+        #[serde(default = "metres")]
+        unit: String,
+    },
+}
+
+fn three() -> u32 {
+    3
+}
+
+fn default_cells() -> usize {
+    16
+}
+
+fn metres() -> String {
+    "m".into()
+}
