@@ -240,12 +240,58 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
     lander_case(name, surface, (x0, q), -up * 5.7e-3, n, surface_expansion)
 }
 
+/// The membrane of the drop test: the 4.5 m procedural pear (1764 faces) with its centre at
+/// `z` (m) on a 146 m² hexagon, tumbling (`z = −1.2`: the bottom of the bounce, nearly every
+/// vertex below the plane; `z = 0.6`: early contact). Times the hull of the contact set alone
+/// (`membrane_hull`) and the whole evaluation with friction (`membrane_evaluate`).
+fn membrane_cases(n: u64, z: f64) -> [BenchResult; 2] {
+    use tumble_contact::membrane::{Distribution, Membrane, MembraneFriction, MembraneWorkspace, RelativeMotion};
+    use tumble_geometry::bodies::{BodyKind, body_mesh};
+    use tumble_geometry::hull::{ConvexHull, HullBuilder};
+    let mesh = body_mesh(BodyKind::PearAsteroid, 4.5, 3, true, 12).expect("procedural body");
+    let fr = MembraneFriction { mu: 0.2, v_star: 0.01, distribution: Distribution::Auto };
+    let m = Membrane::regular(6, Membrane::regular_radius(6, 146.0), 30.0, 1.5, Some(fr)).expect("membrane");
+    let R = *tumble_math::nalgebra::Rotation3::new(Vec3::new(0.3, -0.5, 0.2)).matrix();
+    let motion = RelativeMotion {
+        vertices: &mesh.vertices,
+        radius: 3.0,
+        R_MB: R,
+        p_MB: Vec3::new(0.2, -0.1, z),
+        v_MB: Vec3::new(0.1, 0.0, -3.0),
+        w_MB: Vec3::new(0.5, 1.0, -0.2),
+    };
+    let mut pts: Vec<Vec3> = m.suspension().to_vec();
+    pts.extend(mesh.vertices.iter().map(|r| motion.p_MB + R * r).filter(|x| x.z < 0.0));
+    let (mut hb, mut out) = (HullBuilder::default(), ConvexHull::default());
+    let mut ws = MembraneWorkspace::default();
+    let mut best = [f64::INFINITY; 2];
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            hb.build(std::hint::black_box(&pts), &mut out).expect("hull");
+        }
+        best[0] = best[0].min(t.elapsed().as_secs_f64());
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(m.evaluate(std::hint::black_box(&motion), &mut ws));
+        }
+        best[1] = best[1].min(t.elapsed().as_secs_f64());
+    }
+    let name = |s: &str| format!("{s} ({} points below)", pts.len() - 6);
+    [
+        BenchResult { name: name("membrane_hull"), bodies: 1, steps: n, seconds: best[0] },
+        BenchResult { name: name("membrane_evaluate"), bodies: 1, steps: n, seconds: best[1] },
+    ]
+}
+
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
 pub fn run_all(scale: f64) -> Vec<BenchResult> {
     let steps = |s: f64| ((s * scale) as u64).max(1);
     let none: fn() -> Box<dyn Gravity> = || Box::new(NoGravity);
     let pm: fn() -> Box<dyn Gravity> = || Box::new(PointMass { mu: 3.986_004_418e14, center: Vec3::zeros() });
     let dopri = Method::Dopri5(Dopri5Settings { rtol: 1e-9, atol: 1e-12, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0 });
+    let [hull_deep, membrane_deep] = membrane_cases(steps(2e4), -1.2);
+    let [hull, membrane] = membrane_cases(steps(1e5), 0.6);
     vec![
         time_case("rk4_free_body", 1, none, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
         time_case("rk4_body_point_mass", 1, pm, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
@@ -257,5 +303,9 @@ pub fn run_all(scale: f64) -> Vec<BenchResult> {
         lander_plane(steps(2e5)),
         lander_comet(steps(2e5), 0.0),
         lander_comet(steps(2e5), 2e-3),
+        hull,
+        membrane,
+        hull_deep,
+        membrane_deep,
     ]
 }

@@ -242,7 +242,7 @@ impl MembraneDrop {
         };
         let mass = positive("membrane.body.mass", b.mass, "kg")?;
         let props = mesh.mass_properties(1.0);
-        if !(props.mass > 0.0) {
+        if props.mass.is_nan() || props.mass <= 0.0 {
             return err("membrane.body.shape", "the shape encloses no volume");
         }
         let mesh = mesh.translated(&-props.com);

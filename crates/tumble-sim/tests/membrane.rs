@@ -19,7 +19,7 @@ fn build(set: &[(&str, &str)]) -> MembraneDrop {
 fn build_err(set: &[(&str, &str)]) -> String {
     let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let sc = Scenario::load(&scenario(), &set).expect("scenario loads");
-    MembraneDrop::build(&sc).err().expect("refused").to_string()
+    MembraneDrop::build(&sc).expect_err("refused").to_string()
 }
 
 /// Largest departure of the energy budget from its start over the run, J.
