@@ -663,9 +663,7 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
         );
     }
     if let Some(d) = &run.diagnosis {
-        eprintln!("error: simulation failed: {d}");
-        eprintln!("samples up to the failure are in {}", out.display());
-        return ExitCode::from(1);
+        return stopped(d, &out);
     }
     if let (Some(why), false) = (&run.failure, quiet) {
         println!("capture failed: {why}");
@@ -709,12 +707,17 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             out.display()
         );
     }
-    if let Some(d) = &run.diagnosis {
-        eprintln!("error: simulation failed: {d}");
-        eprintln!("samples up to the failure are in {}", out.display());
-        return ExitCode::from(1);
+    match &run.diagnosis {
+        Some(d) => stopped(d, &out),
+        None => ExitCode::SUCCESS,
     }
-    ExitCode::SUCCESS
+}
+
+/// A run stopped early with diagnosis `d`: says so and where its samples are, exit status 1.
+fn stopped(d: &str, out: &Path) -> ExitCode {
+    eprintln!("error: simulation failed: {d}");
+    eprintln!("samples up to the failure are in {}", out.display());
+    ExitCode::from(1)
 }
 
 /// A JSON array of numbers as `[a, b, c]` with 4 significant digits.
