@@ -45,7 +45,8 @@ fn hexagon_area() {
 
 /// With `c = 0` the normal wrench is minus the gradient of `½k(A − A₀)²` with respect to the
 /// body's position and a small rotation (central differences, step 1e-6: truncation ~h²·V''' and
-/// rounding ~1e-16·V/h, both below 1e-7 of the force here, so 1e-6 relative has margin).
+/// rounding ~1e-16·V/h, both below 1e-7 of the force here, so 1e-6 relative has margin; torques
+/// are compared on the force's scale times 3 m, the body's largest lever).
 #[test]
 fn forces_are_the_negative_energy_gradient() {
     let mut rng = Lcg::new(11);
@@ -78,7 +79,8 @@ fn forces_are_the_negative_energy_gradient() {
 
 /// Triangle by triangle: the closed-form pair `f_Nj1 + f_Nj2` and its torque equal `−a ∂A_j/∂`
 /// (body position, rotation) by finite differences of that triangle's area, and the
-/// suspension-only triangles never appear.
+/// suspension-only triangles never appear. Scale: a triangle's force is at most `a` times an
+/// edge (≤ 10 m here); 1e-6 of it covers the difference quotient's error as above.
 #[test]
 fn per_triangle_closed_form_matches_area_gradient() {
     let mut rng = Lcg::new(5);
@@ -119,16 +121,20 @@ fn per_triangle_closed_form_matches_area_gradient() {
     assert!(triangles > 50, "{triangles}");
 }
 
-/// The suspension points' forces, computed independently as `−a ∂A/∂sᵢ`, sum to exactly the
-/// opposite of the body's force, and their moments to the opposite of its moment: the membrane
-/// creates no net force or torque (rounding only: 1e-9 of the force).
+/// The suspension points' forces, computed independently as `−a ∂A/∂sᵢ`, sum to the opposite
+/// of the body's force, and their moments about a distant point to the opposite of its moment
+/// there, as `reaction_about` gives them (without friction, whose reaction is the same
+/// transfer): the membrane creates no net force or torque. Tolerance: rounding of sums of about
+/// 30 products of forces and lever arms up to 10 m, 1e-9 relative.
 #[test]
 fn action_equals_reaction() {
     let mut rng = Lcg::new(21);
     let fr = MembraneFriction { mu: 0.5, v_star: 0.01, distribution: Distribution::Auto };
     let m = hexagon(30.0, 1.5, Some(fr));
+    let m0 = hexagon(30.0, 1.5, None);
     let n = m.suspension().len();
     let mut ws = MembraneWorkspace::default();
+    let mut ws0 = MembraneWorkspace::default();
     for _ in 0..10 {
         let body = lumpy_body(&mut rng);
         let R = rot(Vec3::new(uni(&mut rng, -3.0, 3.0), uni(&mut rng, -3.0, 3.0), uni(&mut rng, -3.0, 3.0)));
@@ -139,8 +145,10 @@ fn action_equals_reaction() {
         let c = m.evaluate(&mo, &mut ws);
         assert!(c.in_contact);
         let o = Vec3::new(0.3, -2.0, -5.0);
-        let (f_s, _) = c.reaction_about(&p, &o);
-        assert!((f_s + c.force()).norm() == 0.0);
+        let c0 = m0.evaluate(&mo, &mut ws0);
+        // Friction leaves the normal wrench alone.
+        assert_eq!((c0.normal_force, c0.normal_torque), (c.normal_force, c.normal_torque));
+        let (f_s, t_s) = c0.reaction_about(&p, &o);
         // Independent: suspension forces from the area gradient (normal part only).
         let (mut f, mut t) = (Vec3::zeros(), Vec3::zeros());
         let pts = ws.points().to_vec();
@@ -155,11 +163,9 @@ fn action_equals_reaction() {
                 }
             }
         }
-        let fb = c.normal_force;
-        let tb = c.normal_torque + (p - o).cross(&fb);
-        let scale = fb.norm() * 10.0;
-        assert!((f + fb).norm() < 1e-9 * scale, "{} vs {}", f, fb);
-        assert!((t + tb).norm() < 1e-9 * scale * 10.0, "{} vs {}", t, tb);
+        let scale = c.normal_force.norm() * 10.0;
+        assert!((f - f_s).norm() < 1e-9 * scale, "{} vs {}", f, f_s);
+        assert!((t - t_s).norm() < 1e-9 * scale * 10.0, "{} vs {}", t, t_s);
     }
 }
 
@@ -167,7 +173,9 @@ fn action_equals_reaction() {
 /// membrane of the same depth. The 3D model's lateral triangles (normals perpendicular to the
 /// extrusion) have area `W ℓ` and rate `W ℓ̇`, and their closed-form forces sum to `W` times the
 /// 2D model's force for the same factor, with the moment about the extrusion axis `W` times the
-/// 2D moment (the end caps, which the 2D model has no counterpart of, are left out).
+/// 2D moment (the end caps, which the 2D model has no counterpart of, are left out). The two
+/// computations share no code, only the geometry: tolerances are rounding (1e-12 for the
+/// areas, sums of ~10 terms; 1e-9 for the closed forms, which divide by `1 − b²`).
 #[test]
 fn extruded_two_d_case_agrees_with_three_d() {
     let (l0, w) = (10.0, 3.0);
@@ -247,7 +255,8 @@ fn extruded_two_d_case_agrees_with_three_d() {
     }
 }
 
-/// The 2D model: the force is `−a(e_L + e_R)`, which is minus the gradient of `½k(ℓ − ℓ₀)²`.
+/// The 2D model: the force is `−a(e_L + e_R)`, which is minus the gradient of `½k(ℓ − ℓ₀)²`
+/// (central differences as in the 3D test; the moment on the force's scale times the 2 m lever).
 #[test]
 fn planar_force_is_the_negative_length_gradient() {
     let sq: Vec<Vector2<f64>> =
@@ -293,4 +302,25 @@ fn nnls_distribution_reproduces_the_normal_wrench() {
         assert!(c.distribution.nnls && c.distribution.residual < 1e-9, "{:?}", c.distribution);
     }
     assert!(n >= 10);
+}
+
+/// A blown-up pose (infinite position) gives NaN forces for the caller's finiteness check, not
+/// a panic, in 3D and 2D.
+#[test]
+fn non_finite_pose_gives_nan_not_panic() {
+    let m = hexagon(30.0, 1.5, None);
+    let body = lumpy_body(&mut Lcg::new(1));
+    let c = m.evaluate(
+        &motion(&body, Mat3::identity(), Vec3::new(0.0, 0.0, f64::NEG_INFINITY)),
+        &mut MembraneWorkspace::default(),
+    );
+    assert!(c.normal_force.x.is_nan());
+    let sq = [Vector2::new(-1.0, -1.0), Vector2::new(1.0, 1.0)];
+    let m2 = PlanarMembrane::new(-4.0, 4.0, 30.0, 0.0, None).unwrap();
+    let p = Vector2::new(f64::INFINITY, -1.0);
+    let c = m2.evaluate(
+        &PlanarMotion { vertices: &sq, angle: 0.0, p, v: Vector2::zeros(), omega: 0.0 },
+        &mut PlanarWorkspace::default(),
+    );
+    assert!(c.normal_force.x.is_nan());
 }

@@ -51,7 +51,34 @@ pub struct RigidBody {
     pub loads: Vec<Load>,
 }
 
+/// Renormalises the quaternion of a body's 13-component state slice (left alone when zero or
+/// not finite, so that a blown-up state stays visible).
+pub fn normalize_quaternion(ys: &mut [f64]) {
+    let q = &mut ys[Q..Q + 4];
+    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    if n > 0.0 && n.is_finite() {
+        q.iter_mut().for_each(|c| *c /= n);
+    }
+}
+
 impl RigidBody {
+    /// Newton–Euler rates of the body's 13 states `ys` into `ds`: `ṗ = v`,
+    /// `v̇ = accel_W + f_W / m`, `q̇ = ½ q ⊗ [0, ω]`, `I ω̇ = t_B − ω × I ω`, for a field acceleration
+    /// `accel_W` (m/s²), a force `f_W` (N, world axes, through the centre of mass) and a torque
+    /// `t_B` (N·m, body axes). The stored quaternion is used as it is (not renormalised): its rate
+    /// is then exactly orthogonal to it and the flow keeps `|q|` constant.
+    pub fn derivatives(&self, ys: &[f64], accel_W: &Vec3, f_W: &Vec3, t_B: &Vec3, ds: &mut [f64]) {
+        let a = accel_W + f_W / self.mass;
+        let w = Vec3::new(ys[W], ys[W + 1], ys[W + 2]);
+        let wdot = self.inertia_inv * (t_B - w.cross(&(self.inertia * w)));
+        let q = tumble_math::Quat::new(ys[Q], ys[Q + 1], ys[Q + 2], ys[Q + 3]);
+        let qd = tumble_math::quat_derivative(&q, &w);
+        ds[P..P + 3].copy_from_slice(&ys[V..V + 3]);
+        ds[V..V + 3].copy_from_slice(a.as_slice());
+        ds[Q..Q + 4].copy_from_slice(&[qd.w, qd.i, qd.j, qd.k]);
+        ds[W..W + 3].copy_from_slice(wdot.as_slice());
+    }
+
     /// A body from validated mass properties. The body frame's origin is the centre of mass, so
     /// `props.com` must be zero (shift a mesh before building a body from it).
     pub fn new(name: impl Into<String>, props: &MassProperties) -> Self {

@@ -18,7 +18,7 @@ pub mod multibody;
 pub mod rotating;
 pub mod system;
 
-pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody};
+pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody, normalize_quaternion};
 pub use gravity::{Expansion, FieldSample, Gravity, Mascons, NoGravity, PointMass, Polyhedron, Uniform};
 pub use integrator::{Dopri5Settings, IntegrationError, Integrator, Method, OdeSystem, Stats};
 pub use system::{Invariants, RigidBodySystem};

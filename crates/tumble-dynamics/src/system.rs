@@ -14,10 +14,10 @@
 //!
 //! Gravity acts at the centre of mass (no gravity-gradient torque yet).
 
-use crate::body::{BODY_STATE_LEN, BodyState, P, Q, RigidBody, V, W};
+use crate::body::{BODY_STATE_LEN, BodyState, RigidBody, V, W, normalize_quaternion};
 use crate::gravity::Gravity;
 use crate::integrator::OdeSystem;
-use tumble_math::{Quat, Vec3, quat_derivative};
+use tumble_math::Vec3;
 
 /// The model of a set of free rigid bodies.
 pub struct RigidBodySystem {
@@ -107,30 +107,14 @@ impl OdeSystem for RigidBodySystem {
             let s = BodyState::read(ys);
             let (wrench, pw) = b.applied(&s);
             power += pw;
-            let a = self.gravity.acceleration(&s.p_WB) + wrench.f / b.mass;
-            let w = s.w_WB_B;
-            let wdot = b.inertia_inv * (wrench.t - w.cross(&(b.inertia * w)));
-            // Use the stored (not renormalised) quaternion: its rate is then exactly orthogonal
-            // to it and the flow keeps |q| constant.
-            let q = Quat::new(ys[Q], ys[Q + 1], ys[Q + 2], ys[Q + 3]);
-            let qd = quat_derivative(&q, &w);
-            ds[P..P + 3].copy_from_slice(&ys[V..V + 3]);
-            ds[V..V + 3].copy_from_slice(a.as_slice());
-            ds[Q..Q + 4].copy_from_slice(&[qd.w, qd.i, qd.j, qd.k]);
-            ds[W..W + 3].copy_from_slice(wdot.as_slice());
+            b.derivatives(ys, &self.gravity.acceleration(&s.p_WB), &wrench.f, &wrench.t, ds);
         }
         let wi = self.work_index();
         d[wi] = power;
     }
 
     fn project(&self, y: &mut [f64]) {
-        for chunk in y.chunks_exact_mut(BODY_STATE_LEN) {
-            let q = &mut chunk[Q..Q + 4];
-            let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-            if n > 0.0 && n.is_finite() {
-                q.iter_mut().for_each(|c| *c /= n);
-            }
-        }
+        y.chunks_exact_mut(BODY_STATE_LEN).for_each(normalize_quaternion);
     }
 
     fn is_velocity(&self, i: usize) -> bool {

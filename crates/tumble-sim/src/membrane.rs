@@ -18,11 +18,10 @@ use std::path::Path;
 use tumble_contact::membrane::{
     Distribution, Membrane, MembraneContact, MembraneFriction, MembraneWorkspace, RelativeMotion,
 };
-use tumble_dynamics::{Integrator, Method, OdeSystem};
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, RigidBody, normalize_quaternion};
 use tumble_geometry::bodies::{BodyKind, body_mesh};
 use tumble_geometry::{MassProperties, TriMesh};
-use tumble_math::nalgebra::{Quaternion, UnitQuaternion};
-use tumble_math::{Mat3, Vec3, quat_derivative, quat_from_wxyz};
+use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
 /// Samples kept at most (the output interval is refused below that).
 const MAX_SAMPLES: f64 = 1e6;
@@ -38,15 +37,12 @@ pub struct MembraneDrop {
     pub mesh: TriMesh,
     /// Radius of the sphere about the centre of mass holding the shape, m.
     pub radius: f64,
-    /// Mass, kg.
-    pub mass: f64,
-    /// Inertia about the centre of mass, body axes, kg·m².
-    pub inertia: Mat3,
-    inertia_inv: Mat3,
+    /// Mass and inertia (about the centre of mass, body axes).
+    pub body: RigidBody,
     /// Uniform gravity, m/s².
     pub gravity: Vec3,
-    /// Initial body state (13 components).
-    pub start: [f64; 13],
+    /// Initial body state.
+    pub start: BodyState,
     /// RK4 step, s.
     pub dt: f64,
     /// Simulated span, s.
@@ -103,55 +99,48 @@ struct Ode<'a> {
     ws: MembraneWorkspace,
 }
 
-fn rotation(q: &[f64]) -> Mat3 {
-    UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3])).to_rotation_matrix().into_inner()
-}
+/// Body states, then `∫c Ȧ² dt`, then `−∫P_f dt`.
+const DAMPING_LOSS: usize = BODY_STATE_LEN;
+const FRICTION_LOSS: usize = BODY_STATE_LEN + 1;
 
 impl Ode<'_> {
-    fn contact(&mut self, y: &[f64]) -> MembraneContact {
+    /// The membrane's action at body state `s` (rotation `R` of its attitude).
+    fn contact(&mut self, s: &BodyState, R: &Mat3) -> MembraneContact {
         let m = self.model;
-        let R = rotation(&y[3..7]);
-        let w = Vec3::new(y[10], y[11], y[12]);
         let motion = RelativeMotion {
             vertices: &m.mesh.vertices,
             radius: m.radius,
-            R_MB: R,
-            p_MB: Vec3::new(y[0], y[1], y[2]),
-            v_MB: Vec3::new(y[7], y[8], y[9]),
-            w_MB: R * w,
+            R_MB: *R,
+            p_MB: s.p_WB,
+            v_MB: s.v_WB,
+            w_MB: R * s.w_WB_B,
         };
         m.membrane.evaluate(&motion, &mut self.ws)
+    }
+
+    fn contact_at(&mut self, y: &[f64]) -> MembraneContact {
+        let s = BodyState::read(y);
+        self.contact(&s, &s.q_WB.to_rotation_matrix().into_inner())
     }
 }
 
 impl OdeSystem for Ode<'_> {
     fn dim(&self) -> usize {
-        15
+        BODY_STATE_LEN + 2
     }
 
     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
-        let c = self.contact(y);
+        let s = BodyState::read(y);
+        let R = s.q_WB.to_rotation_matrix().into_inner();
+        let c = self.contact(&s, &R);
         let m = self.model;
-        let R = rotation(&y[3..7]);
-        let w = Vec3::new(y[10], y[11], y[12]);
-        let q = Quaternion::new(y[3], y[4], y[5], y[6]);
-        let qd = quat_derivative(&q, &w);
-        let a = c.force() / m.mass + m.gravity;
-        let tau = R.transpose() * c.torque();
-        let wd = m.inertia_inv * (tau - w.cross(&(m.inertia * w)));
-        dydt[..3].copy_from_slice(&y[7..10]);
-        dydt[3..7].copy_from_slice(&[qd.w, qd.i, qd.j, qd.k]);
-        dydt[7..10].copy_from_slice(a.as_slice());
-        dydt[10..13].copy_from_slice(wd.as_slice());
-        dydt[13] = m.membrane.c * c.area_rate * c.area_rate;
-        dydt[14] = -c.friction_power;
+        m.body.derivatives(y, &m.gravity, &c.force(), &(R.transpose() * c.torque()), dydt);
+        dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
+        dydt[FRICTION_LOSS] = -c.friction_power;
     }
 
     fn project(&self, y: &mut [f64]) {
-        let n = (y[3] * y[3] + y[4] * y[4] + y[5] * y[5] + y[6] * y[6]).sqrt();
-        for x in &mut y[3..7] {
-            *x /= n;
-        }
+        normalize_quaternion(y);
     }
 }
 
@@ -202,10 +191,12 @@ impl MembraneDrop {
             (None, Some(r)) => positive("membrane.radius", r, "m")?,
             _ => return err("membrane", "give exactly one of `area` (m²) or `radius` (m)"),
         };
-        let membrane = Membrane::regular(ms.points, radius, ms.k, ms.c, friction).map_err(|e| {
-            let key = if e.contains("stiffness") { "membrane.k" } else { "membrane.c" };
-            (key.to_string(), e)
-        })?;
+        let k = positive("membrane.k", ms.k, "N/m³")?;
+        if !(ms.c.is_finite() && ms.c >= 0.0) {
+            return err("membrane.c", format!("must be zero or positive (N·s/m³), got {}", ms.c));
+        }
+        let membrane =
+            Membrane::regular(ms.points, radius, k, ms.c, friction).map_err(|e| ("membrane".to_string(), e))?;
 
         let b = &ms.body;
         let mesh = match &b.shape {
@@ -250,10 +241,9 @@ impl MembraneDrop {
             Some(i) => mass_and_inertia("membrane.body", mass, i)?.1,
             None => props.inertia * (mass / props.mass),
         };
-        MassProperties::new(mass, inertia)
-            .validate()
-            .map_err(|e| ("membrane.body.inertia".to_string(), e.to_string()))?;
-        let inertia_inv = inertia.try_inverse().ok_or(("membrane.body.inertia".to_string(), "is singular".into()))?;
+        let props = MassProperties::new(mass, inertia);
+        props.validate().map_err(|e| ("membrane.body.inertia".to_string(), e.to_string()))?;
+        let body = RigidBody::new(sc.file.name.clone(), &props);
         let radius_b = mesh.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
         let q = quat_from_wxyz(b.orientation).map_err(|e| ("membrane.body.orientation".to_string(), e.to_string()))?;
         let p = finite3("membrane.body.position", b.position)?;
@@ -291,11 +281,9 @@ impl MembraneDrop {
             membrane,
             mesh,
             radius: radius_b,
-            mass,
-            inertia,
-            inertia_inv,
+            body,
             gravity,
-            start: [p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z],
+            start: BodyState { p_WB: p, v_WB: v, q_WB: q, w_WB_B: w },
             dt,
             duration,
             output_interval,
@@ -304,25 +292,23 @@ impl MembraneDrop {
 
     /// The state at the start: body, then the two losses (zero).
     pub fn initial_state(&self) -> Vec<f64> {
-        let mut y = self.start.to_vec();
-        y.extend([0.0, 0.0]);
+        let mut y = vec![0.0; BODY_STATE_LEN + 2];
+        self.start.write(&mut y);
         y
     }
 
     fn sample(&self, t: f64, y: &[f64], contact: MembraneContact) -> MembraneSample {
-        let v = Vec3::new(y[7], y[8], y[9]);
-        let w = Vec3::new(y[10], y[11], y[12]);
-        let p = Vec3::new(y[0], y[1], y[2]);
+        let s = BodyState::read(y);
         MembraneSample {
             t,
-            position: p.into(),
-            velocity: v.into(),
-            omega: w.into(),
+            position: s.p_WB.into(),
+            velocity: s.v_WB.into(),
+            omega: s.w_WB_B.into(),
             contact,
-            kinetic: 0.5 * self.mass * v.norm_squared() + 0.5 * w.dot(&(self.inertia * w)),
-            gravity_potential: -self.mass * self.gravity.dot(&p),
-            damping_loss: y[13],
-            friction_loss: y[14],
+            kinetic: s.kinetic_energy(&self.body),
+            gravity_potential: -self.body.mass * self.gravity.dot(&s.p_WB),
+            damping_loss: y[DAMPING_LOSS],
+            friction_loss: y[FRICTION_LOSS],
         }
     }
 
@@ -339,7 +325,7 @@ impl MembraneDrop {
         for k in 0..=steps {
             let t = k as f64 * self.dt;
             if k % every == 0 || k == steps {
-                let c = ode.contact(&y);
+                let c = ode.contact_at(&y);
                 match (c.in_contact, touching, run.contacts.last_mut()) {
                     (true, true, Some(e)) => e[1] = t,
                     (true, _, _) => run.contacts.push([t, t]),

@@ -110,6 +110,9 @@ pub struct MembraneContact {
     pub friction_torque: Vec3,
     /// Power of friction on the relative motion (≤ 0), W.
     pub friction_power: f64,
+    /// Sum of the (non-negative) normal loads the friction acts on, N: friction is at most
+    /// `μ` times this.
+    pub distributed_load: f64,
     /// Largest slip speed among the loaded contact normals, m/s.
     pub max_slip: f64,
     /// Body vertices on the membrane.
@@ -140,6 +143,16 @@ impl MembraneContact {
     }
 }
 
+/// A membrane triangle of the last evaluation: corners, suspension corners, unit outward
+/// normal, area.
+#[derive(Clone, Copy, Debug)]
+struct Tri {
+    t: [usize; 3],
+    ns: usize,
+    n_hat: Vec3,
+    area: f64,
+}
+
 /// Buffers reused between evaluations (no allocation once grown).
 #[derive(Clone, Debug, Default)]
 pub struct MembraneWorkspace {
@@ -149,6 +162,7 @@ pub struct MembraneWorkspace {
     vel: Vec<Vec3>,
     body: Vec<usize>,
     on_membrane: Vec<bool>,
+    tris: Vec<Tri>,
     /// Per membrane triangle with a suspension point: the closed-form forces (for a = tension).
     pub triangles: Vec<TriangleForce>,
     cols: Vec<SVector<f64, 6>>,
@@ -285,12 +299,14 @@ impl Membrane {
         self.area0
     }
 
-    /// The membrane's action on the body.
+    /// The membrane's action on the body. A non-finite pose (a blown-up state) gives NaN forces,
+    /// which the caller's finiteness check turns into a diagnosis.
     pub fn evaluate(&self, body: &RelativeMotion, ws: &mut MembraneWorkspace) -> MembraneContact {
         let n = self.suspension.len();
         let mut out = MembraneContact { area: self.area0, ..Default::default() };
         ws.triangles.clear();
         ws.out.triangles.clear();
+        ws.tris.clear();
         if body.p_MB.z - body.radius >= 0.0 {
             return out;
         }
@@ -315,8 +331,12 @@ impl Membrane {
         }
         out.in_contact = true;
         out.depth = depth;
-        ws.hull.build(&ws.points, &mut ws.out).expect("finite points below a non-degenerate polygon make a solid hull");
-        // Area and its rate (body-only triangles keep their area: only mixed ones change).
+        if ws.hull.build(&ws.points, &mut ws.out).is_err() {
+            out.normal_force = Vec3::repeat(f64::NAN);
+            return out;
+        }
+        // Membrane triangles once: suspension corners, unit normal, area; then `A` and `Ȧ`
+        // (body-only triangles keep their area: only mixed ones change).
         let (mut area, mut rate) = (0.0, 0.0);
         ws.on_membrane.clear();
         ws.on_membrane.resize(ws.body.len(), false);
@@ -332,12 +352,16 @@ impl Membrane {
             let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
             let len = nrm.norm();
             area += 0.5 * len;
-            if ns > 0 && len > 0.0 {
-                let nh = nrm / len;
+            if len == 0.0 {
+                continue;
+            }
+            let n_hat = nrm / len;
+            if ns > 0 {
                 for k in 0..3 {
-                    rate += area_gradient(&x, &nh, k).dot(&ws.vel[t[k]]);
+                    rate += area_gradient(&x, &n_hat, k).dot(&ws.vel[t[k]]);
                 }
             }
+            ws.tris.push(Tri { t: *t, ns, n_hat, area: 0.5 * len });
         }
         let a = self.k * (area - self.area0) + self.c * rate;
         out.contact_vertices = ws.on_membrane.iter().filter(|&&b| b).count();
@@ -347,58 +371,34 @@ impl Membrane {
         out.energy = 0.5 * self.k * (area - self.area0).powi(2);
         // Restoring and damping forces, triangle by triangle (closed form).
         let (mut f, mut tau) = (Vec3::zeros(), Vec3::zeros());
-        for t in &ws.out.triangles {
-            let ns = t.iter().filter(|&&i| i < n).count();
-            if ns == 0 || ns == 3 {
-                continue;
-            }
-            let x = t.map(|i| ws.points[i]);
+        for tri in ws.tris.iter().filter(|tr| tr.ns > 0) {
+            let t = tri.t;
             // Rotate the corners so that the pattern is (s, s, b) or (s, b, b).
             let k0 = (0..3)
                 .find(|&k| (t[k] < n) && (t[(k + 2) % 3] >= n))
                 .expect("a mixed triangle has a suspension corner after a body corner");
             let idx = [t[k0], t[(k0 + 1) % 3], t[(k0 + 2) % 3]];
             let (s1, s2, b1, b2) =
-                if ns == 2 { (idx[0], idx[1], idx[2], idx[2]) } else { (idx[0], idx[0], idx[1], idx[2]) };
+                if tri.ns == 2 { (idx[0], idx[1], idx[2], idx[2]) } else { (idx[0], idx[0], idx[1], idx[2]) };
             let rho1 = ws.points[b1] - ws.points[s1];
             let rho2 = ws.points[b2] - ws.points[s2];
             let (r1, r2) = (ws.points[b1] - body.p_MB, ws.points[b2] - body.p_MB);
-            let tri_area = 0.5 * (x[1] - x[0]).cross(&(x[2] - x[0])).norm();
-            let rec = match closed_form(&rho1, &rho2, a) {
-                Some((f1, f2)) => TriangleForce {
-                    points: *t,
-                    area: tri_area,
-                    f1,
-                    f2,
-                    torque: r1.cross(&f1) + r2.cross(&f2),
-                    gradient_form: false,
-                },
+            let (f1, f2, torque, gradient_form) = match closed_form(&rho1, &rho2, a) {
+                Some((f1, f2)) => (f1, f2, r1.cross(&f1) + r2.cross(&f2), false),
                 None => {
-                    let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
-                    let len = nrm.norm();
+                    let x = t.map(|i| ws.points[i]);
                     let (mut fg, mut tg) = (Vec3::zeros(), Vec3::zeros());
-                    if len > 0.0 {
-                        for k in 0..3 {
-                            if t[k] >= n {
-                                let fk = -a * area_gradient(&x, &(nrm / len), k);
-                                fg += fk;
-                                tg += (x[k] - body.p_MB).cross(&fk);
-                            }
-                        }
+                    for k in (0..3).filter(|&k| t[k] >= n) {
+                        let fk = -a * area_gradient(&x, &tri.n_hat, k);
+                        fg += fk;
+                        tg += (x[k] - body.p_MB).cross(&fk);
                     }
-                    TriangleForce {
-                        points: *t,
-                        area: tri_area,
-                        f1: fg,
-                        f2: Vec3::zeros(),
-                        torque: tg,
-                        gradient_form: true,
-                    }
+                    (fg, Vec3::zeros(), tg, true)
                 }
             };
-            f += rec.f1 + rec.f2;
-            tau += rec.torque;
-            ws.triangles.push(rec);
+            f += f1 + f2;
+            tau += torque;
+            ws.triangles.push(TriangleForce { points: t, area: tri.area, f1, f2, torque, gradient_form });
         }
         out.normal_force = f;
         out.normal_torque = tau;
@@ -422,40 +422,25 @@ impl Membrane {
         ws.cols.clear();
         ws.col_point.clear();
         ws.col_normal.clear();
-        for t in &ws.out.triangles {
-            if t.iter().all(|&i| i < n) {
-                continue;
-            }
-            let x = t.map(|i| ws.points[i]);
-            let nrm = (x[1] - x[0]).cross(&(x[2] - x[0]));
-            let len = nrm.norm();
-            if len == 0.0 {
-                continue;
-            }
-            let inward = -nrm / len;
-            for &i in t.iter().filter(|&&i| i >= n) {
-                let r = ws.points[i] - body.p_MB;
-                let m = r.cross(&inward);
+        for tri in &ws.tris {
+            let inward = -tri.n_hat;
+            for &i in tri.t.iter().filter(|&&i| i >= n) {
+                let m = (ws.points[i] - body.p_MB).cross(&inward);
                 ws.cols.push(SVector::<f64, 6>::from_column_slice(&[inward.x, inward.y, inward.z, m.x, m.y, m.z]));
                 ws.col_point.push(i);
                 ws.col_normal.push(inward);
             }
         }
-        let w = SVector::<f64, 6>::from_column_slice(&[
-            out.normal_force.x,
-            out.normal_force.y,
-            out.normal_force.z,
-            out.normal_torque.x,
-            out.normal_torque.y,
-            out.normal_torque.z,
-        ]);
+        let (fn_, tn) = (out.normal_force, out.normal_torque);
+        let w = SVector::<f64, 6>::from_column_slice(&[fn_.x, fn_.y, fn_.z, tn.x, tn.y, tn.z]);
         out.distribution = ws.dist.solve(&ws.cols, &w, fr.distribution, &mut ws.loads);
-        let (mut f, mut tau, mut power, mut slip_max) = (Vec3::zeros(), Vec3::zeros(), 0.0, 0.0);
+        let (mut f, mut tau, mut power, mut slip_max, mut total) = (Vec3::zeros(), Vec3::zeros(), 0.0, 0.0, 0.0);
         for j in 0..ws.cols.len() {
             let load = ws.loads[j].max(0.0);
             if load == 0.0 {
                 continue;
             }
+            total += load;
             let i = ws.col_point[j];
             let nn = ws.col_normal[j];
             let v = ws.vel[i];
@@ -470,5 +455,6 @@ impl Membrane {
         out.friction_torque = tau;
         out.friction_power = power;
         out.max_slip = slip_max;
+        out.distributed_load = total;
     }
 }

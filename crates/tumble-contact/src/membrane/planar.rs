@@ -126,7 +126,7 @@ impl PlanarMembrane {
         self.right - self.left
     }
 
-    /// The membrane's action on the body.
+    /// The membrane's action on the body. A non-finite pose (a blown-up state) gives NaN forces.
     pub fn evaluate(&self, body: &PlanarMotion, ws: &mut PlanarWorkspace) -> PlanarContact {
         let l0 = self.length0();
         let mut out = PlanarContact { length: l0, ..Default::default() };
@@ -149,6 +149,10 @@ impl PlanarMembrane {
             return out;
         }
         out.in_contact = true;
+        if ws.pts.iter().any(|x| !(x.x.is_finite() && x.y.is_finite())) {
+            out.normal_force = V2::repeat(f64::NAN);
+            return out;
+        }
         ws.order.clear();
         ws.order.extend(0..ws.pts.len());
         let pts = &ws.pts;
