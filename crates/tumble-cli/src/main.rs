@@ -359,6 +359,8 @@ enum Job {
     Grapple(Box<tumble_sim::grapple::GrappleCapture>),
     /// A body meeting a membrane.
     Membrane(Box<tumble_sim::membrane::MembraneDrop>),
+    /// A spacecraft capturing an asteroid through its membrane.
+    Trampoline(Box<tumble_sim::asteroid_capture::AsteroidCapture>),
 }
 
 fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
@@ -537,6 +539,10 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
         Job::Capture
     } else if sc.file.snare.is_some() {
         Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(|e| invalid(e.to_string()))?))
+    } else if sc.file.spacecraft.is_some() {
+        Job::Trampoline(Box::new(
+            tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(|e| invalid(e.to_string()))?,
+        ))
     } else if sc.file.membrane.is_some() {
         Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.grapple.is_some() {
@@ -599,6 +605,7 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
         Ok((_, Job::Grapple(cap))) => run_grapple(out, &cap, quiet),
         Ok((_, Job::Membrane(m))) => run_membrane(out, &m, quiet),
+        Ok((_, Job::Trampoline(m))) => run_trampoline(out, &m, quiet),
         Ok((_, Job::Capture)) => {
             invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
         }
@@ -701,6 +708,43 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
             summary["damping_loss_J"].as_f64().unwrap_or(0.0),
             summary["friction_loss_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    match &run.diagnosis {
+        Some(d) => stopped(d, &out),
+        None => ExitCode::SUCCESS,
+    }
+}
+
+fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let mut progress = Progress::new(m.duration, quiet);
+    let run = m.run_with(&mut |t| progress.update(t));
+    progress.finish();
+    let summary = match tumble_sim::asteroid_capture::write_capture_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        let f = |k: &str| summary[k].as_f64().map_or("—".to_string(), |x| format!("{x:.1}"));
+        println!(
+            "{}: {} — contact at {} s, caught up at {} s (|Δω| < {} rad/s); peak SADA bending {} N·m (limit {}), peak membrane force {} N, peak slip {:.3} m/s, relative rate {:.5} rad/s at the end; energy budget {:.1} → {:.1} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["outcome"].as_str().unwrap_or("?"),
+            f("contact_time_s"),
+            f("catch_up_time_s"),
+            m.catch_up_rate,
+            fmt3(&summary["peak_sada_bending_N_m"]),
+            m.moment_limit,
+            f("peak_normal_force_N"),
+            summary["peak_slip_m_s"].as_f64().unwrap_or(0.0),
+            summary["relative_rate_final_rad_s"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
             summary["final_time_s"],
             run.wall_s,
             summary["real_time_factor"].as_f64().unwrap_or(0.0),

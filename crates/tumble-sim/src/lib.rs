@@ -5,6 +5,7 @@
 //! [`write_run`].
 
 pub mod arm;
+pub mod asteroid_capture;
 pub mod bench;
 pub mod campaign;
 pub mod capture;

@@ -121,6 +121,10 @@ pub struct MembraneContact {
     pub distribution: DistributionReport,
     /// Largest extent of the hull below the suspension plane, m (depth of the deflection).
     pub depth: f64,
+    /// Body vertices below the suspension plane but outside the suspension polygon. The model
+    /// holds while this is zero: a vertex that crosses the plane outside the polygon joins the
+    /// hull with a jump in area (the capture bag's rim would be struck there).
+    pub outside_rim: usize,
 }
 
 impl MembraneContact {
@@ -320,6 +324,12 @@ impl Membrane {
             let rm = body.R_MB * r;
             let x = body.p_MB + rm;
             if x.z < 0.0 {
+                let s = &self.suspension;
+                let outside = (0..n).any(|j| {
+                    let (a, b) = (s[j], s[(j + 1) % n]);
+                    (b.x - a.x) * (x.y - a.y) - (b.y - a.y) * (x.x - a.x) < 0.0
+                });
+                out.outside_rim += outside as usize;
                 ws.points.push(x);
                 ws.vel.push(body.v_MB + body.w_MB.cross(&rm));
                 ws.body.push(i);

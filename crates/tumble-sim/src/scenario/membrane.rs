@@ -119,3 +119,81 @@ fn default_cells() -> usize {
 fn metres() -> String {
     "m".into()
 }
+
+/// `[spacecraft]`: the spacecraft that carries the membrane in an asteroid capture. Its bus is
+/// a solid cylinder whose axis `+z` points at the asteroid; the membrane's suspension plane is
+/// `membrane_offset` ahead of the bus centre of mass on that axis. Two solar arrays (solid
+/// cylinders on massless booms) hang on ball joints with spring–dampers (the SADAs) on the bus
+/// sides `±y`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpacecraftSpec {
+    /// Bus mass, kg.
+    pub mass: f64,
+    /// Bus radius, m.
+    pub radius: f64,
+    /// Bus height (along its axis), m.
+    pub height: f64,
+    /// Distance from the bus centre of mass to the suspension plane along the axis, m.
+    pub membrane_offset: f64,
+    /// Thrust along the bus axis, towards the asteroid, from first contact on, N.
+    #[serde(default)]
+    pub thrust: f64,
+    /// Relative rate `|ω_asteroid − ω_bus|` under which the spacecraft has caught up with the
+    /// asteroid's rotation, rad/s.
+    #[serde(default = "default_catch_up")]
+    pub catch_up_rate: f64,
+    /// The two solar arrays.
+    pub arrays: ArraySpec,
+    /// The approach until first contact.
+    pub approach: ApproachSpec,
+}
+
+fn default_catch_up() -> f64 {
+    0.005
+}
+
+/// `[spacecraft.arrays]`: each of the two arrays.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArraySpec {
+    /// Mass of one array, kg.
+    pub mass: f64,
+    /// Array radius (a disc facing the bus's `x` axis), m.
+    pub radius: f64,
+    /// Array thickness, m.
+    pub thickness: f64,
+    /// Boom length from the SADA (on the bus wall) to the array's edge, m.
+    pub boom: f64,
+    /// SADA rotational stiffness, N·m/rad.
+    pub stiffness: f64,
+    /// SADA rotational damping, N·m·s/rad.
+    pub damping: f64,
+    /// Allowed SADA bending moment, N·m.
+    pub moment_limit: f64,
+}
+
+/// `[spacecraft.approach]`: along the asteroid's angular momentum at a set speed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApproachSpec {
+    /// Closing speed, m/s.
+    pub speed: f64,
+    /// Gap between the suspension plane and the asteroid along the approach axis at the start, m.
+    pub gap: f64,
+    /// Spin with the asteroid about the approach axis and follow its geometric centre
+    /// sideways (the corkscrew); `false`: a straight, non-rotating approach.
+    #[serde(default = "yes")]
+    pub corkscrew: bool,
+    /// Bandwidth of the guidance that holds the approach, rad/s.
+    #[serde(default = "default_bandwidth")]
+    pub bandwidth: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_bandwidth() -> f64 {
+    0.2
+}

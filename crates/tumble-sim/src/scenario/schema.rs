@@ -37,6 +37,8 @@ pub struct ScenarioFile {
     pub grapple: Option<super::grapple::GrappleSpec>,
     /// A body meeting a membrane suspended from a polygon of points.
     pub membrane: Option<super::membrane::MembraneSpec>,
+    /// The spacecraft carrying the `[membrane]` in an asteroid capture.
+    pub spacecraft: Option<super::membrane::SpacecraftSpec>,
     /// A capture analysis of the `[arm]` chaser grasping a target.
     pub capture: Option<super::capture::CaptureSpec>,
     /// Monte Carlo dispersions: dotted key → distribution (used by `tumble mc`).
