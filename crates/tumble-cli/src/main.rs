@@ -408,13 +408,10 @@ fn mc(
         let dir = campaign.options.out.join(format!("run_{i}"));
         return match campaign.run_alone(i, &dir) {
             Ok(row) => {
-                println!(
-                    "run {i}: {} at t = {:.3} s, {} bounces; outputs in {}",
-                    row.status,
-                    row.final_time,
-                    row.bounces,
-                    dir.display()
-                );
+                let k = &campaign.kind;
+                let results: Vec<String> =
+                    k.columns().iter().filter_map(|c| row.get(k, c).map(|x| format!("{c} = {x:.6}"))).collect();
+                println!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
                 ExitCode::SUCCESS
             }
             Err(e) => invalid(e),
@@ -447,14 +444,31 @@ fn mc(
         Err(e) => return failed(e),
     };
     if !quiet {
+        let median = |v: &serde_json::Value| v["median"].as_f64().map_or("-".into(), |t| format!("{t:.1}"));
+        let what = match campaign.kind {
+            tumble_sim::campaign::Kind::Lander(_) => format!(
+                "{} settled, {} escaped, {} failed; median settling time {} s",
+                summary["settled"],
+                summary["escaped"],
+                summary["failed"],
+                median(&summary["settle_time_s"])
+            ),
+            tumble_sim::campaign::Kind::Capture => format!(
+                "{} caught up, {} in contact, {} separated, {} failed; peak SADA bending median {} N·m, max {} N·m, {} over the limit; catch-up after contact median {} s",
+                summary["caught_up"],
+                summary["in_contact_not_caught_up"],
+                summary["separated"],
+                summary["failed"],
+                median(&summary["peak_sada_bending_N_m"]),
+                summary["peak_sada_bending_N_m"]["max"].as_f64().map_or("-".into(), |t| format!("{t:.1}")),
+                summary["runs_over_sada_limit"],
+                median(&summary["catch_up_after_contact_s"])
+            ),
+        };
         println!(
-            "{}: {} runs ({} settled, {} escaped, {} failed) in {wall:.1} s on {threads} threads; median settling time {} s; outputs in {}",
+            "{}: {} runs ({what}) in {wall:.1} s on {threads} threads; outputs in {}",
             campaign.scenario.file.name,
             rows.len(),
-            summary["settled"],
-            summary["escaped"],
-            summary["failed"],
-            summary["settle_time_s"]["median"].as_f64().map_or("-".into(), |t| format!("{t:.1}")),
             campaign.options.out.display()
         );
     }

@@ -1,4 +1,4 @@
-//! Monte Carlo campaigns of lander scenarios (`tumble mc`).
+//! Monte Carlo campaigns (`tumble mc`) of lander scenarios and of asteroid captures.
 //!
 //! A campaign draws the scenario's `[dispersions]` for each run from a stream that depends only
 //! on `(seed, run index)` ([`dispersion::Stream`]), runs the runs in parallel (rayon) and appends
@@ -6,12 +6,14 @@
 //! without redoing or losing runs. When all runs are done the rows are rewritten in run order,
 //! so `runs.csv` is the same whatever the thread count or the interruptions. `campaign.json`
 //! records what the campaign is (scenario text hash, seed, dispersions) so that a resume of a
-//! different campaign is refused.
+//! different campaign is refused. What a run is and which results its row holds is the
+//! campaign's [`Kind`]; drawing, running, recording and resuming are the same for every kind.
 
 pub mod dispersion;
 mod report;
 
-use crate::lander::{LanderModel, LanderOutcome, LanderRun, Target, build_target, lat_lon, simulate, write_lander_run};
+use crate::asteroid_capture::{AsteroidCapture, write_capture_run};
+use crate::lander::{LanderModel, LanderOutcome, Target, build_target, lat_lon, simulate, write_lander_run};
 use crate::scenario::Scenario;
 use dispersion::Dispersion;
 use rayon::prelude::*;
@@ -43,30 +45,154 @@ pub struct CampaignOptions {
 }
 
 /// One finished run, as `runs.csv` holds it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RunRow {
     /// Run index.
     pub index: u64,
     /// Dispersed values (TOML text), in key order.
     pub values: Vec<String>,
-    /// `settled`, `escaped`, `completed`, `failed` or `invalid`.
+    /// The run's outcome (per kind: `settled`, `caught_up`, …), `failed` or `invalid`.
     pub status: String,
-    /// Settling time, s (settled runs).
-    pub settle_time: Option<f64>,
-    /// Final time, s.
-    pub final_time: f64,
-    /// Final position in T, m.
-    pub position: [f64; 3],
-    /// Latitude and longitude on the body, degrees (body targets).
-    pub lat_lon: Option<(f64, f64)>,
-    /// Touchdowns.
-    pub bounces: usize,
-    /// Deepest penetration, m.
-    pub max_penetration: f64,
-    /// Largest energy-balance error, J.
-    pub balance_error: f64,
+    /// Results in the order of [`Kind::columns`]; NaN where a run has none (an empty field).
+    pub results: Vec<f64>,
     /// Why a run failed or could not be built.
     pub note: String,
+}
+
+/// Equal when bit for bit the same (a missing result, NaN, equals itself).
+impl PartialEq for RunRow {
+    fn eq(&self, o: &Self) -> bool {
+        let bits = |r: &RunRow| r.results.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        (self.index, &self.values, &self.status, &self.note) == (o.index, &o.values, &o.status, &o.note)
+            && bits(self) == bits(o)
+    }
+}
+
+impl RunRow {
+    /// The result in column `name` of `kind`, if the run has one.
+    pub fn get(&self, kind: &Kind, name: &str) -> Option<f64> {
+        let i = kind.columns().iter().position(|c| *c == name)?;
+        self.results.get(i).copied().filter(|x| !x.is_nan())
+    }
+}
+
+/// What a campaign's runs are.
+pub enum Kind {
+    /// Landers (`[lander]` and `[target]`), with the target every run shares when no dispersion
+    /// touches it.
+    Lander(Option<Target>),
+    /// Asteroid captures (`[membrane]` and `[spacecraft]`).
+    Capture,
+}
+
+const LANDER_COLUMNS: [&str; 10] = [
+    "settle_time [s]",
+    "final_time [s]",
+    "x [m]",
+    "y [m]",
+    "z [m]",
+    "latitude [deg]",
+    "longitude [deg]",
+    "bounces",
+    "max_penetration [m]",
+    "balance_error [J]",
+];
+
+const CAPTURE_COLUMNS: [&str; 10] = [
+    "contact_time [s]",
+    "catch_up_time [s]",
+    "peak_sada_bending [N m]",
+    "sada_moment_limit [N m]",
+    "peak_normal_force [N]",
+    "peak_slip [m/s]",
+    "peak_depth [m]",
+    "final_relative_rate [rad/s]",
+    "rim_samples",
+    "final_time [s]",
+];
+
+/// A finished run: status, results (in column order), note.
+type Outcome = (String, Vec<f64>, String);
+
+impl Kind {
+    /// Result columns of `runs.csv`, after the run index, seed and dispersed values.
+    pub fn columns(&self) -> &'static [&'static str] {
+        match self {
+            Kind::Lander(_) => &LANDER_COLUMNS,
+            Kind::Capture => &CAPTURE_COLUMNS,
+        }
+    }
+
+    /// Builds and runs one scenario; with `dir`, writes the full outputs of `tumble run` there.
+    fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Outcome, String> {
+        match self {
+            Kind::Lander(shared) => {
+                let mut model = match shared {
+                    Some(t) => LanderModel::build_with(sc, t),
+                    None => LanderModel::build(sc),
+                }
+                .map_err(|e| e.to_string())?;
+                let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
+                if let Some(dir) = dir {
+                    write_lander_run(dir, &model, &run)?;
+                }
+                let y = run.final_state;
+                let x = Vec3::new(y[0], y[1], y[2]);
+                let (status, settle, note) = match &run.outcome {
+                    LanderOutcome::Settled(t) => ("settled", *t, String::new()),
+                    LanderOutcome::Escaped(_) => ("escaped", f64::NAN, String::new()),
+                    LanderOutcome::Completed => ("completed", f64::NAN, String::new()),
+                    LanderOutcome::Failed(d) => ("failed", f64::NAN, d.clone()),
+                };
+                let (lat, lon) = if model.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
+                let results = vec![
+                    settle,
+                    run.final_time,
+                    x.x,
+                    x.y,
+                    x.z,
+                    lat,
+                    lon,
+                    run.bounces() as f64,
+                    run.max_penetration,
+                    run.max_balance_error,
+                ];
+                Ok((status.into(), results, note))
+            }
+            Kind::Capture => {
+                let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
+                let run = model.run();
+                if let Some(dir) = dir {
+                    write_capture_run(dir, &model, &run)?;
+                }
+                let last = run.samples.last().ok_or("the run recorded no samples")?;
+                let catch_up = run.catch_up_time(model.catch_up_rate);
+                let status = match (&run.diagnosis, run.contact_time, catch_up, last.contact.in_contact) {
+                    (Some(_), ..) => "failed",
+                    (None, None, ..) => "no_contact",
+                    (None, Some(_), Some(_), _) => "caught_up",
+                    (None, Some(_), None, true) => "in_contact",
+                    (None, Some(_), None, false) => "separated",
+                };
+                let peak = |f: &dyn Fn(&crate::asteroid_capture::CaptureSample) -> f64| {
+                    run.samples.iter().map(f).fold(0.0, f64::max)
+                };
+                let results = vec![
+                    run.contact_time.unwrap_or(f64::NAN),
+                    catch_up.unwrap_or(f64::NAN),
+                    run.peak_bending(),
+                    model.moment_limit,
+                    peak(&|s| s.contact.normal_force.norm()),
+                    peak(&|s| s.contact.max_slip),
+                    peak(&|s| s.contact.depth),
+                    last.relative_rate(),
+                    run.samples.iter().filter(|s| s.contact.outside_rim > 0).count() as f64,
+                    last.t,
+                ];
+                Ok((status.into(), results, run.diagnosis.clone().unwrap_or_default()))
+            }
+        }
+    }
 }
 
 /// A campaign set up and ready to run.
@@ -77,35 +203,17 @@ pub struct Campaign {
     pub dispersions: Vec<Dispersion>,
     /// Options.
     pub options: CampaignOptions,
-    /// Target shared by every run (when no dispersion touches it).
-    shared: Option<Target>,
+    /// What the runs are.
+    pub kind: Kind,
 }
 
-fn csv_header(d: &[Dispersion]) -> String {
+fn csv_header(d: &[Dispersion], kind: &Kind) -> String {
     let mut h = vec!["run".to_string(), "seed".to_string()];
     h.extend(d.iter().map(|d| d.key.clone()));
-    h.extend(
-        [
-            "status",
-            "settle_time [s]",
-            "final_time [s]",
-            "x [m]",
-            "y [m]",
-            "z [m]",
-            "latitude [deg]",
-            "longitude [deg]",
-            "bounces",
-            "max_penetration [m]",
-            "balance_error [J]",
-            "note",
-        ]
-        .map(String::from),
-    );
+    h.push("status".into());
+    h.extend(kind.columns().iter().map(|c| c.to_string()));
+    h.push("note".into());
     h.join(",")
-}
-
-fn num(x: f64) -> String {
-    format!("{x:?}")
 }
 
 impl RunRow {
@@ -113,43 +221,9 @@ impl RunRow {
         let mut f = vec![self.index.to_string(), seed.to_string()];
         f.extend(self.values.iter().map(|v| csv_field(v)));
         f.push(self.status.clone());
-        f.push(self.settle_time.map(num).unwrap_or_default());
-        f.push(num(self.final_time));
-        f.extend(self.position.iter().map(|&c| num(c)));
-        match self.lat_lon {
-            Some((a, b)) => f.extend([num(a), num(b)]),
-            None => f.extend([String::new(), String::new()]),
-        }
-        f.push(self.bounces.to_string());
-        f.push(num(self.max_penetration));
-        f.push(num(self.balance_error));
+        f.extend(self.results.iter().map(|x| if x.is_nan() { String::new() } else { format!("{x:?}") }));
         f.push(csv_field(&self.note));
         f.join(",")
-    }
-}
-
-/// The `runs.csv` row of a finished run.
-fn row(index: u64, values: Vec<String>, model: &LanderModel, run: &LanderRun) -> RunRow {
-    let y = run.final_state;
-    let x = Vec3::new(y[0], y[1], y[2]);
-    let (status, settle_time, note) = match &run.outcome {
-        LanderOutcome::Settled(t) => ("settled", Some(*t), String::new()),
-        LanderOutcome::Escaped(_) => ("escaped", None, String::new()),
-        LanderOutcome::Completed => ("completed", None, String::new()),
-        LanderOutcome::Failed(d) => ("failed", None, d.clone()),
-    };
-    RunRow {
-        index,
-        values,
-        status: status.into(),
-        settle_time,
-        final_time: run.final_time,
-        position: [x.x, x.y, x.z],
-        lat_lon: model.body_target.then(|| lat_lon(&x)),
-        bounces: run.bounces(),
-        max_penetration: run.max_penetration,
-        balance_error: run.max_balance_error,
-        note,
     }
 }
 
@@ -188,9 +262,11 @@ fn fnv(text: &str) -> u64 {
 impl Campaign {
     /// Checks the scenario, its dispersions and the output folder; builds the shared target.
     pub fn new(scenario: Scenario, options: CampaignOptions) -> Result<Self, String> {
-        if scenario.file.lander.is_none() {
+        let capture = scenario.file.spacecraft.is_some();
+        if scenario.file.lander.is_none() && !capture {
             return Err(format!(
-                "{}: `tumble mc` runs lander scenarios (with [lander] and [target])",
+                "{}: `tumble mc` runs lander scenarios (with [lander] and [target]) and asteroid captures \
+                 (with [membrane] and [spacecraft])",
                 scenario.path.display()
             ));
         }
@@ -198,11 +274,22 @@ impl Campaign {
             return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
-        let touches_target = dispersions.iter().any(|d| d.key.starts_with("target.") || d.key.starts_with("gravity."));
-        let shared = if touches_target { None } else { Some(build_target(&scenario).map_err(|e| e.to_string())?) };
-        let c = Self { scenario, dispersions, options, shared };
+        let kind = if capture {
+            AsteroidCapture::build(&scenario).map_err(|e| e.to_string())?;
+            Kind::Capture
+        } else {
+            let touches = dispersions.iter().any(|d| d.key.starts_with("target.") || d.key.starts_with("gravity."));
+            Kind::Lander(if touches { None } else { Some(build_target(&scenario).map_err(|e| e.to_string())?) })
+        };
+        let c = Self { scenario, dispersions, options, kind };
         // Run 0 must build: a dispersion that breaks every run is reported before any work.
-        c.model(0).map_err(|(e, _)| format!("run 0 (with its dispersed values): {e}"))?;
+        let (sc, _) = c.scenario_of(0).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
+        let built = match &c.kind {
+            Kind::Lander(Some(t)) => LanderModel::build_with(&sc, t).map(|_| ()),
+            Kind::Lander(None) => LanderModel::build(&sc).map(|_| ()),
+            Kind::Capture => AsteroidCapture::build(&sc).map(|_| ()),
+        };
+        built.map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
         Ok(c)
     }
 
@@ -215,45 +302,32 @@ impl Campaign {
         Ok((sc, values))
     }
 
-    fn model(&self, index: u64) -> Result<(LanderModel, Vec<String>), (String, Vec<String>)> {
-        let (sc, values) = self.scenario_of(index).map_err(|e| (e, vec![]))?;
-        let built = match &self.shared {
-            Some(t) => LanderModel::build_with(&sc, t),
-            None => LanderModel::build(&sc),
+    fn run_index(&self, index: u64, dir: Option<&Path>) -> Result<RunRow, String> {
+        let (sc, values) = match self.scenario_of(index) {
+            Ok(x) => x,
+            Err(e) => return Ok(self.invalid(index, vec![], e)),
         };
-        built.map(|m| (m, values.clone())).map_err(|e| (e.to_string(), values))
+        match self.kind.run(&sc, dir) {
+            Ok((status, results, note)) => Ok(RunRow { index, values, status, results, note }),
+            // A run that cannot be built (or run) is a row of the campaign, not a stop.
+            Err(e) if dir.is_none() => Ok(self.invalid(index, values, e)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn invalid(&self, index: u64, values: Vec<String>, note: String) -> RunRow {
+        let results = vec![f64::NAN; self.kind.columns().len()];
+        RunRow { index, values, status: "invalid".into(), results, note }
     }
 
     /// Runs one run to its row.
     pub fn run_one(&self, index: u64) -> RunRow {
-        let (mut model, values) = match self.model(index) {
-            Ok(x) => x,
-            Err((e, values)) => {
-                return RunRow {
-                    index,
-                    values,
-                    status: "invalid".into(),
-                    settle_time: None,
-                    final_time: 0.0,
-                    position: [f64::NAN; 3],
-                    lat_lon: None,
-                    bounces: 0,
-                    max_penetration: 0.0,
-                    balance_error: 0.0,
-                    note: e,
-                };
-            }
-        };
-        let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
-        row(index, values, &model, &run)
+        self.run_index(index, None).unwrap_or_else(|e| self.invalid(index, vec![], e))
     }
 
     /// Runs run `index` alone with the full outputs of `tumble run` in `dir`.
     pub fn run_alone(&self, index: u64, dir: &Path) -> Result<RunRow, String> {
-        let (mut model, values) = self.model(index).map_err(|(e, _)| e)?;
-        let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
-        write_lander_run(dir, &model, &run)?;
-        Ok(row(index, values, &model, &run))
+        self.run_index(index, Some(dir))
     }
 
     fn identity(&self) -> serde_json::Value {
@@ -273,7 +347,7 @@ impl Campaign {
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
         fs::create_dir_all(out).map_err(|e| io(out, e))?;
         let id_path = out.join("campaign.json");
-        let header = csv_header(&self.dispersions);
+        let header = csv_header(&self.dispersions, &self.kind);
         let mut done: BTreeMap<u64, String> = BTreeMap::new();
         if csv.exists() {
             if !self.options.resume {
@@ -360,24 +434,19 @@ impl Campaign {
 
     fn parse_row(&self, line: &str) -> Result<RunRow, String> {
         let f = split_csv(line);
-        let n = self.dispersions.len();
+        let (n, m) = (self.dispersions.len(), self.kind.columns().len());
         let bad = || format!("runs.csv: malformed row `{line}`");
+        if f.len() != n + m + 4 {
+            return Err(bad());
+        }
         let p = |s: &str| if s.is_empty() { Ok(f64::NAN) } else { s.parse::<f64>().map_err(|_| bad()) };
         let b = 2 + n;
-        let lat = p(&f[b + 6])?;
-        let lon = p(&f[b + 7])?;
         Ok(RunRow {
             index: f[0].parse().map_err(|_| bad())?,
             values: f[2..b].to_vec(),
             status: f[b].clone(),
-            settle_time: if f[b + 1].is_empty() { None } else { Some(p(&f[b + 1])?) },
-            final_time: p(&f[b + 2])?,
-            position: [p(&f[b + 3])?, p(&f[b + 4])?, p(&f[b + 5])?],
-            lat_lon: (lat.is_finite() && lon.is_finite()).then_some((lat, lon)),
-            bounces: f[b + 8].parse().map_err(|_| bad())?,
-            max_penetration: p(&f[b + 9])?,
-            balance_error: p(&f[b + 10])?,
-            note: f[b + 11].clone(),
+            results: f[b + 1..b + 1 + m].iter().map(|x| p(x)).collect::<Result<_, _>>()?,
+            note: f[b + 1 + m].clone(),
         })
     }
 }
