@@ -25,7 +25,7 @@ use crate::scenario::{GravitySpec, Scenario};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-use tumble_contact::membrane::{Membrane, MembraneContact, MembraneWorkspace, RelativeMotion};
+use tumble_contact::membrane::{BodyHull, Membrane, MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_dynamics::multibody::forces::BallSpring;
 use tumble_dynamics::multibody::spatial::{SVec, join, parts};
 use tumble_dynamics::multibody::system::MultibodySystem;
@@ -88,6 +88,8 @@ pub struct AsteroidCapture {
     pub mesh: TriMesh,
     /// Radius of the sphere about the centre of mass holding the shape, m.
     pub radius: f64,
+    /// The shape's convex hull.
+    pub hull: Option<BodyHull>,
     /// The asteroid's mass properties.
     pub asteroid: RigidBody,
     /// The asteroid's initial state.
@@ -248,6 +250,7 @@ impl Ode<'_> {
             p_MB,
             v_MB,
             w_MB: R_b.transpose() * (R_A * asteroid.w_WB_B) - w_b,
+            hull: m.hull.as_ref(),
         };
         let c = m.membrane.evaluate(&motion, &mut self.ws);
         (Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }, c, k)
@@ -348,7 +351,7 @@ impl AsteroidCapture {
         if !matches!(sc.file.gravity, GravitySpec::None) {
             return err("gravity.type", "a capture runs in free space: `none` (the asteroid's own pull is neglected)");
         }
-        let MembraneParts { membrane, mesh, radius, body: asteroid, start } = membrane_parts(sc)?;
+        let MembraneParts { membrane, mesh, radius, hull, body: asteroid, start } = membrane_parts(sc)?;
         let mass = positive("spacecraft.mass", s.mass, "kg")?;
         let bus_r = positive("spacecraft.radius", s.radius, "m")?;
         let height = positive("spacecraft.height", s.height, "m")?;
@@ -478,6 +481,7 @@ impl AsteroidCapture {
             membrane,
             mesh,
             radius,
+            hull,
             asteroid,
             asteroid_start: start,
             spacecraft,

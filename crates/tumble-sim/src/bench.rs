@@ -245,13 +245,16 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
 /// vertex below the plane; `z = 0.6`: early contact). Times the hull of the contact set alone
 /// (`membrane_hull`) and the whole evaluation with friction (`membrane_evaluate`).
 fn membrane_cases(n: u64, z: f64) -> [BenchResult; 2] {
-    use tumble_contact::membrane::{Distribution, Membrane, MembraneFriction, MembraneWorkspace, RelativeMotion};
+    use tumble_contact::membrane::{
+        BodyHull, Distribution, Membrane, MembraneFriction, MembraneWorkspace, RelativeMotion,
+    };
     use tumble_geometry::bodies::{BodyKind, body_mesh};
     use tumble_geometry::hull::{ConvexHull, HullBuilder};
     let mesh = body_mesh(BodyKind::PearAsteroid, 4.5, 3, true, 12).expect("procedural body");
     let fr = MembraneFriction { mu: 0.2, v_star: 0.01, distribution: Distribution::Auto };
     let m = Membrane::regular(6, Membrane::regular_radius(6, 146.0), 30.0, 1.5, Some(fr)).expect("membrane");
     let R = *tumble_math::nalgebra::Rotation3::new(Vec3::new(0.3, -0.5, 0.2)).matrix();
+    let body_hull = BodyHull::new(&mesh.vertices);
     let motion = RelativeMotion {
         vertices: &mesh.vertices,
         radius: 3.0,
@@ -259,6 +262,7 @@ fn membrane_cases(n: u64, z: f64) -> [BenchResult; 2] {
         p_MB: Vec3::new(0.2, -0.1, z),
         v_MB: Vec3::new(0.1, 0.0, -3.0),
         w_MB: Vec3::new(0.5, 1.0, -0.2),
+        hull: body_hull.as_ref(),
     };
     let mut pts: Vec<Vec3> = m.suspension().to_vec();
     pts.extend(mesh.vertices.iter().map(|r| motion.p_MB + R * r).filter(|x| x.z < 0.0));

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_contact::membrane::{
-    Distribution, Membrane, MembraneContact, MembraneFriction, MembraneWorkspace, RelativeMotion,
+    BodyHull, Distribution, Membrane, MembraneContact, MembraneFriction, MembraneWorkspace, RelativeMotion,
 };
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, RigidBody, normalize_quaternion};
 use tumble_geometry::bodies::{BodyKind, body_mesh};
@@ -37,6 +37,8 @@ pub struct MembraneDrop {
     pub mesh: TriMesh,
     /// Radius of the sphere about the centre of mass holding the shape, m.
     pub radius: f64,
+    /// The shape's convex hull.
+    pub hull: Option<BodyHull>,
     /// Mass and inertia (about the centre of mass, body axes).
     pub body: RigidBody,
     /// Uniform gravity, m/s².
@@ -114,6 +116,7 @@ impl Ode<'_> {
             p_MB: s.p_WB,
             v_MB: s.v_WB,
             w_MB: R * s.w_WB_B,
+            hull: m.hull.as_ref(),
         };
         m.membrane.evaluate(&motion, &mut self.ws)
     }
@@ -157,7 +160,7 @@ impl MembraneDrop {
             GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
             _ => return err("gravity.type", "membrane runs take `none` or `uniform` gravity"),
         };
-        let MembraneParts { membrane, mesh, radius, body, start } = membrane_parts(sc)?;
+        let MembraneParts { membrane, mesh, radius, hull, body, start } = membrane_parts(sc)?;
         let (p, q) = (start.p_WB, start.q_WB);
         if p.z - radius < 0.0 {
             let lowest = mesh.vertices.iter().map(|r| (p + q * r).z).fold(f64::INFINITY, f64::min);
@@ -173,6 +176,7 @@ impl MembraneDrop {
             membrane,
             mesh,
             radius,
+            hull,
             body,
             gravity,
             start,
@@ -389,6 +393,7 @@ pub(crate) struct MembraneParts {
     pub membrane: Membrane,
     pub mesh: TriMesh,
     pub radius: f64,
+    pub hull: Option<BodyHull>,
     pub body: RigidBody,
     pub start: BodyState,
 }
@@ -493,6 +498,7 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
     };
     Ok(MembraneParts {
         membrane,
+        hull: BodyHull::new(&mesh.vertices),
         mesh,
         radius: radius_b,
         body,

@@ -66,6 +66,56 @@ pub struct RelativeMotion<'a> {
     pub v_MB: Vec3,
     /// Angular velocity of the body relative to `M`, in `M`, rad/s.
     pub w_MB: Vec3,
+    /// The body's own convex hull (built once), to leave out vertices that cannot be on the
+    /// membrane; `None`: every vertex is considered.
+    pub hull: Option<&'a BodyHull>,
+}
+
+/// A body's convex hull: its extreme vertices and edges. While the body's section by the
+/// suspension plane lies inside the suspension polygon, the membrane's hull is the hull of the
+/// suspension points and of the body's *hull* vertices below the plane: the body's part below
+/// the plane is the hull of those vertices and of the section, and the section lies inside
+/// the suspension polygon. Other vertices are then left out, exactly.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BodyHull {
+    vertices: Vec<usize>,
+    edges: Vec<[usize; 2]>,
+}
+
+impl BodyHull {
+    /// The hull of `vertices` (body frame); `None` for a flat or degenerate body.
+    pub fn new(vertices: &[Vec3]) -> Option<Self> {
+        let h = tumble_geometry::hull::convex_hull(vertices).ok().filter(|h| h.dimension == 3)?;
+        let mut edges: Vec<[usize; 2]> = h
+            .triangles
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| [t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])]))
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        Some(Self { vertices: h.vertices, edges })
+    }
+
+    /// Extreme vertices (indices into the body's vertices).
+    pub fn vertices(&self) -> &[usize] {
+        &self.vertices
+    }
+
+    /// Every point where a hull edge meets the suspension plane projects into the suspension
+    /// polygon (so the whole section does).
+    fn section_inside(&self, m: &Membrane, body: &RelativeMotion) -> bool {
+        let row = body.R_MB.row(2).transpose();
+        let z = |i: usize| body.p_MB.z + row.dot(&body.vertices[i]);
+        self.edges.iter().all(|&[i, j]| {
+            let (zi, zj) = (z(i), z(j));
+            if (zi < 0.0) == (zj < 0.0) {
+                return true;
+            }
+            let (xi, xj) = (body.R_MB * body.vertices[i], body.R_MB * body.vertices[j]);
+            let c = body.p_MB + xi + (xj - xi) * (zi / (zi - zj));
+            m.inside(&c)
+        })
+    }
 }
 
 /// One membrane triangle holding a suspension point, with the document's closed-form forces.
@@ -293,6 +343,15 @@ impl Membrane {
         (2.0 * area / (n as f64 * t.sin())).sqrt()
     }
 
+    /// `x` projects into the suspension polygon (boundary included).
+    fn inside(&self, x: &Vec3) -> bool {
+        let (s, n) = (&self.suspension, self.suspension.len());
+        (0..n).all(|j| {
+            let (a, b) = (s[j], s[(j + 1) % n]);
+            (b.x - a.x) * (x.y - a.y) - (b.y - a.y) * (x.x - a.x) >= 0.0
+        })
+    }
+
     /// Suspension points in `M`.
     pub fn suspension(&self) -> &[Vec3] {
         &self.suspension
@@ -320,21 +379,23 @@ impl Membrane {
         ws.points.extend_from_slice(&self.suspension);
         ws.vel.resize(n, Vec3::zeros());
         let mut depth = 0.0_f64;
-        for (i, r) in body.vertices.iter().enumerate() {
+        let row = body.R_MB.row(2).transpose();
+        let mut take = |i: usize, out: &mut MembraneContact| {
+            let r = &body.vertices[i];
+            if body.p_MB.z + row.dot(r) >= 0.0 {
+                return;
+            }
             let rm = body.R_MB * r;
             let x = body.p_MB + rm;
-            if x.z < 0.0 {
-                let s = &self.suspension;
-                let outside = (0..n).any(|j| {
-                    let (a, b) = (s[j], s[(j + 1) % n]);
-                    (b.x - a.x) * (x.y - a.y) - (b.y - a.y) * (x.x - a.x) < 0.0
-                });
-                out.outside_rim += outside as usize;
-                ws.points.push(x);
-                ws.vel.push(body.v_MB + body.w_MB.cross(&rm));
-                ws.body.push(i);
-                depth = depth.max(-x.z);
-            }
+            out.outside_rim += !self.inside(&x) as usize;
+            ws.points.push(x);
+            ws.vel.push(body.v_MB + body.w_MB.cross(&rm));
+            ws.body.push(i);
+            depth = depth.max(-x.z);
+        };
+        match body.hull.filter(|h| h.section_inside(self, body)) {
+            Some(h) => h.vertices.iter().for_each(|&i| take(i, &mut out)),
+            None => (0..body.vertices.len()).for_each(|i| take(i, &mut out)),
         }
         if ws.body.is_empty() {
             return out;
