@@ -328,7 +328,9 @@ fn non_finite_pose_gives_nan_not_panic() {
 /// Leaving out the vertices inside the body's own hull changes nothing while the body's section
 /// lies inside the suspension polygon: same area, rate, forces, contact vertices (1e-12: only
 /// the order of the hull's input changes, and with it the triangulation's rounding). Bodies
-/// wider than the membrane fall back to every vertex, also with identical results.
+/// wider than the membrane fall back to every vertex, also with identical results. The area is
+/// also checked against the hull of every suspension point and every vertex below the plane,
+/// computed here without any culling.
 #[test]
 fn culling_by_the_body_hull_is_exact() {
     use tumble_contact::membrane::BodyHull;
@@ -356,6 +358,18 @@ fn culling_by_the_body_hull_is_exact() {
             let cull = RelativeMotion { hull: Some(&hull), ..all };
             let (a, b) = (m.evaluate(&all, &mut wa), m.evaluate(&cull, &mut wb));
             culled += (wb.points().len() < wa.points().len()) as usize;
+            let mut all_pts: Vec<Vec3> = m.suspension().to_vec();
+            all_pts.extend(body.iter().map(|r| p + R * r).filter(|x| x.z < 0.0));
+            if all_pts.len() > 6 {
+                let h = tumble_geometry::hull::convex_hull(&all_pts).expect("hull");
+                let area: f64 = h
+                    .triangles
+                    .iter()
+                    .filter(|t| t.iter().any(|&i| i >= 6))
+                    .map(|t| 0.5 * tumble_geometry::hull::tri_normal(&all_pts, t).norm())
+                    .sum();
+                assert!((area - b.area).abs() < 1e-12 * area, "area {} vs hull of all points {area}", b.area);
+            }
             let f = a.force().norm().max(1.0);
             assert_eq!(a.contact_vertices, b.contact_vertices);
             assert!((a.area - b.area).abs() < 1e-12 * a.area && (a.area_rate - b.area_rate).abs() < 1e-9 * f);

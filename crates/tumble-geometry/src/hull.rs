@@ -157,7 +157,10 @@ impl Face {
         if h > bound {
             return true;
         }
-        if h < -bound {
+        // A zero bound means every product term is zero, hence the exact determinant too
+        // (coplanar suspension points meet this all the time): barring underflow, which needs
+        // coordinate differences below 1e-154.
+        if h < -bound || bound == 0.0 {
             return false;
         }
         let [a, b, c] = self.v.map(|k| &points[k as usize]);

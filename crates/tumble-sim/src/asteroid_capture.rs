@@ -29,7 +29,7 @@ use tumble_contact::membrane::{BodyHull, Membrane, MembraneContact, MembraneWork
 use tumble_dynamics::multibody::forces::BallSpring;
 use tumble_dynamics::multibody::spatial::{SVec, join, parts};
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::multibody::{Joint, Link, Multibody};
+use tumble_dynamics::multibody::{Joint, Kinematics, Link, Multibody};
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, RigidBody, normalize_quaternion};
 use tumble_geometry::{Solid, TriMesh};
 use tumble_math::{Mat3, UnitQuat, Vec3};
@@ -227,10 +227,33 @@ struct Ode<'a> {
     spacecraft: MultibodySystem,
     ws: MembraneWorkspace,
     thrusting: bool,
+    /// The next right-hand side is a step's first stage (at the step's start state).
+    first: bool,
+    /// The membrane's action at the last step's start state.
+    start_contact: MembraneContact,
+    /// Time of first contact.
+    contact_time: Option<f64>,
 }
 
 impl Ode<'_> {
-    fn frame_and_contact(&mut self, y: &[f64]) -> (Frame, MembraneContact, tumble_dynamics::multibody::Kinematics) {
+    fn frame_and_contact(&mut self, y: &[f64]) -> (Frame, MembraneContact, Kinematics) {
+        let (f, k) = self.frame(y);
+        let m = self.model;
+        let motion = RelativeMotion {
+            vertices: &m.mesh.vertices,
+            radius: m.radius,
+            R_MB: f.R_b.transpose() * f.R_A,
+            p_MB: f.p_MB,
+            v_MB: f.v_MB,
+            w_MB: f.R_b.transpose() * (f.R_A * f.asteroid.w_WB_B) - f.w_b,
+            hull: m.hull.as_ref(),
+        };
+        let c = m.membrane.evaluate(&motion, &mut self.ws);
+        (f, c, k)
+    }
+
+    /// Poses and twists at `y`, and the spacecraft's kinematics.
+    fn frame(&self, y: &[f64]) -> (Frame, Kinematics) {
         let m = self.model;
         let asteroid = BodyState::read(y);
         let R_A = asteroid.q_WB.to_rotation_matrix().into_inner();
@@ -243,17 +266,7 @@ impl Ode<'_> {
         let p_MB = R_b.transpose() * (asteroid.p_WB - o_M);
         let v_oM = R_b * (v_b + w_b.cross(&Vec3::new(0.0, 0.0, m.offset)));
         let v_MB = R_b.transpose() * (asteroid.v_WB - v_oM) - w_b.cross(&p_MB);
-        let motion = RelativeMotion {
-            vertices: &m.mesh.vertices,
-            radius: m.radius,
-            R_MB: R_b.transpose() * R_A,
-            p_MB,
-            v_MB,
-            w_MB: R_b.transpose() * (R_A * asteroid.w_WB_B) - w_b,
-            hull: m.hull.as_ref(),
-        };
-        let c = m.membrane.evaluate(&motion, &mut self.ws);
-        (Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }, c, k)
+        (Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }, k)
     }
 }
 
@@ -298,6 +311,15 @@ impl OdeSystem for Ode<'_> {
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
         let (f, c, k) = self.frame_and_contact(y);
+        if self.first {
+            // The step's start state: thrust from the first step that starts in contact.
+            self.first = false;
+            self.start_contact = c;
+            if !self.thrusting && c.in_contact {
+                self.thrusting = true;
+                self.contact_time = Some(t);
+            }
+        }
         let m = self.model;
         // Asteroid: the membrane's force (M = bus axes → world) and torque.
         let torque_B = f.R_A.transpose() * (f.R_b * c.torque());
@@ -506,8 +528,9 @@ impl AsteroidCapture {
         y
     }
 
-    fn sample(&self, t: f64, y: &[f64], ode: &mut Ode) -> CaptureSample {
-        let (f, c, _) = ode.frame_and_contact(y);
+    /// The sample at `t`, `y`, with the membrane's action `c` there.
+    fn sample(&self, t: f64, y: &[f64], ode: &Ode, c: MembraneContact) -> CaptureSample {
+        let (f, _) = ode.frame(y);
         let ys = &y[SC..SC + NQ + NV];
         let sc = &self.spacecraft;
         let sada = |i: usize| {
@@ -552,22 +575,29 @@ impl AsteroidCapture {
             spacecraft: self.spacecraft.clone(),
             ws: MembraneWorkspace::default(),
             thrusting: false,
+            first: false,
+            start_contact: MembraneContact::default(),
+            contact_time: None,
         };
         let mut y = self.initial_state();
         let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, y.len());
         let every = ((self.output_interval / self.dt).round() as u64).max(1);
         let steps = (self.duration / self.dt).round() as u64;
         let mut run = CaptureRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() };
-        let mut rim = false;
+        let (mut rim, mut y_start) = (false, vec![0.0; y.len()]);
         for k in 0..=steps {
             let t = k as f64 * self.dt;
-            // Thrust from the first step that starts in contact.
-            if !ode.thrusting && ode.frame_and_contact(&y).1.in_contact {
-                ode.thrusting = true;
-                run.contact_time = Some(t);
+            // The step's first stage evaluates the membrane at (t, y): its contact decides the
+            // thrust for the whole step and serves the sample at t.
+            y_start.copy_from_slice(&y);
+            if k < steps {
+                ode.first = true;
+                integ.step_once(&mut ode, t, &mut y, self.dt);
+            } else {
+                ode.start_contact = ode.frame_and_contact(&y).1;
             }
             if k % every == 0 || k == steps {
-                let s = self.sample(t, &y, &mut ode);
+                let s = self.sample(t, &y_start, &ode, ode.start_contact);
                 rim |= s.contact.outside_rim > 0;
                 let (b0, b) = (run.samples.first().map_or(s.budget(), |f| f.budget()), s.budget());
                 let scale = b0.abs().max(s.asteroid_kinetic + s.spacecraft_energy.abs() + s.contact.energy);
@@ -586,11 +616,7 @@ impl AsteroidCapture {
                     break;
                 }
             }
-            if k == steps {
-                break;
-            }
-            integ.step_once(&mut ode, t, &mut y, self.dt);
-            if y.iter().any(|x| !x.is_finite()) {
+            if k < steps && y.iter().any(|x| !x.is_finite()) {
                 run.diagnosis = Some(format!(
                     "the state stopped being finite at t = {:.6} s: lower simulation.dt (now {} s)",
                     t + self.dt,
@@ -599,6 +625,7 @@ impl AsteroidCapture {
                 break;
             }
         }
+        run.contact_time = ode.contact_time;
         run.wall_s = started.elapsed().as_secs_f64();
         run
     }

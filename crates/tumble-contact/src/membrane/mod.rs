@@ -86,35 +86,44 @@ impl BodyHull {
     /// The hull of `vertices` (body frame); `None` for a flat or degenerate body.
     pub fn new(vertices: &[Vec3]) -> Option<Self> {
         let h = tumble_geometry::hull::convex_hull(vertices).ok().filter(|h| h.dimension == 3)?;
+        // The triangles' corners: the extreme vertices and any boundary point the
+        // triangulation kept on a flat face (a superset of the extreme ones is just as exact).
+        let mut corners: Vec<usize> = h.triangles.iter().flatten().copied().collect();
+        corners.sort_unstable();
+        corners.dedup();
+        let at = |i: usize| corners.binary_search(&i).unwrap_or_default();
         let mut edges: Vec<[usize; 2]> = h
             .triangles
             .iter()
-            .flat_map(|t| (0..3).map(move |k| [t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])]))
+            .flat_map(|t| (0..3).map(move |k| [at(t[k].min(t[(k + 1) % 3])), at(t[k].max(t[(k + 1) % 3]))]))
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        Some(Self { vertices: h.vertices, edges })
+        Some(Self { vertices: corners, edges })
     }
 
-    /// Extreme vertices (indices into the body's vertices).
+    /// Hull corners (indices into the body's vertices).
     pub fn vertices(&self) -> &[usize] {
         &self.vertices
     }
 
-    /// Every point where a hull edge meets the suspension plane projects into the suspension
-    /// polygon (so the whole section does).
-    fn section_inside(&self, m: &Membrane, body: &RelativeMotion) -> bool {
-        let row = body.R_MB.row(2).transpose();
-        let z = |i: usize| body.p_MB.z + row.dot(&body.vertices[i]);
-        self.edges.iter().all(|&[i, j]| {
-            let (zi, zj) = (z(i), z(j));
-            if (zi < 0.0) == (zj < 0.0) {
-                return true;
-            }
-            let (xi, xj) = (body.R_MB * body.vertices[i], body.R_MB * body.vertices[j]);
-            let c = body.p_MB + xi + (xj - xi) * (zi / (zi - zj));
-            m.inside(&c)
-        })
+    /// How many points where a hull edge meets the suspension plane project outside the
+    /// suspension polygon (none: the whole section lies inside); `z`: heights of the hull
+    /// vertices above the plane.
+    fn section_outside(&self, m: &Membrane, body: &RelativeMotion, z: &[f64]) -> usize {
+        self.edges
+            .iter()
+            .filter(|&&[a, b]| {
+                let (zi, zj) = (z[a], z[b]);
+                if (zi < 0.0) == (zj < 0.0) {
+                    return false;
+                }
+                let (i, j) = (self.vertices[a], self.vertices[b]);
+                let (xi, xj) = (body.R_MB * body.vertices[i], body.R_MB * body.vertices[j]);
+                let c = body.p_MB + xi + (xj - xi) * (zi / (zi - zj));
+                !m.inside(&c)
+            })
+            .count()
     }
 }
 
@@ -171,9 +180,11 @@ pub struct MembraneContact {
     pub distribution: DistributionReport,
     /// Largest extent of the hull below the suspension plane, m (depth of the deflection).
     pub depth: f64,
-    /// Body vertices below the suspension plane but outside the suspension polygon. The model
-    /// holds while this is zero: a vertex that crosses the plane outside the polygon joins the
-    /// hull with a jump in area (the capture bag's rim would be struck there).
+    /// The body reaches past the rim: with the body's hull given, the number of its edges that
+    /// cross the suspension plane outside the suspension polygon; without, the number of body
+    /// vertices below the plane outside the polygon. The model holds while this is zero: a
+    /// vertex that crosses the plane outside the polygon joins the hull with a jump in area
+    /// (the capture bag's rim would be struck there).
     pub outside_rim: usize,
 }
 
@@ -212,6 +223,8 @@ struct Tri {
 pub struct MembraneWorkspace {
     hull: HullBuilder,
     out: ConvexHull,
+    z: Vec<f64>,
+    sides: Vec<(Vec3, f64)>,
     points: Vec<Vec3>,
     vel: Vec<Vec3>,
     body: Vec<usize>,
@@ -343,6 +356,43 @@ impl Membrane {
         (2.0 * area / (n as f64 * t.sin())).sqrt()
     }
 
+    /// Leaves out body points strictly inside the pyramid of the suspension polygon and the
+    /// deepest body point: they are inside the membrane's hull, so the hull is unchanged. A
+    /// point is dropped only when it is inside every side plane by more than 1e-9 of the
+    /// pyramid's size, far beyond the rounding of the test; points near a side are kept.
+    fn drop_interior(&self, ws: &mut MembraneWorkspace) {
+        let n = self.suspension.len();
+        if ws.body.len() < 8 || !ws.points.iter().all(|p| p.iter().all(|x| x.is_finite())) {
+            return;
+        }
+        let apex = (n..ws.points.len()).fold(n, |a, i| if ws.points[i].z < ws.points[a].z { i } else { a });
+        let d = ws.points[apex];
+        let s = &self.suspension;
+        let size = s.iter().map(|p| p.norm()).fold(-d.z, f64::max);
+        // Inward normals of the side faces (a, b, apex) of a counter-clockwise polygon, and
+        // each face's margin.
+        ws.sides.clear();
+        ws.sides.extend((0..n).map(|j| {
+            let (a, b) = (s[j], s[(j + 1) % n]);
+            let nrm = (b - a).cross(&(d - a));
+            (nrm, nrm.dot(&a) + 1e-9 * size * nrm.norm())
+        }));
+        let mut keep = n;
+        for i in n..ws.points.len() {
+            let x = ws.points[i];
+            let inside = i != apex && ws.sides.iter().all(|(nrm, c)| nrm.dot(&x) > *c);
+            if !inside {
+                ws.points[keep] = x;
+                ws.vel[keep] = ws.vel[i];
+                ws.body[keep - n] = ws.body[i - n];
+                keep += 1;
+            }
+        }
+        ws.points.truncate(keep);
+        ws.vel.truncate(keep);
+        ws.body.truncate(keep - n);
+    }
+
     /// `x` projects into the suspension polygon (boundary included).
     fn inside(&self, x: &Vec3) -> bool {
         let (s, n) = (&self.suspension, self.suspension.len());
@@ -380,28 +430,45 @@ impl Membrane {
         ws.vel.resize(n, Vec3::zeros());
         let mut depth = 0.0_f64;
         let row = body.R_MB.row(2).transpose();
-        let mut take = |i: usize, out: &mut MembraneContact| {
+        let mut take = |i: usize, out: &mut MembraneContact, count_rim: bool| {
             let r = &body.vertices[i];
             if body.p_MB.z + row.dot(r) >= 0.0 {
                 return;
             }
             let rm = body.R_MB * r;
             let x = body.p_MB + rm;
-            out.outside_rim += !self.inside(&x) as usize;
+            if count_rim {
+                out.outside_rim += !self.inside(&x) as usize;
+            }
             ws.points.push(x);
             ws.vel.push(body.v_MB + body.w_MB.cross(&rm));
             ws.body.push(i);
             depth = depth.max(-x.z);
         };
-        match body.hull.filter(|h| h.section_inside(self, body)) {
-            Some(h) => h.vertices.iter().for_each(|&i| take(i, &mut out)),
-            None => (0..body.vertices.len()).for_each(|i| take(i, &mut out)),
+        match body.hull {
+            Some(h) => {
+                // Heights of the hull vertices once; the section test and the selection share them.
+                ws.z.clear();
+                ws.z.extend(h.vertices.iter().map(|&i| body.p_MB.z + row.dot(&body.vertices[i])));
+                out.outside_rim = h.section_outside(self, body, &ws.z);
+                if out.outside_rim == 0 {
+                    for (k, &i) in h.vertices.iter().enumerate() {
+                        if ws.z[k] < 0.0 {
+                            take(i, &mut out, false);
+                        }
+                    }
+                } else {
+                    (0..body.vertices.len()).for_each(|i| take(i, &mut out, false));
+                }
+            }
+            None => (0..body.vertices.len()).for_each(|i| take(i, &mut out, true)),
         }
         if ws.body.is_empty() {
             return out;
         }
         out.in_contact = true;
         out.depth = depth;
+        self.drop_interior(ws);
         if ws.hull.build(&ws.points, &mut ws.out).is_err() {
             out.normal_force = Vec3::repeat(f64::NAN);
             return out;
