@@ -1,5 +1,6 @@
 //! Micro-benchmarks (`tumble bench`): integrators on rigid bodies, grid SDF queries, the lander
-//! step on a plane and on a procedural comet. Single-threaded; each
+//! step on a plane and on a procedural comet, the membrane's hull and evaluation, the asteroid
+//! capture. Single-threaded; each
 //! case is timed several times and the fastest repeat is kept (the least disturbed by the
 //! machine).
 
