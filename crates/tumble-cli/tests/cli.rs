@@ -18,21 +18,54 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// Every scenario under `scenarios/` validates (those reading `../shared/data` only where it is
+/// present).
 #[test]
 fn check_prints_ok_for_every_bundled_scenario() {
-    for s in [
-        "basics/dzhanibekov.toml",
-        "basics/orbit.toml",
-        "arms/double_pendulum.toml",
-        "arms/jemrms_flexible_joint.toml",
-        "arms/solar_array_hinge.toml",
-        "capture_map/tumbling_500kg.toml",
-        "snare/floating_target.toml",
-    ] {
-        let out = tumble(&["check", &scenario(s)]);
-        assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").exists();
+    let mut checked = 0;
+    for dir in std::fs::read_dir(&root).expect("scenarios") {
+        for f in std::fs::read_dir(dir.expect("entry").path()).expect("folder") {
+            let path = f.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("scenario");
+            if !shared && text.contains("shared/data") {
+                continue;
+            }
+            let p = path.display().to_string();
+            let out = tumble(&["check", &p]);
+            assert_eq!(out.status.code(), Some(0), "{p}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+            checked += 1;
+        }
     }
+    assert!(checked >= 10, "{checked} scenarios checked");
+}
+
+/// The capture runs from the command line and writes its outputs.
+#[test]
+fn asteroid_capture_runs() {
+    let d = tmp("asteroid_capture");
+    let out_dir = d.join("out").display().to_string();
+    let out = tumble(&[
+        "run",
+        &scenario("capture/asteroid_capture.toml"),
+        "--set",
+        "simulation.duration=20.0",
+        "--out",
+        &out_dir,
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["timeseries.csv", "summary.json", "plots/sada.png", "plots/rates.svg"] {
+        assert!(d.join("out").join(f).exists(), "{f}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/summary.json")).expect("summary")).expect("json");
+    assert!(summary["contact_time_s"].as_f64().is_some_and(|t| t > 5.0 && t < 15.0), "{summary}");
 }
 
 #[test]

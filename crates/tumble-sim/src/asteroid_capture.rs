@@ -18,7 +18,7 @@
 //! `T_A + T_S + V_SADA + ½k(A − A₀)² + D_c + D_f + D_s − W` is checkable at every sample.
 
 use crate::ScenarioError;
-use crate::membrane::{MembraneParts, membrane_parts, rk4_timing};
+use crate::membrane::{MembraneParts, membrane_parts, membrane_series, rk4_timing};
 use crate::model::{Check, err, positive};
 use crate::plot::{Series, shaded_plot};
 use crate::scenario::{GravitySpec, Scenario};
@@ -700,11 +700,7 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
             "membrane",
             "Membrane: deflected area and forces",
             "m², N",
-            vec![
-                Series { label: "A − A₀ [m²]".into(), x: &t, y: col(&|s| s.contact.area - a0) },
-                Series { label: "|normal force| [N]".into(), x: &t, y: col(&|s| s.contact.normal_force.norm()) },
-                Series { label: "|friction| [N]".into(), x: &t, y: col(&|s| s.contact.friction_force.norm()) },
-            ],
+            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
         ),
         (
             "slip",

@@ -288,13 +288,9 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
         (
             "membrane",
-            "Membrane: deflected area and normal force",
+            "Membrane: deflected area and forces",
             "m², N",
-            vec![
-                Series { label: "A − A₀ [m²]".into(), x: &t, y: col(&|s| s.contact.area - a0) },
-                Series { label: "|normal force| [N]".into(), x: &t, y: col(&|s| s.contact.normal_force.norm()) },
-                Series { label: "|friction| [N]".into(), x: &t, y: col(&|s| s.contact.friction_force.norm()) },
-            ],
+            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
         ),
         (
             "energy",
@@ -366,6 +362,16 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
     Ok(summary)
+}
+
+/// The `membrane` plot's curves: `A − A₀`, the normal force and the friction force.
+pub(crate) fn membrane_series<'a>(t: &'a [f64], contacts: &[MembraneContact], a0: f64) -> Vec<Series<'a>> {
+    let col = |f: &dyn Fn(&MembraneContact) -> f64| contacts.iter().map(f).collect::<Vec<f64>>();
+    vec![
+        Series { label: "A − A₀ [m²]".into(), x: t, y: col(&|c| c.area - a0) },
+        Series { label: "|normal force| [N]".into(), x: t, y: col(&|c| c.normal_force.norm()) },
+        Series { label: "|friction| [N]".into(), x: t, y: col(&|c| c.friction_force.norm()) },
+    ]
 }
 
 /// `[simulation]` of a membrane run: RK4 step, duration and output interval, s.
