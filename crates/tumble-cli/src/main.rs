@@ -46,10 +46,12 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Monte Carlo campaign of a lander scenario over its `[dispersions]`: one row per run in
-    /// runs.csv, summary.json, landing-site and settling-time plots.
+    /// Monte Carlo campaign of a lander scenario or an asteroid capture over its
+    /// `[dispersions]`: one row per run in runs.csv, summary.json, plots (landing sites and
+    /// settling times; peak SADA moments and catch-up times).
     #[command(after_help = "Examples:
   tumble mc scenarios/lander/hopper_comet.toml --runs 16
+  tumble mc scenarios/capture/asteroid_capture.toml --runs 200
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
   tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs")]

@@ -71,7 +71,7 @@ pub struct RelativeMotion<'a> {
     pub hull: Option<&'a BodyHull>,
 }
 
-/// A body's convex hull: its extreme vertices and edges. While the body's section by the
+/// A body's convex hull: its corners and edges. While the body's section by the
 /// suspension plane lies inside the suspension polygon, the membrane's hull is the hull of the
 /// suspension points and of the body's *hull* vertices below the plane: the body's part below
 /// the plane is the hull of those vertices and of the section, and the section lies inside
