@@ -41,7 +41,7 @@ fn budget_drift(run: &CaptureRun) -> f64 {
 
 /// Friction off, `c = 0`, SADA dampers off, thrust on: asteroid and spacecraft kinetic energy,
 /// SADA springs and `½k(A − A₀)²` change only by the work of guidance and thrust. The hull's
-/// kinks make RK4's error first order in the step (see the drop test); measured 4.4e-7 of the
+/// kinks make RK4's error first order in the step (see the drop test); measured 4.2e-7 of the
 /// energy in play at 0.05 s. Bounds: 1e-5 and a fall with the step. The asteroid must stay
 /// inside the rim, where the model's energy is continuous.
 #[test]

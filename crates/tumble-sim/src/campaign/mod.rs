@@ -221,9 +221,21 @@ impl RunRow {
         let mut f = vec![self.index.to_string(), seed.to_string()];
         f.extend(self.values.iter().map(|v| csv_field(v)));
         f.push(self.status.clone());
-        f.extend(self.results.iter().map(|x| if x.is_nan() { String::new() } else { format!("{x:?}") }));
+        f.extend(self.results.iter().map(|&x| number(x)));
         f.push(csv_field(&self.note));
         f.join(",")
+    }
+}
+
+/// A result as `runs.csv` holds it: empty for none, whole numbers (counts) without a decimal
+/// point, others as the shortest text that reads back as the same `f64`.
+fn number(x: f64) -> String {
+    if x.is_nan() {
+        String::new()
+    } else if x.fract() == 0.0 && x.abs() < 1e15 && !(x == 0.0 && x.is_sign_negative()) {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:?}")
     }
 }
 
