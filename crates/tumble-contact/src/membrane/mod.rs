@@ -79,7 +79,9 @@ pub struct RelativeMotion<'a> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BodyHull {
     vertices: Vec<usize>,
-    edges: Vec<[usize; 2]>,
+    /// Neighbours of corner `k` (positions in `vertices`): `next[start[k]..start[k + 1]]`.
+    start: Vec<usize>,
+    next: Vec<usize>,
 }
 
 impl BodyHull {
@@ -92,14 +94,22 @@ impl BodyHull {
         corners.sort_unstable();
         corners.dedup();
         let at = |i: usize| corners.binary_search(&i).unwrap_or_default();
+        // Both directions of every edge, grouped by their first corner.
         let mut edges: Vec<[usize; 2]> = h
             .triangles
             .iter()
-            .flat_map(|t| (0..3).map(move |k| [at(t[k].min(t[(k + 1) % 3])), at(t[k].max(t[(k + 1) % 3]))]))
+            .flat_map(|t| (0..3).flat_map(move |k| [[at(t[k]), at(t[(k + 1) % 3])], [at(t[(k + 1) % 3]), at(t[k])]]))
             .collect();
         edges.sort_unstable();
         edges.dedup();
-        Some(Self { vertices: corners, edges })
+        let mut start = vec![0; corners.len() + 1];
+        for e in &edges {
+            start[e[0] + 1] += 1;
+        }
+        for k in 0..corners.len() {
+            start[k + 1] += start[k];
+        }
+        Some(Self { vertices: corners, start, next: edges.iter().map(|e| e[1]).collect() })
     }
 
     /// Hull corners (indices into the body's vertices).
@@ -111,19 +121,24 @@ impl BodyHull {
     /// suspension polygon (none: the whole section lies inside); `z`: heights of the hull
     /// vertices above the plane.
     fn section_outside(&self, m: &Membrane, body: &RelativeMotion, z: &[f64]) -> usize {
-        self.edges
-            .iter()
-            .filter(|&&[a, b]| {
-                let (zi, zj) = (z[a], z[b]);
-                if (zi < 0.0) == (zj < 0.0) {
-                    return false;
+        let mut outside = 0;
+        // Each crossing edge once, from its corner below the plane.
+        for (a, &za) in z.iter().enumerate() {
+            if za >= 0.0 {
+                continue;
+            }
+            for &b in &self.next[self.start[a]..self.start[a + 1]] {
+                let zb = z[b];
+                if zb < 0.0 {
+                    continue;
                 }
-                let (i, j) = (self.vertices[a], self.vertices[b]);
-                let (xi, xj) = (body.R_MB * body.vertices[i], body.R_MB * body.vertices[j]);
-                let c = body.p_MB + xi + (xj - xi) * (zi / (zi - zj));
-                !m.inside(&c)
-            })
-            .count()
+                let (xa, xb) =
+                    (body.R_MB * body.vertices[self.vertices[a]], body.R_MB * body.vertices[self.vertices[b]]);
+                let c = body.p_MB + xa + (xb - xa) * (za / (za - zb));
+                outside += !m.inside(&c) as usize;
+            }
+        }
+        outside
     }
 }
 
