@@ -98,7 +98,10 @@ impl Multibody {
         }
         q_at.push(nq);
         v_at.push(nv);
-        let s = links.iter().map(|l| l.joint.subspace()).collect();
+        let s: Vec<Matrix6xX<f64>> = links.iter().map(|l| l.joint.subspace()).collect();
+        // The articulated-body pass relies on multi-degree-of-freedom joints selecting the first
+        // coordinates (`S = [I; 0]`), as the ball and free joints do.
+        debug_assert!(s.iter().filter(|s| s.ncols() > 1).all(|s| *s == Matrix6xX::identity(s.ncols())));
         let i = links.iter().map(|l| inertia(l.mass, &l.com, &l.inertia)).collect();
         Ok(Self { links, gravity, q_at, v_at, s, i })
     }
@@ -317,16 +320,11 @@ impl Multibody {
             }
             pa.push(p);
         }
-        let mut u_mat: Vec<Matrix6xX<f64>> = Vec::with_capacity(n);
-        let mut d_inv: Vec<DMatrix<f64>> = Vec::with_capacity(n);
-        let mut u_vec: Vec<DVector<f64>> = Vec::with_capacity(n);
-        for _ in 0..n {
-            u_mat.push(Matrix6xX::zeros(0));
-            d_inv.push(DMatrix::zeros(0, 0));
-            u_vec.push(DVector::zeros(0));
-        }
-        // One-degree-of-freedom joints (most arms) keep U, D and u as a spatial vector and two
-        // scalars; others use small dense matrices.
+        // Multi-degree-of-freedom joints (ball, free) select the first `nv` coordinates
+        // (`S = [I; 0]`), so `U = IA S`, `D = SᵀIA S` and `u` are kept zero-padded in 6×6
+        // matrices and 6-vectors (no allocation); one-degree-of-freedom joints keep U, D and u
+        // as a spatial vector and two scalars.
+        let mut multi: Vec<(SMat, SMat, SVec)> = vec![(SMat::zeros(), SMat::zeros(), SVec::zeros()); n];
         let mut scalar: Vec<(SVec, f64, f64)> = vec![(SVec::zeros(), 0.0, 0.0); n];
         for i in (0..n).rev() {
             let s = &self.s[i];
@@ -339,15 +337,25 @@ impl Multibody {
                 let ia_a = ia[i] - u * u.transpose() / d;
                 (ia_a, pa[i] + ia_a * c[i] + u * (ui / d))
             } else {
-                let u = ia[i] * s;
-                let d = s.transpose() * &u;
-                let di = d.clone().try_inverse().unwrap_or_else(|| DMatrix::zeros(d.nrows(), d.ncols()));
-                let ui = DVector::from_column_slice(&tau[self.v_at[i]..self.v_at[i + 1]]) - s.transpose() * pa[i];
-                let ia_a = ia[i] - &u * &di * u.transpose();
-                let pa_a = pa[i] + ia_a * c[i] + &u * (&di * &ui);
-                u_mat[i] = u;
-                d_inv[i] = di;
-                u_vec[i] = ui;
+                let nv = s.ncols();
+                let mut u = SMat::zeros();
+                u.columns_mut(0, nv).copy_from(&ia[i].columns(0, nv));
+                let mut di = SMat::zeros();
+                match nv {
+                    3 => {
+                        let d = ia[i].fixed_view::<3, 3>(0, 0).into_owned();
+                        di.fixed_view_mut::<3, 3>(0, 0).copy_from(&d.try_inverse().unwrap_or_else(Mat3::zeros));
+                    }
+                    6 => di = ia[i].try_inverse().unwrap_or_else(SMat::zeros),
+                    _ => {}
+                }
+                let mut ui = SVec::zeros();
+                for k in 0..nv {
+                    ui[k] = tau[self.v_at[i] + k] - pa[i][k];
+                }
+                let ia_a = ia[i] - u * di * u.transpose();
+                let pa_a = pa[i] + ia_a * c[i] + u * (di * ui);
+                multi[i] = (u, di, ui);
                 (ia_a, pa_a)
             };
             if let Some(p) = self.links[i].parent {
@@ -370,9 +378,11 @@ impl Multibody {
                 qdd[self.v_at[i]] = qi;
                 acc.push(a_pre + self.s[i].column(0) * qi);
             } else {
-                let qi = &d_inv[i] * (&u_vec[i] - u_mat[i].transpose() * a_pre);
-                qdd.rows_mut(self.v_at[i], qi.len()).copy_from(&qi);
-                acc.push(a_pre + &self.s[i] * qi);
+                let (u, di, ui) = &multi[i];
+                let qi = di * (ui - u.transpose() * a_pre);
+                let nv = self.s[i].ncols();
+                qdd.rows_mut(self.v_at[i], nv).copy_from(&qi.rows(0, nv));
+                acc.push(a_pre + qi);
             }
         }
         qdd
