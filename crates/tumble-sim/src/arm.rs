@@ -3,6 +3,7 @@
 //! reaction forces and moments and the energy recorded and plotted.
 
 use crate::model::{Check, err, finite3, positive};
+use crate::output::RunDir;
 use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
@@ -365,20 +366,14 @@ fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, rates, reaction moments,
 /// energy) into `dir`.
 pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
-    );
-    let mut body = || -> std::io::Result<()> {
-        let w = &mut w;
+    let out = RunDir::create(dir)?;
+    out.csv("timeseries.csv", |w| {
         writeln!(w, "{}", run.columns.join(","))?;
         for r in &run.rows {
             writeln!(w, "{}", r.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
         }
-        w.flush()
-    };
-    body().map_err(|e| ctx("timeseries.csv", e))?;
+        Ok(())
+    })?;
     let col = |name_start: &str| run.columns.iter().position(|c| c.starts_with(name_start));
     let e_at = col("energy").unwrap_or(0);
     let (e0, e1) = (run.rows[0][e_at], run.rows.last().map_or(0.0, |r| r[e_at]));
@@ -392,8 +387,7 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
         "energy_initial_J": e0,
         "energy_final_J": e1,
     });
-    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())? + "\n")
-        .map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     let t: Vec<f64> = run.rows.iter().map(|r| r[0]).collect();
     let series = |prefix: &str, cap: usize| -> Vec<Series> {
         run.columns
@@ -408,7 +402,7 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
             })
             .collect()
     };
-    let plots = dir.join("plots");
+    let plots = out.plots();
     let mb = &model.system.model;
     line_plot(
         &plots.join("joint_positions"),

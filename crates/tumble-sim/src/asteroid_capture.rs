@@ -20,6 +20,7 @@
 use crate::ScenarioError;
 use crate::membrane::{MembraneParts, membrane_parts, membrane_series, rk4_timing};
 use crate::model::{Check, err, positive};
+use crate::output::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
 use crate::scenario::{GravitySpec, Scenario};
 use serde_json::{Value, json};
@@ -634,17 +635,10 @@ impl AsteroidCapture {
 /// Writes `timeseries.csv`, `summary.json` and plots (rates, SADA moments, membrane, slip,
 /// hull, centring, energy) into `dir`.
 pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
-    let (first, last) = match (run.samples.first(), run.samples.last()) {
-        (Some(a), Some(b)) => (a, b),
-        _ => return Err("the run recorded no samples".into()),
-    };
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
     let a0 = model.membrane.area0();
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
-    );
-    let mut body = || -> std::io::Result<()> {
+    out.csv("timeseries.csv", |w| {
         writeln!(
             w,
             "t_s,thrusting,asteroid_wx_rad_s,asteroid_wy_rad_s,asteroid_wz_rad_s,bus_wx_rad_s,bus_wy_rad_s,\
@@ -667,9 +661,8 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
             row.extend([s.sada_loss, s.work, s.budget(), s.contact.outside_rim as f64]);
             writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
         }
-        w.flush()
-    };
-    body().map_err(|e| ctx("timeseries.csv", e))?;
+        Ok(())
+    })?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
@@ -752,7 +745,7 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
         ),
     ];
     for (stem, title, unit, series) in &plots {
-        shaded_plot(&dir.join("plots").join(stem), title, "time [s]", unit, series, false, &shade)?;
+        shaded_plot(&out.plot(stem), title, "time [s]", unit, series, false, &shade)?;
     }
     let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
     let peak_bending = run.peak_bending();
@@ -797,7 +790,6 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
         "wall_time_s": run.wall_s,
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     Ok(summary)
 }

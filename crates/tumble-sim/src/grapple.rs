@@ -36,6 +36,7 @@
 
 use crate::arm::{ArmModel, mass_and_inertia};
 use crate::model::{Check, err, finite3, positive};
+use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snare::{K_PULL, WIRE_SPAN};
@@ -755,18 +756,11 @@ impl GrappleCapture {
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, reaction force, payload
 /// attitude and velocity, snare closing) into `dir`.
 pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
-    let (first, last) = match (run.samples.first(), run.samples.last()) {
-        (Some(a), Some(b)) => (a, b),
-        _ => return Err("the run recorded no samples".into()),
-    };
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
     let nq = first.q.len();
     let nf = first.motors.len();
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
-    );
-    let mut body = || -> std::io::Result<()> {
+    out.csv("timeseries.csv", |w| {
         let mut head = vec!["t_s".to_string()];
         head.extend((0..nq).map(|i| format!("q{i}_rad")));
         head.extend((0..nf).map(|i| format!("motor{i}_rad")));
@@ -808,9 +802,8 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
             row.extend([s.energy, s.closing_angle]);
             writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
         }
-        w.flush()
-    };
-    body().map_err(|e| ctx("timeseries.csv", e))?;
+        Ok(())
+    })?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&GrappleSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
@@ -862,7 +855,7 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         ),
     ];
     for (stem, title, unit, series) in &plots {
-        line_plot(&dir.join("plots").join(stem), title, "time [s]", unit, series, false)?;
+        line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
     }
     let captured = run.captured_at.is_some();
     let outcome = match (&cap.effector, captured, run.rigidised_at) {
@@ -900,7 +893,6 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         "wall_time_s": run.wall_s,
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     Ok(summary)
 }

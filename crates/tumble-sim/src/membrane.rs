@@ -7,6 +7,7 @@
 //! budget `T + V_g + ½k(A − A₀)² + D_c + D_f` is checkable at every sample.
 
 use crate::model::{Check, err, finite3, positive, read_mesh_key};
+use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::scenario::Scenario;
 use crate::scenario::membrane::MembraneShape;
@@ -251,16 +252,9 @@ impl MembraneDrop {
 /// Writes `timeseries.csv`, `summary.json` and plots (membrane, energy budget, speeds, slip)
 /// into `dir`.
 pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
-    let (first, last) = match (run.samples.first(), run.samples.last()) {
-        (Some(a), Some(b)) => (a, b),
-        _ => return Err("the run recorded no samples".into()),
-    };
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
-    );
-    let mut body = || -> std::io::Result<()> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    out.csv("timeseries.csv", |w| {
         writeln!(
             w,
             "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
@@ -278,9 +272,8 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
             row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.budget()]);
             writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
         }
-        w.flush()
-    };
-    body().map_err(|e| ctx("timeseries.csv", e))?;
+        Ok(())
+    })?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
@@ -326,7 +319,7 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
         ),
     ];
     for (stem, title, unit, series) in &plots {
-        line_plot(&dir.join("plots").join(stem), title, "time [s]", unit, series, false)?;
+        line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
     }
     let outcome = match (run.contacts.len(), last.contact.in_contact) {
         (0, _) => "no contact".to_string(),
@@ -359,8 +352,7 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
         "wall_time_s": run.wall_s,
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     Ok(summary)
 }
 

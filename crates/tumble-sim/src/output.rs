@@ -13,15 +13,63 @@ use tumble_math::quat_to_wxyz;
 
 /// Writes every output of a run into `dir` (created if needed). Returns the summary.
 pub fn write_run(dir: &Path, scenario_file: &Path, model: &Model, res: &RunResult) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
-    let mut w = BufWriter::new(fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?);
-    res.recording.write_csv(&mut w).and_then(|_| w.flush()).map_err(|e| ctx("timeseries.csv", e))?;
+    let out = RunDir::create(dir)?;
+    out.csv("timeseries.csv", |w| res.recording.write_csv(w))?;
     let summary = summary(scenario_file, model, res);
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     plots(&dir.join("plots"), model, res)?;
     Ok(summary)
+}
+
+/// A run's output folder: created with its `plots/`, every file written with an error that
+/// names the folder and the file.
+pub(crate) struct RunDir<'a>(&'a Path);
+
+impl<'a> RunDir<'a> {
+    /// Creates `dir` and `dir/plots`.
+    pub(crate) fn create(dir: &'a Path) -> Result<Self, String> {
+        let out = RunDir(dir);
+        fs::create_dir_all(dir.join("plots")).map_err(|e| out.error("the output folder", e))?;
+        Ok(out)
+    }
+
+    fn error(&self, what: &str, e: std::io::Error) -> String {
+        format!("{}: cannot write {what}: {e}", self.0.display())
+    }
+
+    /// Writes the file `name` through `write` (buffered, flushed).
+    pub(crate) fn csv(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut BufWriter<fs::File>) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        let mut w = BufWriter::new(fs::File::create(self.0.join(name)).map_err(|e| self.error(name, e))?);
+        write(&mut w).and_then(|_| w.flush()).map_err(|e| self.error(name, e))
+    }
+
+    /// Writes `value` as pretty JSON to the file `name`.
+    pub(crate) fn json(&self, name: &str, value: &Value) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        fs::write(self.0.join(name), text + "\n").map_err(|e| self.error(name, e))
+    }
+
+    /// The `plots/` folder.
+    pub(crate) fn plots(&self) -> std::path::PathBuf {
+        self.0.join("plots")
+    }
+
+    /// The path of a plot (without extension) in `plots/`.
+    pub(crate) fn plot(&self, stem: &str) -> std::path::PathBuf {
+        self.plots().join(stem)
+    }
+}
+
+/// The first and last of a run's samples, or the error of a run that recorded none.
+pub(crate) fn first_last<T>(samples: &[T]) -> Result<(&T, &T), String> {
+    match (samples.first(), samples.last()) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err("the run recorded no samples".into()),
+    }
 }
 
 fn summary(scenario_file: &Path, model: &Model, res: &RunResult) -> Value {

@@ -12,6 +12,7 @@
 //! impulse the wire gives so that `∫F dt` is integrated with the motion.
 
 use crate::model::{Check, err, positive};
+use crate::output::RunDir;
 use crate::plot::{Series, line_plot};
 use crate::scenario::{Scenario, ScenarioError};
 use serde_json::{Value, json};
@@ -265,13 +266,9 @@ pub fn write_wire_run(
     run: &WireRun,
     every: usize,
 ) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
+    let out = RunDir::create(dir)?;
     let kept: Vec<&WireSample> = run.samples.iter().step_by(every.max(1)).collect();
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?,
-    );
-    let mut body = || -> std::io::Result<()> {
+    out.csv("timeseries.csv", |w| {
         writeln!(
             w,
             "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J"
@@ -292,9 +289,8 @@ pub fn write_wire_run(
                 s.energy
             )?;
         }
-        w.flush()
-    };
-    body().map_err(|e| ctx("timeseries.csv", e))?;
+        Ok(())
+    })?;
     let t: Vec<f64> = kept.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&WireSample) -> f64| kept.iter().map(|s| f(s)).collect::<Vec<f64>>();
     let plots: [(&str, &str, &str, Vec<Series>); 4] = [
@@ -333,7 +329,7 @@ pub fn write_wire_run(
         ),
     ];
     for (stem, title, unit, series) in &plots {
-        line_plot(&dir.join("plots").join(stem), title, "time (s)", unit, series, false)?;
+        line_plot(&out.plot(stem), title, "time (s)", unit, series, false)?;
     }
     let (first, last) = (run.samples[0], *run.samples.last().ok_or("no samples")?);
     let in_contact: Vec<f64> = run.samples.iter().filter(|s| s.force[1] > 0.0).map(|s| s.t).collect();
@@ -352,8 +348,7 @@ pub fn write_wire_run(
         "energy_initial_J": first.energy,
         "energy_final_J": last.energy,
     });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     Ok(summary)
 }
 

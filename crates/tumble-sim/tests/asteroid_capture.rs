@@ -134,9 +134,12 @@ fn approach_flies_the_corkscrew() {
     let closing = (s0.asteroid_in_membrane[2] - s1.asteroid_in_membrane[2]) / (s1.t - s0.t);
     let spin = Vec3::from(s1.bus_rate).dot(&m.guidance.axis);
     let h_rate = Vec3::from(s1.asteroid_rate).dot(&m.guidance.axis);
-    println!("closing {closing:.5} m/s, bus spin {spin:.5} vs asteroid {h_rate:.5} rad/s");
-    assert!((closing - 0.05).abs() < 5e-3, "closing speed {closing}");
-    assert!((spin - h_rate).abs() < 1e-4 * h_rate.abs().max(1e-3), "spin {spin} vs {h_rate}");
+    println!("closing {closing:.8} m/s, bus spin {spin:.8} vs asteroid {h_rate:.8} rad/s");
+    // The spacecraft starts on the reference with feed-forward and the torque-free asteroid's
+    // centre of mass stays put, so only the guidance's tracking error remains: measured below
+    // 5e-9 m/s and 5e-9 relative; bounds 1e-6.
+    assert!((closing - 0.05).abs() < 1e-6, "closing speed {closing}");
+    assert!((spin - h_rate).abs() < 1e-6 * h_rate.abs().max(1e-3), "spin {spin} vs {h_rate}");
 }
 
 /// The bundled capture (first 150 s): contact, the spacecraft catches up with the asteroid's
@@ -193,7 +196,9 @@ fn a_shape_model_file_is_captured() {
     assert!(run.diagnosis.is_none(), "{:?}", run.diagnosis);
     assert!(run.contact_time.is_some_and(|t| t < 15.0), "{:?}", run.contact_time);
     let scale = run.samples.iter().map(|s| s.asteroid_kinetic + s.spacecraft_energy).fold(0.0, f64::max);
-    // At the bundled step (0.1 s) the drift stays far inside the run's own 1 % guard.
+    // At the bundled step (0.1 s): measured 0.11 J of 9.9 kJ (1.2e-5); bound 1e-3, a tenth of
+    // the run's own 1 % guard (the finer mesh has more hull kinks, each a first-order error).
+    println!("drift {:.3e} J of {scale:.1} J", budget_drift(&run));
     assert!(budget_drift(&run) < 1e-3 * scale, "drift {} J of {scale} J", budget_drift(&run));
     assert!(run.peak_bending() < m.moment_limit);
 }
