@@ -6,6 +6,8 @@
 //! depend on `tumble-dynamics`, so that the same engines can drive an external dynamics code.
 //!
 //! - [`identify`]: least-squares fits of those laws to measured data (`tumble fit contact`).
+//! - [`interference`]: the primitive engine (Pong's class): groups and bounding volumes,
+//!   pairwise primitive testers, bristle friction, parallel evaluation.
 //! - [`laws`]: normal force laws (spring–dashpot, Hertz, Hunt–Crossley, Flores, polynomial,
 //!   tabulated), non-adhesive, and regularised Coulomb friction.
 //! - [`snare`]: the loose snare wire (slack law up to the geometric limit `Q`, axial stretch
@@ -14,6 +16,7 @@
 //!   friction at one application point and rolling resistance (the small-body lander model).
 
 pub mod identify;
+pub mod interference;
 pub mod laws;
 pub mod membrane;
 pub mod snare;

@@ -8,12 +8,15 @@
 //! as they arrive (sign convention: signed distance is negative inside a body).
 
 pub mod bodies;
+pub mod bv;
 pub mod closest;
+pub mod convex;
 pub mod hull;
 mod mass;
 pub mod mesh;
 pub mod mesh_distance;
 pub mod noise;
+pub mod primitive;
 pub mod sdf;
 mod solid;
 

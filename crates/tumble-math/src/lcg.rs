@@ -28,6 +28,11 @@ impl Lcg {
         self.unit() * 2.0 - 1.0
     }
 
+    /// Uniform on `[lo, hi)`.
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
     /// Standard normal (Box–Muller on two draws in `(0, 1)`).
     pub fn normal(&mut self) -> f64 {
         let a = (self.bits() as f64 + 0.5) / (1u64 << 53) as f64;

@@ -1,0 +1,468 @@
+//! The evaluation pipeline: bodies' poses and twists in → bounding-volume traversal of paired
+//! Objects → primitive pairs tested in parallel → forces summed in a fixed order → a wrench on
+//! each body.
+//!
+//! Determinism: the candidate list is built by one sequential traversal, the testers write
+//! each into its own slot, and the sum runs over the slots in list order, so the result is the
+//! same bit for bit for any number of threads. The lists, slots and per-contact states are
+//! reused between calls: once they have grown to the largest contact set seen, an evaluation
+//! does not allocate.
+
+use super::bristle::Friction;
+use super::contact::{Contacts, Frame};
+use super::model::{ContactParams, Model};
+use super::testers::{self, Dispatch, Scratch};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::Arc;
+use tumble_geometry::bv::Bv;
+use tumble_math::{Pose, Vec3};
+
+/// Why an engine call was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// No such object.
+    #[error("no object {0} (the engine has {1})")]
+    NoObject(usize, usize),
+    /// No such body in an object.
+    #[error("object '{0}' has no body {1} (it has {2})")]
+    NoBody(String, usize, usize),
+    /// Two contact sets of equal priority meet.
+    #[error(
+        "objects '{a}' and '{b}': contact sets '{set_a}' and '{set_b}' have the same priority {priority}; give one a higher `priority` so that it is clear which acts"
+    )]
+    Ambiguous {
+        /// First object.
+        a: String,
+        /// Second object.
+        b: String,
+        /// Its set.
+        set_a: String,
+        /// The other set.
+        set_b: String,
+        /// The shared priority.
+        priority: i32,
+    },
+    /// A contact set lacks the law a pair needs.
+    #[error("objects '{a}' and '{b}': {pair} contacts use contact set '{set}', which has no `{law}`")]
+    MissingLaw {
+        /// First object.
+        a: String,
+        /// Second object.
+        b: String,
+        /// The primitive pair, e.g. `polyhedron–polyhedron`.
+        pair: String,
+        /// The set.
+        set: String,
+        /// `law` or `volume_law`.
+        law: &'static str,
+    },
+    /// An object paired with itself.
+    #[error("object '{0}' cannot be paired with itself: pair two instances of its model instead")]
+    SelfPair(String),
+    /// A non-finite pose or twist.
+    #[error("object '{0}' body {1}: non-finite pose or twist")]
+    NonFinite(String, usize),
+}
+
+/// State and output of one body (the Object root or a movable group).
+#[derive(Clone, Copy, Debug)]
+pub struct BodyState {
+    /// Pose in the common frame W.
+    pub X_WB: Frame,
+    /// Velocity of the body origin, W, m/s.
+    pub v: Vec3,
+    /// Angular velocity, W, rad/s.
+    pub w: Vec3,
+    /// Contact force on the body, W, N.
+    pub force: Vec3,
+    /// Contact moment about the body origin, W, N·m.
+    pub torque: Vec3,
+}
+
+/// An instance of a model with its own state.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Instance name.
+    pub name: String,
+    /// The model.
+    pub model: Arc<Model>,
+    /// One per model body.
+    pub bodies: Vec<BodyState>,
+    placed: Vec<(u64, Bv)>,
+}
+
+#[derive(Clone, Debug)]
+struct Pair {
+    a: usize,
+    b: usize,
+    /// Per (set of A, set of B): which acts (`(true, i)`: A's set `i`).
+    choice: Vec<(bool, u32)>,
+    n_b: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    pair: u32,
+    frame: u32,
+    body_a: u32,
+    body_b: u32,
+    prim_a: u32,
+    prim_b: u32,
+    dispatch: Dispatch,
+}
+
+/// Key of a contact's persistent state: (pair, primitive of A, primitive of B, sub-contact).
+pub type ContactKey = (u32, u32, u32, u8);
+
+/// A contact found by the last evaluation, in the common frame.
+#[derive(Clone, Copy, Debug)]
+pub struct ActiveContact {
+    /// Its key.
+    pub key: ContactKey,
+    /// Bodies (in objects `pair.a`, `pair.b`).
+    pub bodies: (u32, u32),
+    /// Application point, W.
+    pub point: Vec3,
+    /// Normal from A into B, W.
+    pub normal: Vec3,
+    /// Depth (m) or volume (m³).
+    pub measure: f64,
+    /// Whether the measure is a volume.
+    pub volumetric: bool,
+    /// Normal force magnitude, N.
+    pub normal_force: f64,
+    /// Friction force on B, W, N.
+    pub friction: Vec3,
+    /// Bristle deflection used (W, m) and its rate.
+    pub z: Vec3,
+    zdot: Vec3,
+    /// Approach rate at first contact.
+    pub v0: f64,
+    friction_model: Friction,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Below this many candidate pairs, testers run on the calling thread.
+const PARALLEL_MIN: usize = 64;
+
+/// The interference contact engine.
+#[derive(Default)]
+pub struct Engine {
+    objects: Vec<Object>,
+    pairs: Vec<Pair>,
+    epoch: u64,
+    frames: Vec<Frame>,
+    stack: Vec<(u32, u32)>,
+    tasks: Vec<Task>,
+    results: Vec<Contacts>,
+    current: Vec<ActiveContact>,
+    previous: Vec<ActiveContact>,
+}
+
+impl Engine {
+    /// An empty engine.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an instance of `model`, its bodies at their modelled poses (Object at the origin)
+    /// and at rest; returns its index.
+    pub fn add_object(&mut self, model: Arc<Model>, name: &str) -> usize {
+        let bodies = model
+            .bodies
+            .iter()
+            .map(|b| BodyState { X_WB: b.home, v: Vec3::zeros(), w: Vec3::zeros(), force: Vec3::zeros(), torque: Vec3::zeros() })
+            .collect();
+        let placed = vec![(u64::MAX, Bv::Everything); model.nodes.len()];
+        self.objects.push(Object { name: name.into(), model, bodies, placed });
+        self.objects.len() - 1
+    }
+
+    /// The objects.
+    pub fn objects(&self) -> &[Object] {
+        &self.objects
+    }
+
+    /// Pairs two objects so that they are tested against each other (objects not paired are
+    /// never tested). Checks here, not during a run, that every pair of primitive kinds that can
+    /// meet has an unambiguous contact set with the law it needs.
+    pub fn pair(&mut self, a: usize, b: usize) -> Result<usize, EngineError> {
+        let n = self.objects.len();
+        for i in [a, b] {
+            if i >= n {
+                return Err(EngineError::NoObject(i, n));
+            }
+        }
+        if a == b {
+            return Err(EngineError::SelfPair(self.objects[a].name.clone()));
+        }
+        let (ma, mb) = (&self.objects[a].model, &self.objects[b].model);
+        let (oa, ob) = (self.objects[a].name.clone(), self.objects[b].name.clone());
+        let mut choice = Vec::with_capacity(ma.params.len() * mb.params.len());
+        for pa in &ma.params {
+            for (jb, pb) in mb.params.iter().enumerate() {
+                let ia = choice.len() / mb.params.len().max(1);
+                let pick = if pa.priority > pb.priority || (pa.priority == pb.priority && pa == pb) {
+                    (true, ia as u32)
+                } else if pb.priority > pa.priority {
+                    (false, jb as u32)
+                } else {
+                    (true, u32::MAX)
+                };
+                choice.push(pick);
+            }
+        }
+        // Check the combinations that occur.
+        let mut seen = Vec::new();
+        for pa in &ma.prims {
+            for pb in &mb.prims {
+                let key = (pa.shape.kind(), pa.params, pb.shape.kind(), pb.params);
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+                if matches!(testers::tester(key.0, key.2), Dispatch::None) {
+                    continue;
+                }
+                let (from_a, i) = choice[key.1 as usize * mb.params.len() + key.3 as usize];
+                if i == u32::MAX {
+                    let (sa, sb) = (&ma.params[key.1 as usize], &mb.params[key.3 as usize]);
+                    return Err(EngineError::Ambiguous {
+                        a: oa,
+                        b: ob,
+                        set_a: sa.name.clone(),
+                        set_b: sb.name.clone(),
+                        priority: sa.priority,
+                    });
+                }
+                let set: &ContactParams = if from_a { &ma.params[i as usize] } else { &mb.params[i as usize] };
+                let volumetric = testers::is_volumetric(key.0, key.2);
+                let missing = if volumetric { set.volume_law.is_none() } else { set.law.is_none() };
+                if missing {
+                    return Err(EngineError::MissingLaw {
+                        a: oa,
+                        b: ob,
+                        pair: format!("{}–{}", key.0.name(), key.2.name()),
+                        set: set.name.clone(),
+                        law: if volumetric { "volume_law" } else { "law" },
+                    });
+                }
+            }
+        }
+        self.pairs.push(Pair { a, b, choice, n_b: mb.params.len() });
+        Ok(self.pairs.len() - 1)
+    }
+
+    /// Sets a body's pose and twist in the common frame (`v`: velocity of its origin, `w`:
+    /// angular velocity, both in W).
+    pub fn set_body(&mut self, object: usize, body: usize, X_WB: &Pose, v: Vec3, w: Vec3) -> Result<(), EngineError> {
+        let n = self.objects.len();
+        let o = self.objects.get_mut(object).ok_or(EngineError::NoObject(object, n))?;
+        let nb = o.bodies.len();
+        let b = o.bodies.get_mut(body).ok_or_else(|| EngineError::NoBody(o.name.clone(), body, nb))?;
+        let finite = X_WB.p.iter().chain(X_WB.q.coords.iter()).chain(v.iter()).chain(w.iter()).all(|x| x.is_finite());
+        if !finite {
+            return Err(EngineError::NonFinite(o.name.clone(), body));
+        }
+        b.X_WB = Frame::from_pose(X_WB);
+        b.v = v;
+        b.w = w;
+        Ok(())
+    }
+
+    /// A body's state and its last evaluated wrench.
+    pub fn body(&self, object: usize, body: usize) -> &BodyState {
+        &self.objects[object].bodies[body]
+    }
+
+    /// The wrench on a body at its origin, in its own frame: `(force_B, moment_B)`.
+    pub fn wrench_in_body(&self, object: usize, body: usize) -> (Vec3, Vec3) {
+        let b = &self.objects[object].bodies[body];
+        (b.X_WB.inv_vector(&b.force), b.X_WB.inv_vector(&b.torque))
+    }
+
+    /// The contacts of the last evaluation, in key order within each pair.
+    pub fn contacts(&self) -> &[ActiveContact] {
+        &self.current
+    }
+
+    /// Computes the contact wrenches for the current states. Bristle deflections are those of
+    /// the last [`Engine::commit`]; call it after each dynamics step.
+    pub fn evaluate(&mut self) {
+        self.epoch += 1;
+        self.candidates();
+        self.results.clear();
+        self.results.resize(self.tasks.len(), Contacts::default());
+        let (objects, frames) = (&self.objects, &self.frames);
+        let run = |t: &Task, out: &mut Contacts| {
+            let (oa, ob) = (&objects[self.pairs[t.pair as usize].a], &objects[self.pairs[t.pair as usize].b]);
+            let (pa, pb) = (&oa.model.prims[t.prim_a as usize].shape, &ob.model.prims[t.prim_b as usize].shape);
+            SCRATCH.with(|s| testers::run(t.dispatch, pa, pb, &frames[t.frame as usize], out, &mut s.borrow_mut()));
+        };
+        if self.tasks.len() < PARALLEL_MIN {
+            for (t, out) in self.tasks.iter().zip(self.results.iter_mut()) {
+                run(t, out);
+            }
+        } else {
+            self.tasks.par_iter().zip(self.results.par_iter_mut()).with_min_len(16).for_each(|(t, out)| run(t, out));
+        }
+        self.forces();
+    }
+
+    /// Advances every contact's bristle deflection by `dt` (s) with the rates of the last
+    /// evaluation and keeps the contact states for the next step.
+    pub fn commit(&mut self, dt: f64) {
+        for c in &mut self.current {
+            if let Friction::Bristle(b) = c.friction_model {
+                c.z = b.advance(&c.z, &c.zdot, dt, c.normal_force);
+            }
+        }
+        self.previous.clear();
+        self.previous.extend_from_slice(&self.current);
+        self.previous.sort_unstable_by_key(|c| c.key);
+    }
+
+    fn place(objects: &mut [Object], o: usize, node: u32, epoch: u64, body: usize) -> Option<Bv> {
+        let obj = &mut objects[o];
+        let slot = &mut obj.placed[node as usize];
+        if slot.0 != epoch {
+            let local = obj.model.nodes[node as usize].bv?;
+            let X = &obj.bodies[body].X_WB;
+            *slot = (epoch, local.place(&X.R, &X.p));
+        }
+        Some(slot.1)
+    }
+
+    /// Bounding-volume traversal of every pair → the candidate primitive pairs.
+    fn candidates(&mut self) {
+        self.tasks.clear();
+        self.frames.clear();
+        let epoch = self.epoch;
+        for (pi, pair) in self.pairs.iter().enumerate() {
+            let (ma, mb) = (self.objects[pair.a].model.clone(), self.objects[pair.b].model.clone());
+            for (ba, bda) in ma.bodies.iter().enumerate() {
+                for (bb, bdb) in mb.bodies.iter().enumerate() {
+                    let Xa = self.objects[pair.a].bodies[ba].X_WB;
+                    let Xb = self.objects[pair.b].bodies[bb].X_WB;
+                    let frame = self.frames.len() as u32;
+                    self.frames.push(Xa.inverse().compose(&Xb));
+                    self.stack.clear();
+                    self.stack.push((bda.root, bdb.root));
+                    while let Some((na, nb)) = self.stack.pop() {
+                        let Some(va) = Self::place(&mut self.objects, pair.a, na, epoch, ba) else { continue };
+                        let Some(vb) = Self::place(&mut self.objects, pair.b, nb, epoch, bb) else { continue };
+                        if !va.overlaps(&vb) {
+                            continue;
+                        }
+                        let (node_a, node_b) = (&ma.nodes[na as usize], &mb.nodes[nb as usize]);
+                        let (leaf_a, leaf_b) = (node_a.children.is_empty(), node_b.children.is_empty());
+                        if leaf_a && leaf_b {
+                            for &pa in &node_a.prims {
+                                let da = &ma.prims[pa as usize];
+                                let ca = Xa.point(&da.bound.0);
+                                for &pb in &node_b.prims {
+                                    let db = &mb.prims[pb as usize];
+                                    let dispatch = testers::tester(da.shape.kind(), db.shape.kind());
+                                    if matches!(dispatch, Dispatch::None) {
+                                        continue;
+                                    }
+                                    let reach = da.bound.1 + db.bound.1;
+                                    if reach.is_finite() && (Xb.point(&db.bound.0) - ca).norm_squared() > reach * reach {
+                                        continue;
+                                    }
+                                    self.tasks.push(Task {
+                                        pair: pi as u32,
+                                        frame,
+                                        body_a: ba as u32,
+                                        body_b: bb as u32,
+                                        prim_a: pa,
+                                        prim_b: pb,
+                                        dispatch,
+                                    });
+                                }
+                            }
+                        } else if !leaf_a && (leaf_b || size(&va) >= size(&vb)) {
+                            self.stack.extend(node_a.children.iter().rev().map(|&c| (c, nb)));
+                        } else {
+                            self.stack.extend(node_b.children.iter().rev().map(|&c| (na, c)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forces of every contact, summed in task order.
+    fn forces(&mut self) {
+        for o in &mut self.objects {
+            for b in &mut o.bodies {
+                b.force = Vec3::zeros();
+                b.torque = Vec3::zeros();
+            }
+        }
+        self.current.clear();
+        for (t, res) in self.tasks.iter().zip(&self.results) {
+            if res.is_empty() {
+                continue;
+            }
+            let pair = &self.pairs[t.pair as usize];
+            let (ma, mb) = (self.objects[pair.a].model.clone(), self.objects[pair.b].model.clone());
+            let (da, db) = (&ma.prims[t.prim_a as usize], &mb.prims[t.prim_b as usize]);
+            let (from_a, i) = pair.choice[da.params as usize * pair.n_b + db.params as usize];
+            let set = if from_a { &ma.params[i as usize] } else { &mb.params[i as usize] };
+            let (A, B) = (self.objects[pair.a].bodies[t.body_a as usize], self.objects[pair.b].bodies[t.body_b as usize]);
+            let volumetric = testers::is_volumetric(da.shape.kind(), db.shape.kind());
+            let Some(law) = (if volumetric { set.volume_law.as_ref() } else { set.law.as_ref() }) else { continue };
+            // Material-point velocities at the world origin.
+            let (va0, vb0) = (A.v - A.w.cross(&A.X_WB.p), B.v - B.w.cross(&B.X_WB.p));
+            for c in res.as_slice() {
+                let c = c.transformed(&A.X_WB);
+                let key = (t.pair, t.prim_a, t.prim_b, c.sub);
+                let rate = (va0 - vb0).dot(&c.rate_s) + (A.w - B.w).dot(&c.rate_m);
+                let prev = self.previous.binary_search_by_key(&key, |p| p.key).ok().map(|k| &self.previous[k]);
+                let v0 = prev.map_or(rate.max(0.0), |p| p.v0);
+                let f_n = law.force(c.measure, rate, v0);
+                let slip = (vb0 + B.w.cross(&c.point)) - (va0 + A.w.cross(&c.point));
+                let v_t = slip - c.normal * c.normal.dot(&slip);
+                let (friction, z, zdot) = match set.friction {
+                    Friction::None => (Vec3::zeros(), Vec3::zeros(), Vec3::zeros()),
+                    Friction::Coulomb { mu, v_star } => (crate::laws::friction(mu, f_n, &v_t, v_star), Vec3::zeros(), Vec3::zeros()),
+                    Friction::Bristle(b) => b.force(&prev.map_or(Vec3::zeros(), |p| p.z), &v_t, f_n, &c.normal),
+                };
+                let f = c.normal * f_n + friction;
+                let a_state = &mut self.objects[pair.a].bodies[t.body_a as usize];
+                a_state.force -= f;
+                a_state.torque -= (c.point - A.X_WB.p).cross(&f);
+                let b_state = &mut self.objects[pair.b].bodies[t.body_b as usize];
+                b_state.force += f;
+                b_state.torque += (c.point - B.X_WB.p).cross(&f);
+                self.current.push(ActiveContact {
+                    key,
+                    bodies: (t.body_a, t.body_b),
+                    point: c.point,
+                    normal: c.normal,
+                    measure: c.measure,
+                    volumetric: c.volumetric,
+                    normal_force: f_n,
+                    friction,
+                    z,
+                    zdot,
+                    v0,
+                    friction_model: set.friction,
+                });
+            }
+        }
+    }
+}
+
+fn size(bv: &Bv) -> f64 {
+    match bv {
+        Bv::Aabb { half, .. } | Bv::Obb { half, .. } => half.norm(),
+        Bv::Sphere { radius, .. } => *radius,
+        Bv::Everything => f64::INFINITY,
+    }
+}

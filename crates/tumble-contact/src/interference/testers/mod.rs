@@ -1,0 +1,157 @@
+//! Contact testers, one file per primitive pair (named `first_second.rs`), dispatched from
+//! [`TABLE`].
+//!
+//! A tester `fn(a, b, X_AB, out, scratch)` receives primitive `a` in body frame A, primitive `b`
+//! in body frame B and the pose `X_AB` of B in A, and appends [`Contact`]s in frame A with the
+//! normal pointing from A into B. The table lists each pair once, in the order of
+//! [`PrimitiveKind`]; [`tester`] serves the reversed order by swapping the roles and flipping
+//! the results. A pair without a tester is ignored, as in Pong.
+//!
+//! Which measure each pair uses, and why:
+//!
+//! | pair | measure |
+//! |---|---|
+//! | point–plane, point–sphere, point–polyhedron, point–ellipsoid | depth of the point below the surface (closest surface point) |
+//! | segment–plane | depth of each end below the plane (a segment lying on a plane gets two contacts) |
+//! | segment–polyhedron | minimum translational distance (separating axes: faces, segment × edges); on a face axis, the two ends of the part inside, each with its depth below that face |
+//! | segment–triangle | depth of the end behind the triangle when the segment pierces it |
+//! | ray–plane, ray–sphere, ray–triangle, ray–polyhedron | plunger travel `L − t_hit` past the first surface along the ray, pushing along the ray |
+//! | sphere–sphere, sphere–plane, sphere–triangle, sphere–polyhedron | minimum translational distance (`r` minus the centre's distance, or plus its depth when inside) |
+//! | plane–polyhedron, polyhedron–polyhedron | interference **volume**, at its centroid, normal along the area vector of A's boundary inside B (volumetric: a face resting on a face has one contact whose centroid carries the moment) |
+//! | ellipsoid pairs | minimum translational distance by GJK/EPA on support functions |
+//!
+//! Pairs without a meaningful penetration measure have no tester: point–point, point–segment,
+//! point–triangle, segment–segment, triangle–triangle (zero-volume shapes meet on sets of
+//! measure zero), plane–plane and plane–triangle (unbounded or one-sided against unbounded).
+
+mod plane_polyhedron;
+mod volume;
+mod point_plane;
+mod point_polyhedron;
+mod point_sphere;
+mod polyhedron_polyhedron;
+mod ray_plane;
+mod ray_polyhedron;
+mod ray_sphere;
+mod ray_triangle;
+mod segment_plane;
+mod segment_polyhedron;
+mod segment_triangle;
+mod sphere_plane;
+mod sphere_polyhedron;
+mod sphere_sphere;
+mod sphere_triangle;
+
+use super::contact::{Contact, Contacts, Frame};
+use tumble_geometry::primitive::{Primitive, PrimitiveKind};
+use tumble_math::Vec3;
+
+/// Per-thread reusable buffers for testers that clip polygons.
+#[derive(Default, Debug)]
+pub struct Scratch {
+    pub(crate) ring: Vec<Vec3>,
+    pub(crate) ring2: Vec<Vec3>,
+    pub(crate) verts: Vec<Vec3>,
+}
+
+/// A tester: primitive `a` (frame A), primitive `b` (frame B), `X_AB`, output in frame A.
+pub type TesterFn = fn(&Primitive, &Primitive, &Frame, &mut Contacts, &mut Scratch);
+
+use PrimitiveKind as K;
+
+/// The testers, listed once per unordered pair with the first kind not after the second.
+pub const TABLE: &[(PrimitiveKind, PrimitiveKind, TesterFn)] = &[
+    (K::Point, K::Plane, point_plane::test),
+    (K::Point, K::Sphere, point_sphere::test),
+    (K::Point, K::Polyhedron, point_polyhedron::test),
+    (K::Plane, K::Segment, segment_plane::test_reversed),
+    (K::Plane, K::Ray, ray_plane::test_reversed),
+    (K::Plane, K::Sphere, sphere_plane::test_reversed),
+    (K::Plane, K::Polyhedron, plane_polyhedron::test),
+    (K::Segment, K::Triangle, segment_triangle::test),
+    (K::Segment, K::Polyhedron, segment_polyhedron::test),
+    (K::Ray, K::Sphere, ray_sphere::test),
+    (K::Ray, K::Triangle, ray_triangle::test),
+    (K::Ray, K::Polyhedron, ray_polyhedron::test),
+    (K::Sphere, K::Sphere, sphere_sphere::test),
+    (K::Sphere, K::Triangle, sphere_triangle::test),
+    (K::Sphere, K::Polyhedron, sphere_polyhedron::test),
+    (K::Polyhedron, K::Polyhedron, polyhedron_polyhedron::test),
+];
+
+/// How to test a pair of kinds.
+#[derive(Clone, Copy, Debug)]
+pub enum Dispatch {
+    /// No tester: the pair is ignored.
+    None,
+    /// Call the tester with the primitives as given.
+    Direct(TesterFn),
+    /// Call the tester with the roles swapped and flip the results.
+    Swapped(TesterFn),
+}
+
+/// The tester for `(a, b)`.
+pub fn tester(a: PrimitiveKind, b: PrimitiveKind) -> Dispatch {
+    for &(x, y, f) in TABLE {
+        if (x, y) == (a, b) {
+            return Dispatch::Direct(f);
+        }
+        if (x, y) == (b, a) {
+            return Dispatch::Swapped(f);
+        }
+    }
+    Dispatch::None
+}
+
+/// Whether the pair's measure is a volume (the contact set needs a volumetric law).
+pub fn is_volumetric(a: PrimitiveKind, b: PrimitiveKind) -> bool {
+    matches!((a, b), (K::Plane | K::Polyhedron, K::Polyhedron) | (K::Polyhedron, K::Plane))
+}
+
+/// Runs the right tester for `a` (frame A) and `b` (frame B, pose `X_AB`), contacts in frame A.
+pub fn run(dispatch: Dispatch, a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, scratch: &mut Scratch) {
+    out.clear();
+    match dispatch {
+        Dispatch::None => {}
+        Dispatch::Direct(f) => f(a, b, X_AB, out, scratch),
+        Dispatch::Swapped(f) => {
+            f(b, a, &X_AB.inverse(), out, scratch);
+            for c in out.as_mut_slice() {
+                *c = c.swapped(X_AB);
+            }
+        }
+    }
+}
+
+/// Runs a tester on two primitives given in one frame (convenience for tests and tools).
+pub fn test_pair(a: &Primitive, b: &Primitive) -> Contacts {
+    let mut out = Contacts::default();
+    run(tester(a.kind(), b.kind()), a, b, &Frame::identity(), &mut out, &mut Scratch::default());
+    out
+}
+
+/// `(n, d)` of a plane primitive moved by `X`: `n · x = d` on its boundary.
+#[inline]
+pub(crate) fn plane_in(point: &Vec3, normal: &Vec3, X: &Frame) -> (Vec3, f64) {
+    let n = X.vector(normal);
+    (n, n.dot(&X.point(point)))
+}
+
+/// A unit vector perpendicular to nothing in particular, for coincident centres.
+pub(crate) const FALLBACK_NORMAL: Vec3 = Vec3::new(0.0, 0.0, 1.0);
+
+/// Depth contact helper.
+#[inline]
+pub(crate) fn depth(point: Vec3, normal: Vec3, d: f64, sub: u8) -> Contact {
+    Contact::depth(point, normal, d, sub)
+}
+
+/// A plunger contact (ray A with base `o`, unit direction `d`, length `L`, all in frame A)
+/// that met B's surface with outward normal `m` at `t_hit`: travel `L − t_hit` along `d`, rate
+/// kernel `S = m / (m · d)` (the hit point slides along the ray as the surface moves:
+/// `ṫ = m · (v_B − v_A) / (m · d)`).
+pub(crate) fn plunger(out: &mut Contacts, o: &Vec3, d: &Vec3, length: f64, t_hit: f64, m: &Vec3) {
+    let x = o + d * t_hit;
+    let s = m / m.dot(d);
+    out.push(Contact { point: x, normal: *d, measure: length - t_hit, volumetric: false, rate_s: s, rate_m: x.cross(&s), sub: 0 });
+}
