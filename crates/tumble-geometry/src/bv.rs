@@ -116,8 +116,12 @@ impl Bv {
         use Bv::*;
         match (self, other) {
             (Everything, _) | (_, Everything) => true,
-            (Sphere { center: a, radius: ra }, Sphere { center: b, radius: rb }) => (a - b).norm_squared() <= (ra + rb) * (ra + rb),
-            (Aabb { center: a, half: ha }, Aabb { center: b, half: hb }) => (0..3).all(|k| (a[k] - b[k]).abs() <= ha[k] + hb[k]),
+            (Sphere { center: a, radius: ra }, Sphere { center: b, radius: rb }) => {
+                (a - b).norm_squared() <= (ra + rb) * (ra + rb)
+            }
+            (Aabb { center: a, half: ha }, Aabb { center: b, half: hb }) => {
+                (0..3).all(|k| (a[k] - b[k]).abs() <= ha[k] + hb[k])
+            }
             (Sphere { center, radius }, bx) | (bx, Sphere { center, radius }) => {
                 let (c, axes, half) = bx.as_box();
                 let d = axes.transpose() * (center - c);

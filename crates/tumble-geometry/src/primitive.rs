@@ -154,7 +154,9 @@ impl Primitive {
 
     /// Checks finiteness and non-degeneracy (a polyhedron is checked when it is built).
     pub fn validate(&self) -> Result<(), PrimitiveError> {
-        let finite = |v: &Vec3, what| if v.iter().all(|c| c.is_finite()) { Ok(()) } else { Err(PrimitiveError::NonFinite(what)) };
+        let finite = |v: &Vec3, what| {
+            if v.iter().all(|c| c.is_finite()) { Ok(()) } else { Err(PrimitiveError::NonFinite(what)) }
+        };
         let positive = |value: f64, what| {
             if !value.is_finite() {
                 Err(PrimitiveError::NonFinite(what))
@@ -260,7 +262,9 @@ impl Primitive {
             Primitive::Point(p) => (p - c).norm(),
             Primitive::Plane { .. } => f64::INFINITY,
             Primitive::Segment { a, b } => (a - c).norm().max((b - c).norm()),
-            Primitive::Ray { origin, direction, length } => (origin - c).norm().max((origin + direction * *length - c).norm()),
+            Primitive::Ray { origin, direction, length } => {
+                (origin - c).norm().max((origin + direction * *length - c).norm())
+            }
             Primitive::Sphere { center, radius } => (center - c).norm() + radius,
             Primitive::Triangle(t) => t.iter().map(|v| (v - c).norm()).fold(0.0, f64::max),
             Primitive::Ellipsoid { center, radii, .. } => (center - c).norm() + radii.max(),
@@ -279,9 +283,9 @@ impl Primitive {
                 out.extend((0..3).flat_map(|k| [-1.0, 1.0].map(|s| center + Vec3::ith(k, s * radius))))
             }
             Primitive::Triangle(t) => out.extend(t),
-            Primitive::Ellipsoid { center, rotation, radii } => out.extend(
-                (0..3).flat_map(|k| [-1.0, 1.0].map(|s| center + rotation.column(k) * (s * radii[k]))),
-            ),
+            Primitive::Ellipsoid { center, rotation, radii } => {
+                out.extend((0..3).flat_map(|k| [-1.0, 1.0].map(|s| center + rotation.column(k) * (s * radii[k]))))
+            }
             Primitive::Polyhedron(p) => out.extend(&p.vertices),
         }
     }
@@ -309,9 +313,15 @@ mod tests {
             Err(PrimitiveError::NonPositive { what: "sphere radius", .. })
         ));
         assert_eq!(Primitive::Segment { a: z, b: z }.validate(), Err(PrimitiveError::Degenerate("segment")));
-        assert_eq!(Primitive::Triangle([z, Vec3::x(), 2.0 * Vec3::x()]).validate(), Err(PrimitiveError::Degenerate("triangle")));
+        assert_eq!(
+            Primitive::Triangle([z, Vec3::x(), 2.0 * Vec3::x()]).validate(),
+            Err(PrimitiveError::Degenerate("triangle"))
+        );
         assert_eq!(Primitive::Point(Vec3::new(f64::NAN, 0.0, 0.0)).validate(), Err(PrimitiveError::NonFinite("point")));
-        assert_eq!(Primitive::Plane { point: z, normal: z }.validate(), Err(PrimitiveError::ZeroVector("plane normal")));
+        assert_eq!(
+            Primitive::Plane { point: z, normal: z }.validate(),
+            Err(PrimitiveError::ZeroVector("plane normal"))
+        );
         let e = Primitive::Ellipsoid { center: z, rotation: 2.0 * Mat3::identity(), radii: Vec3::repeat(1.0) };
         assert_eq!(e.validate(), Err(PrimitiveError::NotRotation));
     }

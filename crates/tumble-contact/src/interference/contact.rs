@@ -172,7 +172,10 @@ mod tests {
     fn the_rate_kernel_is_frame_independent() {
         // ṁ computed in A's frame equals ṁ computed after moving everything to another frame.
         let c = Contact::depth(Vec3::new(0.3, -0.2, 0.5), Vec3::new(0.0, 0.6, 0.8), 0.01, 0);
-        let X = Frame::from_pose(&tumble_math::Pose::new(Vec3::new(1.0, 2.0, -3.0), UnitQuat::from_euler_angles(0.3, 0.2, 0.1)));
+        let X = Frame::from_pose(&tumble_math::Pose::new(
+            Vec3::new(1.0, 2.0, -3.0),
+            UnitQuat::from_euler_angles(0.3, 0.2, 0.1),
+        ));
         let (dv, dw) = (Vec3::new(0.1, -0.4, 0.2), Vec3::new(0.5, 0.3, -0.7));
         let rate = dv.dot(&c.rate_s) + dw.dot(&c.rate_m);
         let t = c.transformed(&X);

@@ -175,7 +175,13 @@ impl Engine {
         let bodies = model
             .bodies
             .iter()
-            .map(|b| BodyState { X_WB: b.home, v: Vec3::zeros(), w: Vec3::zeros(), force: Vec3::zeros(), torque: Vec3::zeros() })
+            .map(|b| BodyState {
+                X_WB: b.home,
+                v: Vec3::zeros(),
+                w: Vec3::zeros(),
+                force: Vec3::zeros(),
+                torque: Vec3::zeros(),
+            })
             .collect();
         let placed = vec![(u64::MAX, Bv::Everything); model.nodes.len()];
         self.objects.push(Object { name: name.into(), model, bodies, placed });
@@ -371,7 +377,8 @@ impl Engine {
                                         continue;
                                     }
                                     let reach = da.bound.1 + db.bound.1;
-                                    if reach.is_finite() && (Xb.point(&db.bound.0) - ca).norm_squared() > reach * reach {
+                                    if reach.is_finite() && (Xb.point(&db.bound.0) - ca).norm_squared() > reach * reach
+                                    {
                                         continue;
                                     }
                                     self.tasks.push(Task {
@@ -414,7 +421,8 @@ impl Engine {
             let (da, db) = (&ma.prims[t.prim_a as usize], &mb.prims[t.prim_b as usize]);
             let (from_a, i) = pair.choice[da.params as usize * pair.n_b + db.params as usize];
             let set = if from_a { &ma.params[i as usize] } else { &mb.params[i as usize] };
-            let (A, B) = (self.objects[pair.a].bodies[t.body_a as usize], self.objects[pair.b].bodies[t.body_b as usize]);
+            let (A, B) =
+                (self.objects[pair.a].bodies[t.body_a as usize], self.objects[pair.b].bodies[t.body_b as usize]);
             let volumetric = testers::is_volumetric(da.shape.kind(), db.shape.kind());
             let Some(law) = (if volumetric { set.volume_law.as_ref() } else { set.law.as_ref() }) else { continue };
             // Material-point velocities at the world origin.
@@ -430,7 +438,9 @@ impl Engine {
                 let v_t = slip - c.normal * c.normal.dot(&slip);
                 let (friction, z, zdot) = match set.friction {
                     Friction::None => (Vec3::zeros(), Vec3::zeros(), Vec3::zeros()),
-                    Friction::Coulomb { mu, v_star } => (crate::laws::friction(mu, f_n, &v_t, v_star), Vec3::zeros(), Vec3::zeros()),
+                    Friction::Coulomb { mu, v_star } => {
+                        (crate::laws::friction(mu, f_n, &v_t, v_star), Vec3::zeros(), Vec3::zeros())
+                    }
                     Friction::Bristle(b) => b.force(&prev.map_or(Vec3::zeros(), |p| p.z), &v_t, f_n, &c.normal),
                 };
                 let f = c.normal * f_n + friction;

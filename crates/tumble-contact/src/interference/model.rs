@@ -252,25 +252,32 @@ impl Model {
     /// Reads a TOML (`.toml`) or JSON (`.json`) model file.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let file = path.display().to_string();
-        let err = |location: &str, message: String| ModelError { file: file.clone(), location: location.into(), message };
-        let text = std::fs::read_to_string(path).map_err(|e| err("file", format!("cannot read the model file: {e}")))?;
+        let err =
+            |location: &str, message: String| ModelError { file: file.clone(), location: location.into(), message };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| err("file", format!("cannot read the model file: {e}")))?;
         let spec: ModelFile = if path.extension().is_some_and(|e| e == "json") {
             let de = &mut serde_json::Deserializer::from_str(&text);
             serde_path_to_error::deserialize(de).map_err(|e| err(&e.path().to_string(), e.inner().to_string()))?
         } else {
             let de = toml::Deserializer::parse(&text).map_err(|e| err("syntax", e.to_string()))?;
-            serde_path_to_error::deserialize(de).map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?
+            serde_path_to_error::deserialize(de)
+                .map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?
         };
-        let name = spec.name.clone().unwrap_or_else(|| path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into()));
+        let name = spec
+            .name
+            .clone()
+            .unwrap_or_else(|| path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into()));
         build(&file, name, spec)
     }
 
     /// Parses model-file text (TOML) as if read from `file`.
     pub fn from_toml(file: &str, text: &str) -> Result<Model, ModelError> {
-        let err = |location: &str, message: String| ModelError { file: file.into(), location: location.into(), message };
+        let err =
+            |location: &str, message: String| ModelError { file: file.into(), location: location.into(), message };
         let de = toml::Deserializer::parse(text).map_err(|e| err("syntax", e.to_string()))?;
-        let spec: ModelFile =
-            serde_path_to_error::deserialize(de).map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?;
+        let spec: ModelFile = serde_path_to_error::deserialize(de)
+            .map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?;
         let name = spec.name.clone().unwrap_or_else(|| "model".into());
         build(file, name, spec)
     }
@@ -297,7 +304,11 @@ fn build(file: &str, name: String, spec: ModelFile) -> Result<Model, ModelError>
     for (key, p) in &spec.contact {
         params.push(params_from(file, key, p)?);
     }
-    let mut b = Builder { file, params, model: Model { name, params: Vec::new(), bodies: Vec::new(), nodes: Vec::new(), prims: Vec::new() } };
+    let mut b = Builder {
+        file,
+        params,
+        model: Model { name, params: Vec::new(), bodies: Vec::new(), nodes: Vec::new(), prims: Vec::new() },
+    };
     let root_name = spec.object.name.clone().unwrap_or_else(|| "object".into());
     b.body(&spec.object, "object", root_name, None, Frame::identity())?;
     b.model.params = b.params;
@@ -306,7 +317,8 @@ fn build(file: &str, name: String, spec: ModelFile) -> Result<Model, ModelError>
 
 fn params_from(file: &str, key: &str, p: &ParamsSpec) -> Result<ContactParams, ModelError> {
     let location = format!("contact.{key}");
-    let err = |what: &str, message: String| ModelError { file: file.into(), location: format!("{location}{what}"), message };
+    let err =
+        |what: &str, message: String| ModelError { file: file.into(), location: format!("{location}{what}"), message };
     let law = |l: &Option<LawSpec>, what: &str| -> Result<Option<ContactLaw>, ModelError> {
         let Some(l) = l else { return Ok(None) };
         let damping = match (l.c, l.alpha, l.restitution) {
@@ -314,7 +326,12 @@ fn params_from(file: &str, key: &str, p: &ParamsSpec) -> Result<ContactParams, M
             (Some(c), None, None) => Damping::Power { c, g: 0.0, q: 1.0 },
             (None, Some(alpha), None) => Damping::HuntCrossley { alpha },
             (None, None, Some(e)) => Damping::Flores { e },
-            _ => return Err(err(what, "give at most one of c (dashpot), alpha (Hunt–Crossley) and restitution (Flores)".into())),
+            _ => {
+                return Err(err(
+                    what,
+                    "give at most one of c (dashpot), alpha (Hunt–Crossley) and restitution (Flores)".into(),
+                ));
+            }
         };
         let law = ContactLaw { stiffness: Stiffness::Power { k: l.k, p: l.p }, damping };
         law.validate().map_err(|m| err(what, m))?;
@@ -361,7 +378,14 @@ impl Builder<'_> {
 
     /// Adds a body rooted at `g` (the Object or a movable group) whose frame is `home` in the
     /// Object frame.
-    fn body(&mut self, g: &GroupSpec, location: &str, name: String, contact: Option<u32>, home: Frame) -> Result<(), ModelError> {
+    fn body(
+        &mut self,
+        g: &GroupSpec,
+        location: &str,
+        name: String,
+        contact: Option<u32>,
+        home: Frame,
+    ) -> Result<(), ModelError> {
         let index = self.model.bodies.len();
         self.model.bodies.push(BodyDef { name, root: 0, home });
         let root = self.group(g, location, Frame::identity(), home, contact)?;
@@ -371,15 +395,27 @@ impl Builder<'_> {
 
     /// Adds group `g` of the body being built, whose frame is `in_body` in the body frame; returns its
     /// node.
-    fn group(&mut self, g: &GroupSpec, location: &str, in_body: Frame, home: Frame, contact: Option<u32>) -> Result<u32, ModelError> {
+    fn group(
+        &mut self,
+        g: &GroupSpec,
+        location: &str,
+        in_body: Frame,
+        home: Frame,
+        contact: Option<u32>,
+    ) -> Result<u32, ModelError> {
         let name = g.name.clone().unwrap_or_else(|| location.to_string());
         let here = format!("{location} ('{name}')");
         if !g.groups.is_empty() && !g.primitives.is_empty() {
-            return Err(self.err(&here, "a group holds either groups or primitives, not both: move the primitives into a child group"));
+            return Err(self.err(
+                &here,
+                "a group holds either groups or primitives, not both: move the primitives into a child group",
+            ));
         }
         let kind = match g.bv.as_deref() {
             None => BvKind::Aabb,
-            Some(s) => BvKind::from_name(s).ok_or_else(|| self.err(&format!("{here}.bv"), format!("unknown bounding volume '{s}': expected aabb, sphere or obb")))?,
+            Some(s) => BvKind::from_name(s).ok_or_else(|| {
+                self.err(&format!("{here}.bv"), format!("unknown bounding volume '{s}': expected aabb, sphere or obb"))
+            })?,
         };
         let contact = match &g.contact {
             Some(c) => Some(self.params_index(&format!("{here}.contact"), c)?),
@@ -389,21 +425,30 @@ impl Builder<'_> {
         self.model.nodes.push(Node { name: name.clone(), bv: None, children: Vec::new(), prims: Vec::new() });
         for (k, p) in g.primitives.iter().enumerate() {
             let ploc = format!("{location}.primitives[{k}]");
-            let shape = primitive(p).map_err(|m| self.err(&format!("{ploc} ('{}')", p.name.clone().unwrap_or_default()), m))?;
+            let shape =
+                primitive(p).map_err(|m| self.err(&format!("{ploc} ('{}')", p.name.clone().unwrap_or_default()), m))?;
             let shape = transform(&shape, &in_body).map_err(|m| self.err(&ploc, m))?;
             let params = match &p.contact {
                 Some(c) => self.params_index(&format!("{ploc}.contact"), c)?,
-                None => contact.ok_or_else(|| self.err(&ploc, "no contact set: give `contact` here or on a group above"))?,
+                None => {
+                    contact.ok_or_else(|| self.err(&ploc, "no contact set: give `contact` here or on a group above"))?
+                }
             };
             let center = shape.anchor();
             let bound = (center, shape.reach(&center));
             let index = self.model.prims.len() as u32;
-            self.model.prims.push(PrimDef { name: p.name.clone().unwrap_or_else(|| format!("{name}/{k}")), shape, params, bound });
+            self.model.prims.push(PrimDef {
+                name: p.name.clone().unwrap_or_else(|| format!("{name}/{k}")),
+                shape,
+                params,
+                bound,
+            });
             self.model.nodes[node as usize].prims.push(index);
         }
         for (k, child) in g.groups.iter().enumerate() {
             let cloc = format!("{location}.groups[{k}]");
-            let q = quat_from_wxyz(child.orientation).map_err(|e| self.err(&format!("{cloc}.orientation"), e.to_string()))?;
+            let q = quat_from_wxyz(child.orientation)
+                .map_err(|e| self.err(&format!("{cloc}.orientation"), e.to_string()))?;
             let pose = Frame { R: *q.to_rotation_matrix().matrix(), p: Vec3::from(child.position) };
             if !pose.p.iter().all(|x| x.is_finite()) {
                 return Err(self.err(&format!("{cloc}.position"), "non-finite coordinate"));
@@ -489,17 +534,24 @@ pub fn primitive(p: &PrimSpec) -> Result<Primitive, String> {
     }
     let shape = match kind {
         "point" => Primitive::Point(vec3(p.point, "point", kind)?),
-        "plane" => Primitive::Plane { point: vec3(p.point, "point", kind)?, normal: unit(vec3(p.normal, "normal", kind)?, "normal")? },
+        "plane" => Primitive::Plane {
+            point: vec3(p.point, "point", kind)?,
+            normal: unit(vec3(p.normal, "normal", kind)?, "normal")?,
+        },
         "segment" => Primitive::Segment { a: vec3(p.a, "a", kind)?, b: vec3(p.b, "b", kind)? },
         "ray" => Primitive::Ray {
             origin: vec3(p.origin, "origin", kind)?,
             direction: unit(vec3(p.direction, "direction", kind)?, "direction")?,
             length: p.length.ok_or("a ray needs `length`")?,
         },
-        "sphere" => Primitive::Sphere { center: vec3(p.center, "center", kind)?, radius: p.radius.ok_or("a sphere needs `radius`")? },
+        "sphere" => Primitive::Sphere {
+            center: vec3(p.center, "center", kind)?,
+            radius: p.radius.ok_or("a sphere needs `radius`")?,
+        },
         "triangle" => Primitive::Triangle(p.corners.ok_or("a triangle needs `corners`")?.map(Vec3::from)),
         "ellipsoid" => {
-            let q = quat_from_wxyz(p.orientation.unwrap_or(identity_wxyz())).map_err(|e| format!("orientation: {e}"))?;
+            let q =
+                quat_from_wxyz(p.orientation.unwrap_or(identity_wxyz())).map_err(|e| format!("orientation: {e}"))?;
             Primitive::Ellipsoid {
                 center: vec3(p.center, "center", kind)?,
                 rotation: *q.to_rotation_matrix().matrix(),
@@ -507,7 +559,8 @@ pub fn primitive(p: &PrimSpec) -> Result<Primitive, String> {
             }
         }
         _ => {
-            let v: Vec<Vec3> = p.vertices.as_ref().ok_or("a polyhedron needs `vertices`")?.iter().map(|v| Vec3::from(*v)).collect();
+            let v: Vec<Vec3> =
+                p.vertices.as_ref().ok_or("a polyhedron needs `vertices`")?.iter().map(|v| Vec3::from(*v)).collect();
             Primitive::Polyhedron(Box::new(ConvexPolyhedron::new(&v).map_err(|e| e.to_string())?))
         }
     };
@@ -522,10 +575,14 @@ pub fn transform(shape: &Primitive, X: &Frame) -> Result<Primitive, String> {
         Primitive::Point(p) => Primitive::Point(pt(p)),
         Primitive::Plane { point, normal } => Primitive::Plane { point: pt(point), normal: X.vector(normal) },
         Primitive::Segment { a, b } => Primitive::Segment { a: pt(a), b: pt(b) },
-        Primitive::Ray { origin, direction, length } => Primitive::Ray { origin: pt(origin), direction: X.vector(direction), length: *length },
+        Primitive::Ray { origin, direction, length } => {
+            Primitive::Ray { origin: pt(origin), direction: X.vector(direction), length: *length }
+        }
         Primitive::Sphere { center, radius } => Primitive::Sphere { center: pt(center), radius: *radius },
         Primitive::Triangle(t) => Primitive::Triangle(t.map(|v| pt(&v))),
-        Primitive::Ellipsoid { center, rotation, radii } => Primitive::Ellipsoid { center: pt(center), rotation: X.R * rotation, radii: *radii },
+        Primitive::Ellipsoid { center, rotation, radii } => {
+            Primitive::Ellipsoid { center: pt(center), rotation: X.R * rotation, radii: *radii }
+        }
         Primitive::Polyhedron(p) => {
             let v: Vec<Vec3> = p.vertices.iter().map(pt).collect();
             Primitive::Polyhedron(Box::new(ConvexPolyhedron::new(&v).map_err(|e| e.to_string())?))

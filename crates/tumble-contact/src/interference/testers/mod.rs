@@ -25,7 +25,6 @@
 //! measure zero), plane–plane and plane–triangle (unbounded or one-sided against unbounded).
 
 mod plane_polyhedron;
-mod volume;
 mod point_plane;
 mod point_polyhedron;
 mod point_sphere;
@@ -41,6 +40,7 @@ mod sphere_plane;
 mod sphere_polyhedron;
 mod sphere_sphere;
 mod sphere_triangle;
+mod volume;
 
 use super::contact::{Contact, Contacts, Frame};
 use tumble_geometry::primitive::{Primitive, PrimitiveKind};
@@ -153,5 +153,13 @@ pub(crate) fn depth(point: Vec3, normal: Vec3, d: f64, sub: u8) -> Contact {
 pub(crate) fn plunger(out: &mut Contacts, o: &Vec3, d: &Vec3, length: f64, t_hit: f64, m: &Vec3) {
     let x = o + d * t_hit;
     let s = m / m.dot(d);
-    out.push(Contact { point: x, normal: *d, measure: length - t_hit, volumetric: false, rate_s: s, rate_m: x.cross(&s), sub: 0 });
+    out.push(Contact {
+        point: x,
+        normal: *d,
+        measure: length - t_hit,
+        volumetric: false,
+        rate_s: s,
+        rate_m: x.cross(&s),
+        sub: 0,
+    });
 }

@@ -16,7 +16,7 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
     let s = o - t[0];
     let t_hit = s.dot(&n) / det;
     let dxs = s.cross(&d);
-    let (u, v) = (-e2.dot(&dxs) / det, e1.dot(&dxs) / det);
+    let (u, v) = (e2.dot(&dxs) / det, -e1.dot(&dxs) / det);
     if t_hit < 0.0 || t_hit >= *length || u < 0.0 || v < 0.0 || u + v > 1.0 {
         return;
     }

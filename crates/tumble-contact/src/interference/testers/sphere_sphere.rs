@@ -5,7 +5,9 @@ use super::{Contacts, FALLBACK_NORMAL, Frame, Scratch, depth};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
-    let (Primitive::Sphere { center: ca, radius: ra }, Primitive::Sphere { center, radius: rb }) = (a, b) else { return };
+    let (Primitive::Sphere { center: ca, radius: ra }, Primitive::Sphere { center, radius: rb }) = (a, b) else {
+        return;
+    };
     let cb = X_AB.point(center);
     let d = cb - ca;
     let dist = d.norm();

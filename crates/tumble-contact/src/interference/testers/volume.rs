@@ -16,11 +16,13 @@ pub(crate) struct VolumeAcc {
     moment: Vec3,
     s: Vec3,
     m: Vec3,
+    /// Sum of the areas added to `s` (to tell a vanishing `s` from round-off).
+    area: f64,
 }
 
 impl VolumeAcc {
     pub(crate) fn new(r: Vec3) -> Self {
-        Self { r, volume: 0.0, moment: Vec3::zeros(), s: Vec3::zeros(), m: Vec3::zeros() }
+        Self { r, volume: 0.0, moment: Vec3::zeros(), s: Vec3::zeros(), m: Vec3::zeros(), area: 0.0 }
     }
 
     /// Adds a boundary polygon; `sign` is `+1` for a polygon on `∂A`, `−1` to add a polygon of
@@ -38,6 +40,7 @@ impl VolumeAcc {
             if sign != 0.0 {
                 let a = 0.5 * (v1 - v0).cross(&(v2 - v0));
                 self.s += sign * a;
+                self.area += a.norm();
                 self.m += sign * ((v0 + v1 + v2) / 3.0).cross(&a);
             }
         }
@@ -48,15 +51,21 @@ impl VolumeAcc {
         if self.volume <= 0.0 {
             return None;
         }
+        // A body wholly inside the other has no boundary inside it: `s` vanishes up to
+        // round-off, and the fallback direction (and no damping) is used.
         let area = self.s.norm();
-        let normal = if area > 0.0 { self.s / area } else { *fallback_normal };
+        let (normal, s, m) = if area > 1e-9 * self.area {
+            (self.s / area, self.s, self.m)
+        } else {
+            (fallback_normal.normalize(), Vec3::zeros(), Vec3::zeros())
+        };
         Some(Contact {
             point: self.moment / self.volume,
             normal,
             measure: self.volume,
             volumetric: true,
-            rate_s: self.s,
-            rate_m: self.m,
+            rate_s: s,
+            rate_m: m,
             sub: 0,
         })
     }
