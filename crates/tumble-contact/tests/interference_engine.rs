@@ -408,3 +408,27 @@ fn bad_model_files_get_errors_naming_the_element() {
     let b = e.add_object(other, "b");
     assert!(e.pair(a, b).unwrap_err().to_string().contains("same priority"));
 }
+
+#[test]
+fn a_steady_state_evaluation_does_not_allocate() {
+    let mut e = Engine::new();
+    let (a, b) = (e.add_object(zoo(), "a"), e.add_object(zoo(), "b"));
+    e.pair(a, b).unwrap();
+    let mut rng = Lcg::new(9);
+    random_scene(&mut e, &mut rng);
+    // Grow the buffers to this scene's contact set, then evaluate it again and again.
+    for _ in 0..3 {
+        e.evaluate();
+        e.commit(1e-3);
+    }
+    assert!(!e.contacts().is_empty());
+    // The counter sees allocations (so the assertion below can fail).
+    assert!(allocation_counter::measure(|| drop(std::hint::black_box(vec![0u8; 64]))).count_total >= 1);
+    let info = allocation_counter::measure(|| {
+        for _ in 0..100 {
+            e.evaluate();
+            e.commit(1e-3);
+        }
+    });
+    assert_eq!(info.count_total, 0, "{} allocations in 100 evaluations", info.count_total);
+}

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::Arc;
 use tumble_geometry::bv::Bv;
+use tumble_geometry::primitive::PrimitiveKind;
 use tumble_math::{Pose, Vec3};
 
 /// Why an engine call was refused.
@@ -222,15 +223,17 @@ impl Engine {
                 choice.push(pick);
             }
         }
-        // Check the combinations that occur.
-        let mut seen = Vec::new();
-        for pa in &ma.prims {
-            for pb in &mb.prims {
-                let key = (pa.shape.kind(), pa.params, pb.shape.kind(), pb.params);
-                if seen.contains(&key) {
-                    continue;
-                }
-                seen.push(key);
+        // Check the combinations that occur: distinct (kind, set) of each side, crossed.
+        let distinct = |m: &Model| {
+            let mut v: Vec<(PrimitiveKind, u32)> = m.prims.iter().map(|p| (p.shape.kind(), p.params)).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let (da, db) = (distinct(ma), distinct(mb));
+        for &(ka, sa) in &da {
+            for &(kb, sb) in &db {
+                let key = (ka, sa, kb, sb);
                 if matches!(testers::tester(key.0, key.2), Dispatch::None) {
                     continue;
                 }
