@@ -103,10 +103,10 @@ impl Contact {
         }
     }
 
-    /// The contact seen from the other side (B's frame `X_BA` given; roles of A and B swapped):
-    /// the normal flips, and so does the rate kernel (`ṁ` is symmetric in the bodies).
-    pub fn swapped(&self, X_BA: &Frame) -> Contact {
-        let c = self.transformed(X_BA);
+    /// The contact seen from the other side, roles of A and B swapped (`X` maps this contact's
+    /// frame into the other body's frame): the normal flips, and so does the rate kernel.
+    pub fn swapped(&self, X: &Frame) -> Contact {
+        let c = self.transformed(X);
         Contact { normal: -c.normal, rate_s: -c.rate_s, rate_m: -c.rate_m, ..c }
     }
 }
