@@ -298,9 +298,9 @@ fn bristles_stick_below_the_static_limit_slide_above_it_and_do_not_drift() {
     assert!(late.iter().all(|x| x.abs() <= 1.05 * z_max), "excursion beyond the bristle deflection");
 }
 
-#[test]
-fn results_are_bit_identical_for_one_and_two_threads() {
-    // Two grids of 400 primitives each, overlapping: enough candidates for the parallel path.
+/// Two grids' worth of primitives (400: spheres and pyramids in 20 groups of mixed volume
+/// types): enough candidates to take the parallel path.
+fn grid() -> Arc<Model> {
     let mut text = String::from(
         "[contact.s]\nlaw = { k = 1e6, c = 100 }\nvolume_law = { k = 1e9 }\nfriction = { model = \"coulomb\", mu = 0.4, v_star = 0.01 }\n[object]\ncontact = \"s\"\n",
     );
@@ -323,7 +323,23 @@ fn results_are_bit_identical_for_one_and_two_threads() {
             }
         }
     }
-    let m = model(&text);
+    model(&text)
+}
+
+/// The grid paired with a shifted, tilted, moving copy of itself.
+fn grid_scene(m: &Arc<Model>) -> Engine {
+    let mut e = Engine::new();
+    let (a, b) = (e.add_object(m.clone(), "a"), e.add_object(m.clone(), "b"));
+    e.pair(a, b).unwrap();
+    let q = UnitQuat::from_euler_angles(0.01, 0.02, 0.3);
+    e.set_body(b, 0, &Pose::new(Vec3::new(0.03, 0.02, 0.09), q), Vec3::new(0.1, 0.0, -0.2), Vec3::new(0.0, 0.3, 0.1))
+        .unwrap();
+    e
+}
+
+#[test]
+fn results_are_bit_identical_for_one_and_two_threads() {
+    let m = grid();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
@@ -411,24 +427,26 @@ fn bad_model_files_get_errors_naming_the_element() {
 
 #[test]
 fn a_steady_state_evaluation_does_not_allocate() {
-    let mut e = Engine::new();
-    let (a, b) = (e.add_object(zoo(), "a"), e.add_object(zoo(), "b"));
-    e.pair(a, b).unwrap();
-    let mut rng = Lcg::new(9);
-    random_scene(&mut e, &mut rng);
-    // Grow the buffers to this scene's contact set, then evaluate it again and again.
-    for _ in 0..3 {
-        e.evaluate();
-        e.commit(1e-3);
-    }
-    assert!(!e.contacts().is_empty());
-    // The counter sees allocations (so the assertion below can fail).
-    assert!(allocation_counter::measure(|| drop(std::hint::black_box(vec![0u8; 64]))).count_total >= 1);
-    let info = allocation_counter::measure(|| {
-        for _ in 0..100 {
+    // On one pool thread, which then does all the work (the counter counts its own thread),
+    // through the parallel path (more candidates than the engine runs inline).
+    let m = grid();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    pool.install(|| {
+        let mut e = grid_scene(&m);
+        // Grow the buffers to this scene's contact set, then evaluate it again and again.
+        for _ in 0..3 {
             e.evaluate();
             e.commit(1e-3);
         }
+        assert!(e.candidate_count() > 64 && !e.contacts().is_empty(), "{} candidates", e.candidate_count());
+        // The counter sees allocations (so the assertion below can fail).
+        assert!(allocation_counter::measure(|| drop(std::hint::black_box(vec![0u8; 64]))).count_total >= 1);
+        let info = allocation_counter::measure(|| {
+            for _ in 0..100 {
+                e.evaluate();
+                e.commit(1e-3);
+            }
+        });
+        assert_eq!(info.count_total, 0, "{} allocations in 100 evaluations", info.count_total);
     });
-    assert_eq!(info.count_total, 0, "{} allocations in 100 evaluations", info.count_total);
 }

@@ -300,6 +300,8 @@ fn interference_volumes_match_the_exact_intersection() {
                 let c = out.as_slice().first().expect("plane cuts the polyhedron, tester finds nothing");
                 assert!((c.measure - h.volume()).abs() < 1e-10);
                 assert!((c.point - centroid(&h)).norm() < 1e-8);
+                // The cut's area vector is the plane's normal times the cut area, to round-off;
+                // a polyhedron wholly below the plane has no cut (no kernel, fallback normal).
                 assert!((c.normal - Vec3::z()).norm() < 1e-12 || c.rate_s.norm() == 0.0);
             }
             _ => assert!(out.is_empty()),
@@ -353,6 +355,8 @@ fn rate_kernels_match_finite_differences_for_every_tester() {
         let (v, w) = (rand_vec(&mut rng, 1.0), rand_vec(&mut rng, 1.0));
         let h = 1e-6;
         for c in out.as_slice() {
+            // The measure the tester reports is the one the table declares (the law chosen).
+            assert_eq!(c.volumetric, tumble_contact::interference::testers::is_volumetric(a.kind(), b.kind()));
             // A clipped interior end of a segment in a polyhedron (face axis, point not at a
             // segment end) slides along the segment as the bodies move: its kernel is the
             // material points' approach rate, not the derivative of the depth (see `Contact`).

@@ -10,7 +10,7 @@
 //! faces or edges (a subdivided face from a modelling tool) are accepted and dropped.
 
 use crate::hull::{HullError, convex_hull, tri_normal};
-use tumble_math::Vec3;
+use tumble_math::{Mat3, Vec3};
 
 /// Relative tolerance (of the polyhedron's size) for coplanarity and convexity decisions.
 pub const CONVEX_TOLERANCE: f64 = 1e-9;
@@ -178,6 +178,15 @@ impl ConvexPolyhedron {
         Self::new(&pts).expect("a box with positive half extents is a convex polyhedron")
     }
 
+    /// The same polyhedron moved by the rigid transform `x ↦ R x + t` (`R` a rotation): corners
+    /// and planes mapped, the face structure kept (no new hull, so it cannot fail).
+    pub fn transformed(&self, R: &Mat3, t: &Vec3) -> Self {
+        let vertices: Vec<Vec3> = self.vertices.iter().map(|v| R * v + t).collect();
+        let normals: Vec<Vec3> = self.normals.iter().map(|n| R * n).collect();
+        let offsets = normals.iter().zip(&self.offsets).map(|(n, d)| d + n.dot(t)).collect();
+        ConvexPolyhedron { vertices, normals, offsets, center: R * self.center + t, ..self.clone() }
+    }
+
     /// Number of faces.
     pub fn face_count(&self) -> usize {
         self.normals.len()
@@ -316,6 +325,22 @@ mod tests {
         let (q, d) = b.closest_point(&Vec3::new(2.0, 3.0, 0.0));
         assert_relative_eq!(d, 2f64.sqrt(), max_relative = 1e-14);
         assert_relative_eq!(q, Vec3::new(1.0, 2.0, 0.0));
+    }
+
+    #[test]
+    fn a_moved_polyhedron_keeps_its_faces_and_planes() {
+        let b = ConvexPolyhedron::cuboid(Vec3::new(1.0, 2.0, 3.0));
+        let R = *tumble_math::UnitQuat::from_euler_angles(0.3, -0.7, 1.1).to_rotation_matrix().matrix();
+        let t = Vec3::new(4.0, -5.0, 6.0);
+        let m = b.transformed(&R, &t);
+        assert!((m.volume() - 48.0).abs() < 1e-12);
+        for f in 0..m.face_count() {
+            for &i in m.face(f) {
+                // Every corner of a face lies on that face's moved plane.
+                assert!((m.normals[f].dot(&m.vertices[i as usize]) - m.offsets[f]).abs() < 1e-12);
+            }
+        }
+        assert!(m.signed_distance_inside(&(R * Vec3::new(0.5, 0.0, 0.0) + t)) + 0.5 < 1e-12);
     }
 
     #[test]

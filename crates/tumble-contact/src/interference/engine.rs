@@ -210,17 +210,15 @@ impl Engine {
         let (ma, mb) = (&self.objects[a].model, &self.objects[b].model);
         let (oa, ob) = (self.objects[a].name.clone(), self.objects[b].name.clone());
         let mut choice = Vec::with_capacity(ma.params.len() * mb.params.len());
-        for pa in &ma.params {
+        for (ia, pa) in ma.params.iter().enumerate() {
             for (jb, pb) in mb.params.iter().enumerate() {
-                let ia = choice.len() / mb.params.len().max(1);
-                let pick = if pa.priority > pb.priority || (pa.priority == pb.priority && pa == pb) {
+                choice.push(if pa.priority > pb.priority || (pa.priority == pb.priority && pa == pb) {
                     (true, ia as u32)
                 } else if pb.priority > pa.priority {
                     (false, jb as u32)
                 } else {
-                    (true, u32::MAX)
-                };
-                choice.push(pick);
+                    (true, u32::MAX) // ambiguous: refused below if such primitives can meet
+                });
             }
         }
         // Check the combinations that occur: distinct (kind, set) of each side, crossed.
@@ -283,12 +281,20 @@ impl Engine {
         Ok(())
     }
 
-    /// A body's state and its last evaluated wrench.
+    /// Number of candidate primitive pairs the last evaluation tested (after the bounding-volume
+    /// traversal and the primitives' bounding spheres).
+    pub fn candidate_count(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// A body's state and its last evaluated wrench. Panics on an index out of range (the
+    /// indices are those [`Engine::add_object`] returned and the model's body indices).
     pub fn body(&self, object: usize, body: usize) -> &BodyState {
         &self.objects[object].bodies[body]
     }
 
-    /// The wrench on a body at its origin, in its own frame: `(force_B, moment_B)`.
+    /// The wrench on a body at its origin, in its own frame: `(force_B, moment_B)`. Panics on an
+    /// index out of range, as [`Engine::body`].
     pub fn wrench_in_body(&self, object: usize, body: usize) -> (Vec3, Vec3) {
         let b = &self.objects[object].bodies[body];
         (b.X_WB.inv_vector(&b.force), b.X_WB.inv_vector(&b.torque))
@@ -426,11 +432,13 @@ impl Engine {
             let set = if from_a { &ma.params[i as usize] } else { &mb.params[i as usize] };
             let (A, B) =
                 (self.objects[pair.a].bodies[t.body_a as usize], self.objects[pair.b].bodies[t.body_b as usize]);
-            let volumetric = testers::is_volumetric(da.shape.kind(), db.shape.kind());
-            let Some(law) = (if volumetric { set.volume_law.as_ref() } else { set.law.as_ref() }) else { continue };
             // Material-point velocities at the world origin.
             let (va0, vb0) = (A.v - A.w.cross(&A.X_WB.p), B.v - B.w.cross(&B.X_WB.p));
             for c in res.as_slice() {
+                // `pair` checked that the set has the law this measure needs.
+                let Some(law) = (if c.volumetric { set.volume_law.as_ref() } else { set.law.as_ref() }) else {
+                    continue;
+                };
                 let c = c.transformed(&A.X_WB);
                 let key = (t.pair, t.prim_a, t.prim_b, c.sub);
                 let rate = (va0 - vb0).dot(&c.rate_s) + (A.w - B.w).dot(&c.rate_m);

@@ -38,7 +38,7 @@ use std::path::Path;
 use tumble_geometry::bv::{Bv, BvKind};
 use tumble_geometry::convex::ConvexPolyhedron;
 use tumble_geometry::primitive::Primitive;
-use tumble_math::{Mat3, UnitQuat, Vec3, quat_from_wxyz};
+use tumble_math::{Vec3, quat_from_wxyz};
 
 /// A model file or model-building error, naming the file and the element.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -249,37 +249,22 @@ pub struct PrimSpec {
 }
 
 impl Model {
-    /// Reads a TOML (`.toml`) or JSON (`.json`) model file.
+    /// Reads a TOML (`.toml`) or JSON (`.json`) model file; the model is named after the file
+    /// unless it sets `name`.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let file = path.display().to_string();
-        let err =
-            |location: &str, message: String| ModelError { file: file.clone(), location: location.into(), message };
-        let text =
-            std::fs::read_to_string(path).map_err(|e| err("file", format!("cannot read the model file: {e}")))?;
-        let spec: ModelFile = if path.extension().is_some_and(|e| e == "json") {
-            let de = &mut serde_json::Deserializer::from_str(&text);
-            serde_path_to_error::deserialize(de).map_err(|e| err(&e.path().to_string(), e.inner().to_string()))?
-        } else {
-            let de = toml::Deserializer::parse(&text).map_err(|e| err("syntax", e.to_string()))?;
-            serde_path_to_error::deserialize(de)
-                .map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?
-        };
-        let name = spec
-            .name
-            .clone()
-            .unwrap_or_else(|| path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into()));
-        build(&file, name, spec)
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+            file: file.clone(),
+            location: "file".into(),
+            message: format!("cannot read the model file: {e}"),
+        })?;
+        let stem = path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into_owned());
+        parse(&file, &text, path.extension().is_some_and(|e| e == "json"), stem)
     }
 
     /// Parses model-file text (TOML) as if read from `file`.
     pub fn from_toml(file: &str, text: &str) -> Result<Model, ModelError> {
-        let err =
-            |location: &str, message: String| ModelError { file: file.into(), location: location.into(), message };
-        let de = toml::Deserializer::parse(text).map_err(|e| err("syntax", e.to_string()))?;
-        let spec: ModelFile = serde_path_to_error::deserialize(de)
-            .map_err(|e| err(&e.path().to_string(), e.inner().message().to_string()))?;
-        let name = spec.name.clone().unwrap_or_else(|| "model".into());
-        build(file, name, spec)
+        parse(file, text, false, "model".into())
     }
 
     /// Index of the body named `name`.
@@ -291,6 +276,19 @@ impl Model {
     pub fn primitive_count(&self) -> usize {
         self.prims.len()
     }
+}
+
+fn parse(file: &str, text: &str, json: bool, default_name: String) -> Result<Model, ModelError> {
+    let err = |location: String, message: String| ModelError { file: file.into(), location, message };
+    let spec: ModelFile = if json {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| err(e.path().to_string(), e.inner().to_string()))?
+    } else {
+        let de = toml::Deserializer::parse(text).map_err(|e| err("syntax".into(), e.to_string()))?;
+        serde_path_to_error::deserialize(de).map_err(|e| err(e.path().to_string(), e.inner().message().to_string()))?
+    };
+    let name = spec.name.clone().unwrap_or(default_name);
+    build(file, name, spec)
 }
 
 struct Builder<'a> {
@@ -425,9 +423,11 @@ impl Builder<'_> {
         self.model.nodes.push(Node { name: name.clone(), bv: None, children: Vec::new(), prims: Vec::new() });
         for (k, p) in g.primitives.iter().enumerate() {
             let ploc = format!("{location}.primitives[{k}]");
-            let shape =
-                primitive(p).map_err(|m| self.err(&format!("{ploc} ('{}')", p.name.clone().unwrap_or_default()), m))?;
-            let shape = transform(&shape, &in_body).map_err(|m| self.err(&ploc, m))?;
+            let named = match &p.name {
+                Some(n) => format!("{ploc} ('{n}')"),
+                None => ploc.clone(),
+            };
+            let shape = transform(&primitive(p).map_err(|m| self.err(&named, m))?, &in_body);
             let params = match &p.contact {
                 Some(c) => self.params_index(&format!("{ploc}.contact"), c)?,
                 None => {
@@ -569,9 +569,9 @@ pub fn primitive(p: &PrimSpec) -> Result<Primitive, String> {
 }
 
 /// `shape` moved by `X` (group frame → body frame).
-pub fn transform(shape: &Primitive, X: &Frame) -> Result<Primitive, String> {
+pub fn transform(shape: &Primitive, X: &Frame) -> Primitive {
     let pt = |x: &Vec3| X.point(x);
-    Ok(match shape {
+    match shape {
         Primitive::Point(p) => Primitive::Point(pt(p)),
         Primitive::Plane { point, normal } => Primitive::Plane { point: pt(point), normal: X.vector(normal) },
         Primitive::Segment { a, b } => Primitive::Segment { a: pt(a), b: pt(b) },
@@ -583,15 +583,6 @@ pub fn transform(shape: &Primitive, X: &Frame) -> Result<Primitive, String> {
         Primitive::Ellipsoid { center, rotation, radii } => {
             Primitive::Ellipsoid { center: pt(center), rotation: X.R * rotation, radii: *radii }
         }
-        Primitive::Polyhedron(p) => {
-            let v: Vec<Vec3> = p.vertices.iter().map(pt).collect();
-            Primitive::Polyhedron(Box::new(ConvexPolyhedron::new(&v).map_err(|e| e.to_string())?))
-        }
-    })
-}
-
-/// A rotation matrix from a `[w, x, y, z]` quaternion (for callers building models in code).
-pub fn rotation(wxyz: [f64; 4]) -> Result<Mat3, String> {
-    let q: UnitQuat = quat_from_wxyz(wxyz).map_err(|e| e.to_string())?;
-    Ok(*q.to_rotation_matrix().matrix())
+        Primitive::Polyhedron(p) => Primitive::Polyhedron(Box::new(p.transformed(&X.R, &X.p))),
+    }
 }

@@ -18,9 +18,9 @@
 //! | ray–plane, ray–sphere, ray–triangle, ray–polyhedron | plunger travel `L − t_hit` past the first surface along the ray, pushing along the ray |
 //! | sphere–sphere, sphere–plane, sphere–triangle, sphere–polyhedron | minimum translational distance (`r` minus the centre's distance, or plus its depth when inside) |
 //! | plane–polyhedron, polyhedron–polyhedron | interference **volume**, at its centroid, normal along the area vector of A's boundary inside B (volumetric: a face resting on a face has one contact whose centroid carries the moment) |
-//! | ellipsoid pairs | minimum translational distance by GJK/EPA on support functions |
 //!
-//! Pairs without a meaningful penetration measure have no tester: point–point, point–segment,
+//! Ellipsoids have no tester yet: a pair with an ellipsoid is ignored. Pairs without a
+//! meaningful penetration measure have no tester: point–point, point–segment,
 //! point–triangle, segment–segment, triangle–triangle (zero-volume shapes meet on sets of
 //! measure zero), plane–plane and plane–triangle (unbounded or one-sided against unbounded).
 
@@ -59,24 +59,33 @@ pub type TesterFn = fn(&Primitive, &Primitive, &Frame, &mut Contacts, &mut Scrat
 
 use PrimitiveKind as K;
 
+/// What a tester's contacts measure (which law of the contact set applies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// A depth, m (`law`).
+    Depth,
+    /// An interference volume, m³ (`volume_law`).
+    Volume,
+}
+
 /// The testers, listed once per unordered pair with the first kind not after the second.
-pub const TABLE: &[(PrimitiveKind, PrimitiveKind, TesterFn)] = &[
-    (K::Point, K::Plane, point_plane::test),
-    (K::Point, K::Sphere, point_sphere::test),
-    (K::Point, K::Polyhedron, point_polyhedron::test),
-    (K::Plane, K::Segment, segment_plane::test_reversed),
-    (K::Plane, K::Ray, ray_plane::test_reversed),
-    (K::Plane, K::Sphere, sphere_plane::test_reversed),
-    (K::Plane, K::Polyhedron, plane_polyhedron::test),
-    (K::Segment, K::Triangle, segment_triangle::test),
-    (K::Segment, K::Polyhedron, segment_polyhedron::test),
-    (K::Ray, K::Sphere, ray_sphere::test),
-    (K::Ray, K::Triangle, ray_triangle::test),
-    (K::Ray, K::Polyhedron, ray_polyhedron::test),
-    (K::Sphere, K::Sphere, sphere_sphere::test),
-    (K::Sphere, K::Triangle, sphere_triangle::test),
-    (K::Sphere, K::Polyhedron, sphere_polyhedron::test),
-    (K::Polyhedron, K::Polyhedron, polyhedron_polyhedron::test),
+pub const TABLE: &[(PrimitiveKind, PrimitiveKind, TesterFn, Measure)] = &[
+    (K::Point, K::Plane, point_plane::test, Measure::Depth),
+    (K::Point, K::Sphere, point_sphere::test, Measure::Depth),
+    (K::Point, K::Polyhedron, point_polyhedron::test, Measure::Depth),
+    (K::Plane, K::Segment, segment_plane::test_reversed, Measure::Depth),
+    (K::Plane, K::Ray, ray_plane::test_reversed, Measure::Depth),
+    (K::Plane, K::Sphere, sphere_plane::test_reversed, Measure::Depth),
+    (K::Plane, K::Polyhedron, plane_polyhedron::test, Measure::Volume),
+    (K::Segment, K::Triangle, segment_triangle::test, Measure::Depth),
+    (K::Segment, K::Polyhedron, segment_polyhedron::test, Measure::Depth),
+    (K::Ray, K::Sphere, ray_sphere::test, Measure::Depth),
+    (K::Ray, K::Triangle, ray_triangle::test, Measure::Depth),
+    (K::Ray, K::Polyhedron, ray_polyhedron::test, Measure::Depth),
+    (K::Sphere, K::Sphere, sphere_sphere::test, Measure::Depth),
+    (K::Sphere, K::Triangle, sphere_triangle::test, Measure::Depth),
+    (K::Sphere, K::Polyhedron, sphere_polyhedron::test, Measure::Depth),
+    (K::Polyhedron, K::Polyhedron, polyhedron_polyhedron::test, Measure::Volume),
 ];
 
 /// How to test a pair of kinds.
@@ -92,7 +101,7 @@ pub enum Dispatch {
 
 /// The tester for `(a, b)`.
 pub fn tester(a: PrimitiveKind, b: PrimitiveKind) -> Dispatch {
-    for &(x, y, f) in TABLE {
+    for &(x, y, f, _) in TABLE {
         if (x, y) == (a, b) {
             return Dispatch::Direct(f);
         }
@@ -105,7 +114,7 @@ pub fn tester(a: PrimitiveKind, b: PrimitiveKind) -> Dispatch {
 
 /// Whether the pair's measure is a volume (the contact set needs a volumetric law).
 pub fn is_volumetric(a: PrimitiveKind, b: PrimitiveKind) -> bool {
-    matches!((a, b), (K::Plane | K::Polyhedron, K::Polyhedron) | (K::Polyhedron, K::Plane))
+    TABLE.iter().any(|&(x, y, _, m)| ((x, y) == (a, b) || (x, y) == (b, a)) && m == Measure::Volume)
 }
 
 /// Runs the right tester for `a` (frame A) and `b` (frame B, pose `X_AB`), contacts in frame A.
@@ -123,13 +132,6 @@ pub fn run(dispatch: Dispatch, a: &Primitive, b: &Primitive, X_AB: &Frame, out: 
     }
 }
 
-/// Runs a tester on two primitives given in one frame (convenience for tests and tools).
-pub fn test_pair(a: &Primitive, b: &Primitive) -> Contacts {
-    let mut out = Contacts::default();
-    run(tester(a.kind(), b.kind()), a, b, &Frame::identity(), &mut out, &mut Scratch::default());
-    out
-}
-
 /// `(n, d)` of a plane primitive moved by `X`: `n · x = d` on its boundary.
 #[inline]
 pub(crate) fn plane_in(point: &Vec3, normal: &Vec3, X: &Frame) -> (Vec3, f64) {
@@ -139,12 +141,6 @@ pub(crate) fn plane_in(point: &Vec3, normal: &Vec3, X: &Frame) -> (Vec3, f64) {
 
 /// A unit vector perpendicular to nothing in particular, for coincident centres.
 pub(crate) const FALLBACK_NORMAL: Vec3 = Vec3::new(0.0, 0.0, 1.0);
-
-/// Depth contact helper.
-#[inline]
-pub(crate) fn depth(point: Vec3, normal: Vec3, d: f64, sub: u8) -> Contact {
-    Contact::depth(point, normal, d, sub)
-}
 
 /// A plunger contact (ray A with base `o`, unit direction `d`, length `L`, all in frame A)
 /// that met B's surface with outward normal `m` at `t_hit`: travel `L − t_hit` along `d`, rate

@@ -2,7 +2,7 @@
 //! minimum translational distance of a point): `δ = offset_f − n_f · x`, normal `−n_f` (the
 //! polyhedron is pushed away from the point).
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
@@ -10,6 +10,6 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
     let x_B = X_AB.inv_point(x);
     let (f, s) = p.nearest_face(&x_B);
     if s < 0.0 {
-        out.push(depth(*x, -X_AB.vector(&p.normals[f]), -s, 0));
+        out.push(Contact::depth(*x, -X_AB.vector(&p.normals[f]), -s, 0));
     }
 }

@@ -1,6 +1,6 @@
 //! Point–sphere: depth `δ = r − |x − c|`, normal from the point towards the centre.
 
-use super::{Contacts, FALLBACK_NORMAL, Frame, Scratch, depth};
+use super::{Contact, Contacts, FALLBACK_NORMAL, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
@@ -10,6 +10,6 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
     let dist = d.norm();
     if dist < *radius {
         let n = if dist > 0.0 { d / dist } else { FALLBACK_NORMAL };
-        out.push(depth(*x, n, radius - dist, 0));
+        out.push(Contact::depth(*x, n, radius - dist, 0));
     }
 }

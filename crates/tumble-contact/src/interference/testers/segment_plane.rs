@@ -1,7 +1,7 @@
 //! Segment–plane: each end below the plane is a contact with its own depth, so a segment lying
 //! on the plane is carried at both ends (and one crossing it at the end below).
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 /// Plane first (table order), segment second.
@@ -13,7 +13,7 @@ pub(super) fn test_reversed(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mu
         let x = X_AB.point(end);
         let delta = d - normal.dot(&x);
         if delta > 0.0 {
-            out.push(depth(x, *normal, delta, k as u8));
+            out.push(Contact::depth(x, *normal, delta, k as u8));
         }
     }
 }

@@ -8,7 +8,7 @@
 //! a rail lying in a slot is carried at both ends; when an edge axis wins, one contact midway
 //! between the closest points of the segment and that edge.
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::convex::ConvexPolyhedron;
 use tumble_geometry::primitive::Primitive;
 use tumble_math::Vec3;
@@ -27,21 +27,21 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
                 let x = p0 + (p1 - p0) * t;
                 let d = (lift - axis.dot(&x)).min(overlap);
                 if d > 0.0 {
-                    out.push(depth(X_AB.point(&x), normal, d, k as u8));
+                    out.push(Contact::depth(X_AB.point(&x), normal, d, k as u8));
                 }
             }
         }
         Some(e) => {
             let (e0, e1) = (p.vertices[p.edges[e][0] as usize], p.vertices[p.edges[e][1] as usize]);
             let (x, y) = closest_between_segments(&p0, &p1, &e0, &e1);
-            out.push(depth(X_AB.point(&(0.5 * (x + y))), normal, overlap, 0));
+            out.push(Contact::depth(X_AB.point(&(0.5 * (x + y))), normal, overlap, 0));
         }
     }
 }
 
 /// The separating axis of least overlap: `(u, overlap, Some(edge) for an edge axis)`, `u`
 /// oriented so that moving the segment along `+u` separates it; `None` when separated.
-pub(crate) fn min_overlap(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(Vec3, f64, Option<usize>)> {
+fn min_overlap(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(Vec3, f64, Option<usize>)> {
     let mut best: Option<(Vec3, f64, Option<usize>)> = None;
     let mut consider = |u: Vec3, edge: Option<usize>| -> bool {
         let (pmax, pmin) = (p.support(&u).0, -p.support(&-u).0);
@@ -74,7 +74,7 @@ pub(crate) fn min_overlap(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<
 }
 
 /// Parameters `[t0, t1] ⊂ [0, 1]` of the part of `p0 + t (p1 − p0)` inside the polyhedron.
-pub(crate) fn clip(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(f64, f64)> {
+fn clip(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(f64, f64)> {
     let (mut t0, mut t1) = (0.0f64, 1.0f64);
     let s = p1 - p0;
     for (n, d) in p.normals.iter().zip(&p.offsets) {
@@ -96,7 +96,7 @@ pub(crate) fn clip(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(f64, f
 }
 
 /// Closest points of segments `p0–p1` and `q0–q1` (Ericson §5.1.9).
-pub(crate) fn closest_between_segments(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> (Vec3, Vec3) {
+fn closest_between_segments(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> (Vec3, Vec3) {
     let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
     let (a, e, f) = (d1.dot(&d1), d2.dot(&d2), d2.dot(&r));
     let c = d1.dot(&r);

@@ -2,7 +2,7 @@
 //! crossing point lies inside the triangle), the end behind the plane is a contact with depth
 //! its height below the plane, pushed out along the triangle's normal.
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
@@ -22,5 +22,5 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
         }
     }
     let (end, h) = if h0 < 0.0 { (p0, h0) } else { (p1, h1) };
-    out.push(depth(X_AB.point(&end), -X_AB.vector(&n), -h, 0));
+    out.push(Contact::depth(X_AB.point(&end), -X_AB.vector(&n), -h, 0));
 }

@@ -1,7 +1,7 @@
 //! Sphere–plane: `δ = r − (n · c − d)`, at the midpoint of the sphere's deepest point and its
 //! projection on the plane.
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 /// Plane first (table order), sphere second.
@@ -11,6 +11,6 @@ pub(super) fn test_reversed(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mu
     let h = normal.dot(&(c - point));
     let delta = radius - h;
     if delta > 0.0 {
-        out.push(depth(c - normal * (0.5 * (radius + h)), *normal, delta, 0));
+        out.push(Contact::depth(c - normal * (0.5 * (radius + h)), *normal, delta, 0));
     }
 }

@@ -3,7 +3,7 @@
 //! sphere leaves through the nearest face: `δ = r + (offset_f − n_f · c)` along `n_f`. The
 //! point is midway between the two deepest points.
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
@@ -23,5 +23,5 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
         ((c - q) / dist, dist)
     };
     let x = c - u * (0.5 * (radius + dist));
-    out.push(depth(X_AB.point(&x), -X_AB.vector(&u), radius - dist, 0));
+    out.push(Contact::depth(X_AB.point(&x), -X_AB.vector(&u), radius - dist, 0));
 }

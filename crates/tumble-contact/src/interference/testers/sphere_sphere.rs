@@ -1,7 +1,7 @@
 //! Sphere–sphere: `δ = r_a + r_b − |c_b − c_a|`, along the line of centres, at the midpoint of
 //! the two deepest points.
 
-use super::{Contacts, FALLBACK_NORMAL, Frame, Scratch, depth};
+use super::{Contact, Contacts, FALLBACK_NORMAL, Frame, Scratch};
 use tumble_geometry::primitive::Primitive;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, _: &mut Scratch) {
@@ -15,6 +15,6 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
     if delta > 0.0 {
         let n = if dist > 0.0 { d / dist } else { FALLBACK_NORMAL };
         let x = 0.5 * ((ca + n * *ra) + (cb - n * *rb));
-        out.push(depth(x, n, delta, 0));
+        out.push(Contact::depth(x, n, delta, 0));
     }
 }

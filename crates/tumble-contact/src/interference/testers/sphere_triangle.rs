@@ -4,7 +4,7 @@
 //! centre behind the plane and outside the triangle's prism belongs to the neighbouring
 //! triangles of the mesh: no contact.
 
-use super::{Contacts, Frame, Scratch, depth};
+use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::closest::{Feature, closest_on_triangle};
 use tumble_geometry::primitive::Primitive;
 
@@ -29,5 +29,5 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
         return;
     };
     let x = c - u * (0.5 * (radius + dist));
-    out.push(depth(X_AB.point(&x), -X_AB.vector(&u), radius - dist, 0));
+    out.push(Contact::depth(X_AB.point(&x), -X_AB.vector(&u), radius - dist, 0));
 }
