@@ -90,6 +90,20 @@ fn testers() {
             Box::new(pbox.clone()),
         ),
         (
+            "segment–sphere",
+            Primitive::Segment { a: seg.0, b: seg.1 },
+            Primitive::Sphere { center: Vec3::zeros(), radius: 0.2 },
+            Box::new(Segment::new(pv(&seg.0), pv(&seg.1))),
+            Box::new(Ball::new(0.2)),
+        ),
+        (
+            "triangle–polyhedron",
+            Primitive::Triangle(t),
+            Primitive::Polyhedron(Box::new(boxp.clone())),
+            Box::new(ptri),
+            Box::new(pbox.clone()),
+        ),
+        (
             "polyhedron–polyhedron",
             Primitive::Polyhedron(Box::new(boxp.clone())),
             Primitive::Polyhedron(Box::new(boxp.clone())),
@@ -157,6 +171,35 @@ fn testers() {
         }
     });
     println!("| ray–polyhedron | {:.0} | {:.0} (`cast_local_ray`) | |", ours / n as f64 * 1e9, theirs / n as f64 * 1e9);
+    // Ellipsoid pairs: parry has no ellipsoid.
+    let ell = Primitive::Ellipsoid {
+        center: Vec3::zeros(),
+        rotation: *UnitQuat::from_euler_angles(0.3, 0.2, 0.1).to_rotation_matrix().matrix(),
+        radii: Vec3::new(0.3, 0.2, 0.15),
+    };
+    let others = [
+        ("point", Primitive::Point(Vec3::new(0.1, 0.0, 0.05))),
+        ("plane", Primitive::Plane { point: Vec3::zeros(), normal: Vec3::z() }),
+        ("segment", Primitive::Segment { a: seg.0, b: seg.1 }),
+        ("ray", Primitive::Ray { origin: Vec3::new(0.0, 0.0, 0.6), direction: -Vec3::z(), length: 0.6 }),
+        ("sphere", Primitive::Sphere { center: Vec3::zeros(), radius: 0.2 }),
+        ("triangle", Primitive::Triangle(t)),
+        ("ellipsoid", ell.clone()),
+        ("polyhedron", Primitive::Polyhedron(Box::new(boxp.clone()))),
+    ];
+    for (name, o) in &others {
+        let d = tester(o.kind(), ell.kind());
+        let mut found = 0;
+        let ours = best_of(5, || {
+            found = 0;
+            for f in &frames {
+                run(d, o, &ell, f, &mut out, &mut scratch);
+                found += !out.is_empty() as usize;
+                black_box(&out);
+            }
+        });
+        println!("| {name}–ellipsoid | {:.0} | — | {found} / — |", ours / n as f64 * 1e9);
+    }
 }
 
 /// A plate of `side²` primitives (`side` a power of two) in a quadtree of groups with 4×4

@@ -152,6 +152,11 @@ fn zoo() -> Arc<Model> {
         [[object.groups.primitives]]
         type = "triangle"
         corners = [[-0.2, -0.2, 0], [0.2, -0.2, 0], [0, 0.2, 0.02]]
+        [[object.groups.primitives]]
+        type = "ellipsoid"
+        center = [0.1, -0.1, 0.1]
+        radii = [0.12, 0.07, 0.05]
+        orientation = [0.5, 0.5, 0.5, 0.5]
         "#,
     )
 }
@@ -200,7 +205,7 @@ fn action_equals_reaction_and_moments_balance_for_every_pair() {
             assert!(c.friction.norm() <= 0.3 * c.normal_force * (1.0 + 1e-12));
         }
     }
-    assert!(kinds.len() >= 12, "pairs exercised: {kinds:?}");
+    assert!(kinds.len() >= 16, "pairs exercised: {kinds:?}");
 }
 
 #[test]

@@ -13,33 +13,47 @@
 //! |---|---|
 //! | point–plane, point–sphere, point–polyhedron, point–ellipsoid | depth of the point below the surface (closest surface point) |
 //! | segment–plane | depth of each end below the plane (a segment lying on a plane gets two contacts) |
+//! | segment–sphere | `r` minus the centre's distance to the segment |
 //! | segment–polyhedron | minimum translational distance (separating axes: faces, segment × edges); on a face axis, the two ends of the part inside, each with its depth below that face |
 //! | segment–triangle | depth of the end behind the triangle when the segment pierces it |
-//! | ray–plane, ray–sphere, ray–triangle, ray–polyhedron | plunger travel `L − t_hit` past the first surface along the ray, pushing along the ray |
+//! | ray–plane, ray–sphere, ray–triangle, ray–ellipsoid, ray–polyhedron | plunger travel `L − t_hit` past the first surface along the ray, pushing along the ray |
 //! | sphere–sphere, sphere–plane, sphere–triangle, sphere–polyhedron | minimum translational distance (`r` minus the centre's distance, or plus its depth when inside) |
+//! | plane–ellipsoid | depth of the ellipsoid's lowest point below the plane |
+//! | segment–ellipsoid, sphere–ellipsoid, ellipsoid–ellipsoid, ellipsoid–polyhedron | minimum translational distance by the expanding polytope on support mappings, Newton-polished where both shapes are curved (`epa.rs`) |
+//! | triangle–ellipsoid, triangle–polyhedron | as sphere–triangle: minimum translational distance for a solid whose centre is in front of the (one-sided) triangle, depth along the normal for one sunk behind it over the triangle |
 //! | plane–polyhedron, polyhedron–polyhedron | interference **volume**, at its centroid, normal along the area vector of A's boundary inside B (volumetric: a face resting on a face has one contact whose centroid carries the moment) |
 //!
-//! Ellipsoids have no tester yet: a pair with an ellipsoid is ignored. Pairs without a
-//! meaningful penetration measure have no tester: point–point, point–segment,
+//! Pairs without a meaningful penetration measure have no tester: point–point, point–segment,
 //! point–triangle, segment–segment, triangle–triangle (zero-volume shapes meet on sets of
 //! measure zero), plane–plane and plane–triangle (unbounded or one-sided against unbounded).
 
+mod ellipsoid_ellipsoid;
+mod ellipsoid_polyhedron;
+mod ellipsoid_triangle;
+mod epa;
+mod plane_ellipsoid;
 mod plane_polyhedron;
+mod point_ellipsoid;
 mod point_plane;
 mod point_polyhedron;
 mod point_sphere;
 mod polyhedron_polyhedron;
+mod ray_ellipsoid;
 mod ray_plane;
 mod ray_polyhedron;
 mod ray_sphere;
 mod ray_triangle;
+mod segment_ellipsoid;
 mod segment_plane;
 mod segment_polyhedron;
+mod segment_sphere;
 mod segment_triangle;
+mod sphere_ellipsoid;
 mod sphere_plane;
 mod sphere_polyhedron;
 mod sphere_sphere;
 mod sphere_triangle;
+mod triangle_polyhedron;
 mod volume;
 
 use super::contact::{Contact, Contacts, Frame};
@@ -52,6 +66,7 @@ pub struct Scratch {
     pub(crate) ring: Vec<Vec3>,
     pub(crate) ring2: Vec<Vec3>,
     pub(crate) verts: Vec<Vec3>,
+    pub(crate) polytope: epa::Polytope,
 }
 
 /// A tester: primitive `a` (frame A), primitive `b` (frame B), `X_AB`, output in frame A.
@@ -72,19 +87,29 @@ pub enum Measure {
 pub const TABLE: &[(PrimitiveKind, PrimitiveKind, TesterFn, Measure)] = &[
     (K::Point, K::Plane, point_plane::test, Measure::Depth),
     (K::Point, K::Sphere, point_sphere::test, Measure::Depth),
+    (K::Point, K::Ellipsoid, point_ellipsoid::test, Measure::Depth),
     (K::Point, K::Polyhedron, point_polyhedron::test, Measure::Depth),
     (K::Plane, K::Segment, segment_plane::test_reversed, Measure::Depth),
     (K::Plane, K::Ray, ray_plane::test_reversed, Measure::Depth),
     (K::Plane, K::Sphere, sphere_plane::test_reversed, Measure::Depth),
+    (K::Plane, K::Ellipsoid, plane_ellipsoid::test, Measure::Depth),
     (K::Plane, K::Polyhedron, plane_polyhedron::test, Measure::Volume),
+    (K::Segment, K::Sphere, segment_sphere::test, Measure::Depth),
     (K::Segment, K::Triangle, segment_triangle::test, Measure::Depth),
+    (K::Segment, K::Ellipsoid, segment_ellipsoid::test, Measure::Depth),
     (K::Segment, K::Polyhedron, segment_polyhedron::test, Measure::Depth),
     (K::Ray, K::Sphere, ray_sphere::test, Measure::Depth),
     (K::Ray, K::Triangle, ray_triangle::test, Measure::Depth),
+    (K::Ray, K::Ellipsoid, ray_ellipsoid::test, Measure::Depth),
     (K::Ray, K::Polyhedron, ray_polyhedron::test, Measure::Depth),
     (K::Sphere, K::Sphere, sphere_sphere::test, Measure::Depth),
     (K::Sphere, K::Triangle, sphere_triangle::test, Measure::Depth),
+    (K::Sphere, K::Ellipsoid, sphere_ellipsoid::test, Measure::Depth),
     (K::Sphere, K::Polyhedron, sphere_polyhedron::test, Measure::Depth),
+    (K::Triangle, K::Ellipsoid, ellipsoid_triangle::test, Measure::Depth),
+    (K::Triangle, K::Polyhedron, triangle_polyhedron::test, Measure::Depth),
+    (K::Ellipsoid, K::Ellipsoid, ellipsoid_ellipsoid::test, Measure::Depth),
+    (K::Ellipsoid, K::Polyhedron, ellipsoid_polyhedron::test, Measure::Depth),
     (K::Polyhedron, K::Polyhedron, polyhedron_polyhedron::test, Measure::Volume),
 ];
 
@@ -99,18 +124,26 @@ pub enum Dispatch {
     Swapped(TesterFn),
 }
 
-/// The tester for `(a, b)`.
+/// The tester for `(a, b)` (a table lookup: the engine asks once per candidate pair).
+#[inline]
 pub fn tester(a: PrimitiveKind, b: PrimitiveKind) -> Dispatch {
-    for &(x, y, f, _) in TABLE {
-        if (x, y) == (a, b) {
-            return Dispatch::Direct(f);
-        }
-        if (x, y) == (b, a) {
-            return Dispatch::Swapped(f);
-        }
-    }
-    Dispatch::None
+    DISPATCH[a as usize][b as usize]
 }
+
+/// [`TABLE`] as a matrix over ordered pairs of kinds.
+const DISPATCH: [[Dispatch; PrimitiveKind::COUNT]; PrimitiveKind::COUNT] = {
+    let mut m = [[Dispatch::None; PrimitiveKind::COUNT]; PrimitiveKind::COUNT];
+    let mut i = 0;
+    while i < TABLE.len() {
+        let (x, y, f, _) = TABLE[i];
+        m[x as usize][y as usize] = Dispatch::Direct(f);
+        if x as usize != y as usize {
+            m[y as usize][x as usize] = Dispatch::Swapped(f);
+        }
+        i += 1;
+    }
+    m
+};
 
 /// Whether the pair's measure is a volume (the contact set needs a volumetric law).
 pub fn is_volumetric(a: PrimitiveKind, b: PrimitiveKind) -> bool {

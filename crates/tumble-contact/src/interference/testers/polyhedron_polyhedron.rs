@@ -12,7 +12,7 @@ use tumble_math::Vec3;
 
 pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contacts, scratch: &mut Scratch) {
     let (Primitive::Polyhedron(pa), Primitive::Polyhedron(pb)) = (a, b) else { return };
-    let Scratch { ring, ring2, verts } = scratch;
+    let Scratch { ring, ring2, verts, .. } = scratch;
     verts.clear();
     verts.extend(pb.vertices.iter().map(|v| X_AB.point(v)));
     // Quick separation on A's face normals (the common no-contact case ends here).

@@ -1,8 +1,8 @@
 //! Sphere–triangle (one-sided): with the centre in front of the triangle, `δ = r − |c − q|` for
-//! the closest point `q`, along `c − q`; with the centre behind it but over its interior (the
-//! sphere sank through), `δ = r + h` for its height `h` below the plane, along the normal. A
-//! centre behind the plane and outside the triangle's prism belongs to the neighbouring
-//! triangles of the mesh: no contact.
+//! the closest point `q`, along `c − q`; with the centre a height `h < r` behind it over its
+//! interior (the sphere sank through the facet but still meets it), `δ = r + h` along the
+//! normal. A centre behind the plane and outside the triangle's prism belongs to the
+//! neighbouring triangles of the mesh: no contact; so does a sphere that passed wholly through.
 
 use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::closest::{Feature, closest_on_triangle};
@@ -23,7 +23,7 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
             return;
         }
         ((c - q) / dist, dist)
-    } else if feature == Feature::Face {
+    } else if feature == Feature::Face && h > -radius {
         (n, h)
     } else {
         return;
