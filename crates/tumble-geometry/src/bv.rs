@@ -122,17 +122,44 @@ impl Bv {
             (Aabb { center: a, half: ha }, Aabb { center: b, half: hb }) => {
                 (0..3).all(|k| (a[k] - b[k]).abs() <= ha[k] + hb[k])
             }
-            (Sphere { center, radius }, bx) | (bx, Sphere { center, radius }) => {
-                let (c, axes, half) = bx.as_box();
-                let d = axes.transpose() * (center - c);
-                let q = d.zip_map(&half, |x, h| x.clamp(-h, h));
-                (d - q).norm_squared() <= radius * radius
-            }
+            (Sphere { center, radius }, bx) | (bx, Sphere { center, radius }) => bx.reaches(center, *radius),
             (a, b) => {
                 let (ca, ra, ha) = a.as_box();
                 let (cb, rb, hb) = b.as_box();
                 obb_obb(&ca, &ra, &ha, &cb, &rb, &hb)
             }
+        }
+    }
+
+    /// The volume grown by `m` on every side (a box's half-extents, a sphere's radius).
+    pub fn inflated(&self, m: f64) -> Bv {
+        match *self {
+            Bv::Everything => Bv::Everything,
+            Bv::Sphere { center, radius } => Bv::Sphere { center, radius: radius + m },
+            Bv::Aabb { center, half } => Bv::Aabb { center, half: half.add_scalar(m) },
+            Bv::Obb { center, axes, half } => Bv::Obb { center, axes, half: half.add_scalar(m) },
+        }
+    }
+
+    /// A ball holding the volume: centre and radius (`+∞` for [`Bv::Everything`]).
+    pub fn bounding_sphere(&self) -> (Vec3, f64) {
+        match self {
+            Bv::Everything => (Vec3::zeros(), f64::INFINITY),
+            Bv::Sphere { center, radius } => (*center, *radius),
+            Bv::Aabb { center, half } | Bv::Obb { center, half, .. } => (*center, half.norm()),
+        }
+    }
+
+    /// Whether the ball of `radius` about `center` overlaps this volume (touching counts): the
+    /// squared distance from the centre to the volume against `radius²`.
+    #[inline]
+    pub fn reaches(&self, center: &Vec3, radius: f64) -> bool {
+        let outside = |d: Vec3, half: &Vec3| d.zip_map(half, |x, h| (x.abs() - h).max(0.0)).norm_squared();
+        match self {
+            Bv::Everything => true,
+            Bv::Sphere { center: c, radius: r } => (center - c).norm_squared() <= (radius + r) * (radius + r),
+            Bv::Aabb { center: c, half } => outside(center - c, half) <= radius * radius,
+            Bv::Obb { center: c, axes, half } => outside(axes.tr_mul(&(center - c)), half) <= radius * radius,
         }
     }
 

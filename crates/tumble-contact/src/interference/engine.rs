@@ -28,6 +28,9 @@ pub enum EngineError {
     /// No such body in an object.
     #[error("object '{0}' has no body {1} (it has {2})")]
     NoBody(String, usize, usize),
+    /// A negative or non-finite candidate margin.
+    #[error("candidate margin {0} m: it must be finite and ≥ 0")]
+    Margin(f64),
     /// Two contact sets of equal priority meet.
     #[error(
         "objects '{a}' and '{b}': contact sets '{set_a}' and '{set_b}' have the same priority {priority}; give one a higher `priority` so that it is clear which acts"
@@ -82,6 +85,15 @@ pub struct BodyState {
 }
 
 /// An instance of a model with its own state.
+/// A primitive's bounding sphere placed in W at an evaluation, and its kind.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    epoch: u64,
+    center: Vec3,
+    radius: f64,
+    kind: PrimitiveKind,
+}
+
 #[derive(Clone, Debug)]
 pub struct Object {
     /// Instance name.
@@ -90,7 +102,10 @@ pub struct Object {
     pub model: Arc<Model>,
     /// One per model body.
     pub bodies: Vec<BodyState>,
-    placed: Vec<(u64, Bv)>,
+    placed: Vec<(u64, Bv, Vec3, f64)>,
+    /// Per primitive, compact for the traversal: the epoch of `center`, its bounding-sphere
+    /// centre in W then, radius and kind.
+    centers: Vec<Placed>,
 }
 
 #[derive(Clone, Debug)]
@@ -150,14 +165,30 @@ thread_local! {
 /// Below this many candidate pairs, testers run on the calling thread.
 const PARALLEL_MIN: usize = 64;
 
+/// Default candidate margin of [`Engine::new`], m.
+pub const DEFAULT_MARGIN: f64 = 1e-3;
+
 /// The interference contact engine.
 #[derive(Default)]
 pub struct Engine {
     objects: Vec<Object>,
     pairs: Vec<Pair>,
     epoch: u64,
+    /// Candidate margin, m: the traversal keeps primitive pairs closer than this, and the list
+    /// stands until some body has moved by the margin relative to another (0: every step).
+    margin: f64,
+    /// Whether `tasks` came from a traversal of the current objects and pairs.
+    listed: bool,
+    /// Traversals so far.
+    traversals: u64,
+    /// Pose of B in A for each (pair, body of A, body of B), now and at the traversal.
     frames: Vec<Frame>,
+    frames_listed: Vec<Frame>,
+    /// For each such body pair: the reach of B's geometry from its origin, m.
+    reach_b: Vec<f64>,
     stack: Vec<(u32, u32)>,
+    /// The primitives of a leaf of B that reach into A's leaf volume.
+    near_b: Vec<u32>,
     tasks: Vec<Task>,
     results: Vec<Contacts>,
     current: Vec<ActiveContact>,
@@ -165,9 +196,25 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An empty engine.
+    /// An empty engine with the [`DEFAULT_MARGIN`] (`Engine::default()` has none).
     pub fn new() -> Self {
-        Self::default()
+        Self { margin: DEFAULT_MARGIN, ..Self::default() }
+    }
+
+    /// Sets the candidate margin, m (≥ 0). The bounding-volume traversal keeps the primitive
+    /// pairs whose bounding volumes, grown by half the margin each, overlap; that list is reused
+    /// while every body has moved, relative to each body it is paired with, by less than the
+    /// margin (bounded by `|Δp| + ‖ΔR‖_F ρ` for a body of reach `ρ`), since until then no pair
+    /// outside it can touch. Larger margins mean fewer traversals and more candidate tests;
+    /// contacts and forces do not depend on it (the testers are exact), only the order of the
+    /// force sum does.
+    pub fn set_margin(&mut self, margin: f64) -> Result<(), EngineError> {
+        if !(margin.is_finite() && margin >= 0.0) {
+            return Err(EngineError::Margin(margin));
+        }
+        self.margin = margin;
+        self.listed = false;
+        Ok(())
     }
 
     /// Adds an instance of `model`, its bodies at their modelled poses (Object at the origin)
@@ -184,8 +231,14 @@ impl Engine {
                 torque: Vec3::zeros(),
             })
             .collect();
-        let placed = vec![(u64::MAX, Bv::Everything); model.nodes.len()];
-        self.objects.push(Object { name: name.into(), model, bodies, placed });
+        let placed = vec![(u64::MAX, Bv::Everything, Vec3::zeros(), f64::INFINITY); model.nodes.len()];
+        let centers = model
+            .prims
+            .iter()
+            .map(|p| Placed { epoch: u64::MAX, center: p.bound.0, radius: p.bound.1, kind: p.shape.kind() })
+            .collect();
+        self.objects.push(Object { name: name.into(), model, bodies, placed, centers });
+        self.listed = false;
         self.objects.len() - 1
     }
 
@@ -261,6 +314,7 @@ impl Engine {
             }
         }
         self.pairs.push(Pair { a, b, choice, n_b: mb.params.len() });
+        self.listed = false;
         Ok(self.pairs.len() - 1)
     }
 
@@ -300,6 +354,11 @@ impl Engine {
         (b.X_WB.inv_vector(&b.force), b.X_WB.inv_vector(&b.torque))
     }
 
+    /// Bounding-volume traversals so far (evaluations that reused the candidate list did none).
+    pub fn traversal_count(&self) -> u64 {
+        self.traversals
+    }
+
     /// The contacts of the last evaluation, in key order within each pair.
     pub fn contacts(&self) -> &[ActiveContact] {
         &self.current
@@ -309,9 +368,13 @@ impl Engine {
     /// the last [`Engine::commit`]; call it after each dynamics step.
     pub fn evaluate(&mut self) {
         self.epoch += 1;
-        self.candidates();
-        self.results.clear();
-        self.results.resize(self.tasks.len(), Contacts::default());
+        if !self.relative_frames() {
+            self.candidates();
+        }
+        // Slots are only ever added (each tester clears its slot): no per-step fill.
+        if self.results.len() < self.tasks.len() {
+            self.results.resize(self.tasks.len(), Contacts::default());
+        }
         let (objects, frames) = (&self.objects, &self.frames);
         let run = |t: &Task, out: &mut Contacts| {
             let (oa, ob) = (&objects[self.pairs[t.pair as usize].a], &objects[self.pairs[t.pair as usize].b]);
@@ -341,53 +404,128 @@ impl Engine {
         self.previous.sort_unstable_by_key(|c| c.key);
     }
 
-    fn place(objects: &mut [Object], o: usize, node: u32, epoch: u64, body: usize) -> Option<Bv> {
+    /// The node's volume placed in W and grown by `grow` (once per evaluation), with its
+    /// bounding sphere.
+    fn place(
+        objects: &mut [Object],
+        o: usize,
+        node: u32,
+        epoch: u64,
+        body: usize,
+        grow: f64,
+    ) -> Option<(Bv, Vec3, f64)> {
         let obj = &mut objects[o];
         let slot = &mut obj.placed[node as usize];
         if slot.0 != epoch {
             let local = obj.model.nodes[node as usize].bv?;
             let X = &obj.bodies[body].X_WB;
-            *slot = (epoch, local.place(&X.R, &X.p));
+            let bv = local.place(&X.R, &X.p).inflated(grow);
+            let (c, r) = bv.bounding_sphere();
+            *slot = (epoch, bv, c, r);
         }
-        Some(slot.1)
+        Some((slot.1, slot.2, slot.3))
     }
 
-    /// Bounding-volume traversal of every pair → the candidate primitive pairs.
+    /// Poses of B in A for every (pair, body of A, body of B), in traversal order; whether the
+    /// candidate list still holds (no body moved by the margin relative to another since it was
+    /// made).
+    fn relative_frames(&mut self) -> bool {
+        self.frames.clear();
+        for pair in &self.pairs {
+            let (oa, ob) = (&self.objects[pair.a], &self.objects[pair.b]);
+            for A in &oa.bodies {
+                for B in &ob.bodies {
+                    self.frames.push(A.X_WB.inverse().compose(&B.X_WB));
+                }
+            }
+        }
+        self.listed
+            && self.frames.iter().zip(&self.frames_listed).zip(&self.reach_b).all(|((now, then), reach)| {
+                let turn = (now.R - then.R).norm();
+                let moved = (now.p - then.p).norm() + if turn == 0.0 { 0.0 } else { turn * reach };
+                moved < self.margin
+            })
+    }
+
+    /// Bounding-volume traversal of every pair → the candidate primitive pairs (those within the
+    /// margin), with the relative poses it was made at.
     fn candidates(&mut self) {
         self.tasks.clear();
-        self.frames.clear();
+        self.frames_listed.clone_from(&self.frames);
+        self.reach_b.clear();
+        self.listed = true;
+        self.traversals += 1;
         let epoch = self.epoch;
+        let grow = 0.5 * self.margin;
+        let mut frame = 0;
         for (pi, pair) in self.pairs.iter().enumerate() {
             let (ma, mb) = (self.objects[pair.a].model.clone(), self.objects[pair.b].model.clone());
             for (ba, bda) in ma.bodies.iter().enumerate() {
                 for (bb, bdb) in mb.bodies.iter().enumerate() {
                     let Xa = self.objects[pair.a].bodies[ba].X_WB;
                     let Xb = self.objects[pair.b].bodies[bb].X_WB;
-                    let frame = self.frames.len() as u32;
-                    self.frames.push(Xa.inverse().compose(&Xb));
+                    let reach = mb.nodes[bdb.root as usize].bv.map_or(f64::INFINITY, |bv| {
+                        let (c, r) = bv.bounding_sphere();
+                        c.norm() + r
+                    });
+                    self.reach_b.push(reach);
+                    frame += 1;
+                    let frame = frame - 1;
                     self.stack.clear();
                     self.stack.push((bda.root, bdb.root));
                     while let Some((na, nb)) = self.stack.pop() {
-                        let Some(va) = Self::place(&mut self.objects, pair.a, na, epoch, ba) else { continue };
-                        let Some(vb) = Self::place(&mut self.objects, pair.b, nb, epoch, bb) else { continue };
-                        if !va.overlaps(&vb) {
+                        let Some((va, ca, ra)) = Self::place(&mut self.objects, pair.a, na, epoch, ba, grow) else {
+                            continue;
+                        };
+                        let Some((vb, cb, rb)) = Self::place(&mut self.objects, pair.b, nb, epoch, bb, grow) else {
+                            continue;
+                        };
+                        // Bounding spheres first: a cheap reject before the separating axes.
+                        let reach = ra + rb;
+                        if reach.is_finite() && (ca - cb).norm_squared() > reach * reach || !va.overlaps(&vb) {
                             continue;
                         }
                         let (node_a, node_b) = (&ma.nodes[na as usize], &mb.nodes[nb as usize]);
                         let (leaf_a, leaf_b) = (node_a.children.is_empty(), node_b.children.is_empty());
                         if leaf_a && leaf_b {
+                            // World bounding-sphere centres, placed once per evaluation.
+                            for (o, leaf, X) in [(pair.a, node_a, &Xa), (pair.b, node_b, &Xb)] {
+                                let (obj, model) = (&mut self.objects[o], if o == pair.a { &ma } else { &mb });
+                                for &p in &leaf.prims {
+                                    let slot = &mut obj.centers[p as usize];
+                                    if slot.epoch != epoch {
+                                        slot.epoch = epoch;
+                                        slot.center = X.point(&model.prims[p as usize].bound.0);
+                                    }
+                                }
+                            }
+                            // Each primitive's bounding sphere against the other leaf's volume
+                            // first: leaves that overlap partly skip most pairs.
+                            let (pl_a, pl_b) = (&self.objects[pair.a].centers, &self.objects[pair.b].centers);
+                            let reaches =
+                                |bv: &Bv, p: &Placed| !p.radius.is_finite() || bv.reaches(&p.center, p.radius + grow);
+                            self.near_b.clear();
+                            for &pb in &node_b.prims {
+                                if reaches(&va, &pl_b[pb as usize]) {
+                                    self.near_b.push(pb);
+                                }
+                            }
+                            if self.near_b.is_empty() {
+                                continue;
+                            }
                             for &pa in &node_a.prims {
-                                let da = &ma.prims[pa as usize];
-                                let ca = Xa.point(&da.bound.0);
-                                for &pb in &node_b.prims {
-                                    let db = &mb.prims[pb as usize];
-                                    let dispatch = testers::tester(da.shape.kind(), db.shape.kind());
-                                    if matches!(dispatch, Dispatch::None) {
+                                let a = &pl_a[pa as usize];
+                                if !reaches(&vb, a) {
+                                    continue;
+                                }
+                                for &pb in &self.near_b {
+                                    let b = &pl_b[pb as usize];
+                                    let reach = a.radius + b.radius + self.margin;
+                                    if reach.is_finite() && (b.center - a.center).norm_squared() > reach * reach {
                                         continue;
                                     }
-                                    let reach = da.bound.1 + db.bound.1;
-                                    if reach.is_finite() && (Xb.point(&db.bound.0) - ca).norm_squared() > reach * reach
-                                    {
+                                    let dispatch = testers::tester(a.kind, b.kind);
+                                    if matches!(dispatch, Dispatch::None) {
                                         continue;
                                     }
                                     self.tasks.push(Task {
@@ -401,7 +539,7 @@ impl Engine {
                                     });
                                 }
                             }
-                        } else if !leaf_a && (leaf_b || size(&va) >= size(&vb)) {
+                        } else if !leaf_a && (leaf_b || ra >= rb) {
                             self.stack.extend(node_a.children.iter().rev().map(|&c| (c, nb)));
                         } else {
                             self.stack.extend(node_b.children.iter().rev().map(|&c| (na, c)));
@@ -477,13 +615,5 @@ impl Engine {
                 });
             }
         }
-    }
-}
-
-fn size(bv: &Bv) -> f64 {
-    match bv {
-        Bv::Aabb { half, .. } | Bv::Obb { half, .. } => half.norm(),
-        Bv::Sphere { radius, .. } => *radius,
-        Bv::Everything => f64::INFINITY,
     }
 }
