@@ -18,6 +18,8 @@
 pub mod bristle;
 pub mod contact;
 pub mod engine;
+mod gltf;
+pub mod import;
 pub mod model;
 pub mod testers;
 

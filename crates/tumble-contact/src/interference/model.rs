@@ -188,6 +188,29 @@ struct GroupSpec {
     groups: Vec<GroupSpec>,
     #[serde(default)]
     primitives: Vec<PrimSpec>,
+    #[serde(default)]
+    import: Option<ImportSpec>,
+}
+
+/// Geometry imported into a group (see [`super::import`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImportSpec {
+    /// OBJ, glTF or GLB file, relative to the model file.
+    file: String,
+    /// Length scale of the file's units to metres.
+    #[serde(default = "one")]
+    scale: f64,
+    /// The file's up axis: `"y"` (glTF; Blender's OBJ default) or `"z"`.
+    #[serde(default = "y_up")]
+    up: String,
+    /// Contact set of objects that name none.
+    #[serde(default)]
+    contact: Option<String>,
+}
+
+fn y_up() -> String {
+    "y".into()
 }
 
 fn identity_wxyz() -> [f64; 4] {
@@ -367,6 +390,29 @@ impl Builder<'_> {
         ModelError { file: self.file.into(), location: location.into(), message: message.into() }
     }
 
+    /// The primitives of an `import` (relative paths from the model file's directory).
+    fn import(&self, imp: &ImportSpec, here: &str, has_groups: bool) -> Result<Vec<PrimSpec>, ModelError> {
+        let at = format!("{here}.import");
+        if has_groups {
+            return Err(self.err(&at, "a group holds either groups or primitives (an import is primitives), not both"));
+        }
+        let y_up = match imp.up.as_str() {
+            "y" => true,
+            "z" => false,
+            other => return Err(self.err(&format!("{at}.up"), format!("'{other}': expected \"y\" or \"z\""))),
+        };
+        if !(imp.scale.is_finite() && imp.scale > 0.0) {
+            return Err(self.err(&format!("{at}.scale"), format!("{}: a scale must be positive", imp.scale)));
+        }
+        let path = Path::new(self.file).parent().unwrap_or(Path::new("")).join(&imp.file);
+        let objects = super::import::read(&path).map_err(|m| self.err(&at, m))?;
+        if objects.is_empty() {
+            return Err(self.err(&at, format!("{} holds no mesh objects", path.display())));
+        }
+        super::import::primitives(&objects, super::import::Axes { scale: imp.scale, y_up }, imp.contact.as_deref())
+            .map_err(|m| self.err(&at, format!("{}: {m}", path.display())))
+    }
+
     fn params_index(&self, location: &str, name: &str) -> Result<u32, ModelError> {
         self.params.iter().position(|p| p.name == name).map(|i| i as u32).ok_or_else(|| {
             let known: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
@@ -419,10 +465,15 @@ impl Builder<'_> {
             Some(c) => Some(self.params_index(&format!("{here}.contact"), c)?),
             None => contact,
         };
+        let imported = match &g.import {
+            None => Vec::new(),
+            Some(imp) => self.import(imp, &here, !g.groups.is_empty())?,
+        };
         let node = self.model.nodes.len() as u32;
         self.model.nodes.push(Node { name: name.clone(), bv: None, children: Vec::new(), prims: Vec::new() });
-        for (k, p) in g.primitives.iter().enumerate() {
-            let ploc = format!("{location}.primitives[{k}]");
+        let listed = g.primitives.iter().enumerate().map(|(k, p)| (p, format!("{location}.primitives[{k}]")));
+        let from_file = imported.iter().map(|p| (p, format!("{location}.import")));
+        for (k, (p, ploc)) in listed.chain(from_file).enumerate() {
             let named = match &p.name {
                 Some(n) => format!("{ploc} ('{n}')"),
                 None => ploc.clone(),

@@ -1,0 +1,208 @@
+//! A minimal glTF 2.0 reader for contact geometry: `.gltf` (JSON with embedded `data:` or
+//! external buffers) and `.glb` (binary container); node names, `extras`, transforms (matrix or
+//! translation/rotation/scale) down the default scene's node tree, and the POSITION and index
+//! accessors of mesh primitives in triangle, line and point modes. Materials, textures,
+//! animations and skins are ignored.
+
+use super::import::MeshObject;
+use serde_json::Value;
+use std::path::Path;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// An affine map as (linear part, translation).
+type Affine = (Mat3, Vec3);
+
+/// Reads the mesh nodes of a glTF file.
+pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
+    let name = path.display().to_string();
+    let err = |m: String| format!("{name}: {m}");
+    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+    let (json, bin) = if bytes.starts_with(b"glTF") { glb(&bytes).map_err(err)? } else { (bytes.clone(), None) };
+    let doc: Value = serde_json::from_slice(&json).map_err(|e| err(format!("JSON: {e}")))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let buffers = doc["buffers"]
+        .as_array()
+        .map(|bs| bs.iter().enumerate().map(|(i, b)| buffer(b, i, dir, &bin)).collect::<Result<Vec<_>, _>>())
+        .transpose()
+        .map_err(err)?
+        .unwrap_or_default();
+    let scene = doc["scene"].as_u64().unwrap_or(0) as usize;
+    let roots: Vec<usize> = match doc["scenes"].get(scene) {
+        Some(s) => s["nodes"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_u64).map(|x| x as usize).collect())
+            .unwrap_or_default(),
+        None => (0..doc["nodes"].as_array().map_or(0, Vec::len)).collect(),
+    };
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, Affine, usize)> =
+        roots.into_iter().map(|n| (n, (Mat3::identity(), Vec3::zeros()), 0)).collect();
+    while let Some((n, parent, depth)) = stack.pop() {
+        if depth > 64 {
+            return Err(err("node tree deeper than 64 (a cycle?)".into()));
+        }
+        let node = doc["nodes"].get(n).ok_or_else(|| err(format!("node {n} does not exist")))?;
+        let local = transform(node).map_err(|m| err(format!("node {n}: {m}")))?;
+        let world = (parent.0 * local.0, parent.0 * local.1 + parent.1);
+        if let Some(m) = node["mesh"].as_u64() {
+            let mesh = &doc["meshes"][m as usize];
+            let name = node["name"].as_str().or(mesh["name"].as_str()).map_or(format!("node{n}"), str::to_string);
+            let extras = [&node["extras"], &mesh["extras"]].into_iter().find(|e| e.is_object()).cloned();
+            let mut obj = MeshObject { name: name.clone(), extras, ..Default::default() };
+            for (k, prim) in mesh["primitives"].as_array().into_iter().flatten().enumerate() {
+                let at = |m: String| err(format!("mesh of '{name}', primitive {k}: {m}"));
+                let pos = prim["attributes"]["POSITION"].as_u64().ok_or_else(|| at("no POSITION".into()))?;
+                let base = obj.vertices.len();
+                let pts = read_accessor(&doc, &buffers, pos as usize).map_err(at)?;
+                obj.vertices.extend(pts.chunks(3).map(|c| world.0 * Vec3::new(c[0], c[1], c[2]) + world.1));
+                let count = obj.vertices.len() - base;
+                let idx: Vec<usize> = match prim["indices"].as_u64() {
+                    Some(i) => {
+                        read_accessor(&doc, &buffers, i as usize).map_err(at)?.into_iter().map(|x| x as usize).collect()
+                    }
+                    None => (0..count).collect(),
+                };
+                if let Some(bad) = idx.iter().find(|&&i| i >= count) {
+                    return Err(at(format!("index {bad} out of range ({count} vertices)")));
+                }
+                let idx: Vec<usize> = idx.into_iter().map(|i| i + base).collect();
+                match prim["mode"].as_u64().unwrap_or(4) {
+                    4 => obj.faces.extend(idx.chunks_exact(3).map(<[usize]>::to_vec)),
+                    1 => obj.lines.extend(idx.chunks_exact(2).map(<[usize]>::to_vec)),
+                    3 => obj.lines.push(idx),
+                    0 => {}
+                    mode => {
+                        return Err(at(format!("primitive mode {mode} (strips/fans) is not read: export triangles")));
+                    }
+                }
+            }
+            // glTF winding is counter-clockwise from the front, as Tumble's.
+            if !obj.vertices.is_empty() {
+                out.push(obj);
+            }
+        }
+        for c in node["children"].as_array().into_iter().flatten().filter_map(Value::as_u64) {
+            stack.push((c as usize, world, depth + 1));
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// The JSON and BIN chunks of a `.glb`.
+fn glb(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<u8>>), String> {
+    let u32_at = |o: usize| bytes.get(o..o + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let mut at = 12;
+    let (mut json, mut bin) = (None, None);
+    while let (Some(len), Some(kind)) = (u32_at(at), u32_at(at + 4)) {
+        let chunk = bytes.get(at + 8..at + 8 + len).ok_or("truncated .glb chunk")?.to_vec();
+        match kind {
+            0x4E4F534A => json = Some(chunk),
+            0x004E4942 => bin = Some(chunk),
+            _ => {}
+        }
+        at += 8 + len;
+    }
+    Ok((json.ok_or("a .glb without a JSON chunk")?, bin))
+}
+
+/// A buffer's bytes: the GLB BIN chunk, a `data:` URI (base64) or a file beside the glTF.
+fn buffer(b: &Value, i: usize, dir: &Path, bin: &Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+    match b["uri"].as_str() {
+        None => bin.clone().ok_or(format!("buffer {i} has no uri and there is no .glb BIN chunk")),
+        Some(uri) if uri.starts_with("data:") => {
+            let (_, data) = uri.split_once(";base64,").ok_or(format!("buffer {i}: only base64 data URIs are read"))?;
+            base64(data).ok_or(format!("buffer {i}: bad base64"))
+        }
+        Some(uri) => std::fs::read(dir.join(uri)).map_err(|e| format!("buffer {i} ('{uri}'): {e}")),
+    }
+}
+
+fn base64(s: &str) -> Option<Vec<u8>> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let digits: Vec<u8> =
+        s.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).map(val).collect::<Option<_>>()?;
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (k, &d)| n | (d as u32) << (18 - 6 * k));
+        out.extend(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+/// A node's local transform.
+fn transform(node: &Value) -> Result<Affine, String> {
+    let nums = |key: &str, n: usize| -> Result<Option<Vec<f64>>, String> {
+        match node.get(key) {
+            None => Ok(None),
+            Some(v) => {
+                let a: Vec<f64> =
+                    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                if a.len() == n && a.iter().all(|x| x.is_finite()) {
+                    Ok(Some(a))
+                } else {
+                    Err(format!("`{key}` needs {n} finite numbers"))
+                }
+            }
+        }
+    };
+    if let Some(m) = nums("matrix", 16)? {
+        // Column-major 4×4.
+        let lin = Mat3::new(m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]);
+        return Ok((lin, Vec3::new(m[12], m[13], m[14])));
+    }
+    let t = nums("translation", 3)?.map_or(Vec3::zeros(), |t| Vec3::new(t[0], t[1], t[2]));
+    let r = match nums("rotation", 4)? {
+        Some(q) => *UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(q[3], q[0], q[1], q[2]))
+            .to_rotation_matrix()
+            .matrix(),
+        None => Mat3::identity(),
+    };
+    let s = nums("scale", 3)?.map_or(Vec3::repeat(1.0), |s| Vec3::new(s[0], s[1], s[2]));
+    Ok((r * Mat3::from_diagonal(&s), t))
+}
+
+/// The values of an accessor as f64 (float VEC3 positions, unsigned integer scalars).
+fn read_accessor(doc: &Value, buffers: &[Vec<u8>], i: usize) -> Result<Vec<f64>, String> {
+    let a = doc["accessors"].get(i).ok_or(format!("accessor {i} does not exist"))?;
+    let count = a["count"].as_u64().ok_or(format!("accessor {i}: no count"))? as usize;
+    let comps = match a["type"].as_str() {
+        Some("SCALAR") => 1,
+        Some("VEC3") => 3,
+        t => return Err(format!("accessor {i}: type {t:?} is not read (VEC3 positions, SCALAR indices)")),
+    };
+    let (size, read): (usize, fn(&[u8]) -> f64) = match a["componentType"].as_u64() {
+        Some(5126) => (4, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
+        Some(5125) => (4, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64),
+        Some(5123) => (2, |b| u16::from_le_bytes([b[0], b[1]]) as f64),
+        Some(5121) => (1, |b| b[0] as f64),
+        c => return Err(format!("accessor {i}: component type {c:?} is not read")),
+    };
+    let view = doc["bufferViews"]
+        .get(a["bufferView"].as_u64().ok_or(format!("accessor {i}: no bufferView (sparse accessors are not read)"))?
+            as usize)
+        .ok_or(format!("accessor {i}: no such bufferView"))?;
+    let buf =
+        buffers.get(view["buffer"].as_u64().unwrap_or(0) as usize).ok_or(format!("accessor {i}: no such buffer"))?;
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"].as_u64().map_or(size * comps, |s| s as usize);
+    let mut out = Vec::with_capacity(count * comps);
+    for e in 0..count {
+        for c in 0..comps {
+            let at = start + e * stride + c * size;
+            let b = buf.get(at..at + size).ok_or(format!("accessor {i}: reads past the end of its buffer"))?;
+            out.push(read(b));
+        }
+    }
+    if out.iter().any(|x| !x.is_finite()) {
+        return Err(format!("accessor {i}: non-finite value"));
+    }
+    Ok(out)
+}
