@@ -361,6 +361,8 @@ enum Job {
     Grapple(Box<tumble_sim::grapple::GrappleCapture>),
     /// A body meeting a membrane.
     Membrane(Box<tumble_sim::membrane::MembraneDrop>),
+    /// Rigid bodies in contact through the interference engine.
+    Mechanism(Box<tumble_sim::mechanism::Mechanism>),
     /// A spacecraft capturing an asteroid through its membrane.
     Trampoline(Box<tumble_sim::asteroid_capture::AsteroidCapture>),
 }
@@ -559,6 +561,8 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
         Job::Trampoline(Box::new(
             tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(|e| invalid(e.to_string()))?,
         ))
+    } else if sc.file.mechanism.is_some() {
+        Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.membrane.is_some() {
         Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(|e| invalid(e.to_string()))?))
     } else if sc.file.grapple.is_some() {
@@ -621,6 +625,7 @@ fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCo
         Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
         Ok((_, Job::Grapple(cap))) => run_grapple(out, &cap, quiet),
         Ok((_, Job::Membrane(m))) => run_membrane(out, &m, quiet),
+        Ok((_, Job::Mechanism(m))) => run_mechanism(out, &m, quiet),
         Ok((_, Job::Trampoline(m))) => run_trampoline(out, &m, quiet),
         Ok((_, Job::Capture)) => {
             invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
@@ -724,6 +729,51 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
             summary["damping_loss_J"].as_f64().unwrap_or(0.0),
             summary["friction_loss_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    match &run.diagnosis {
+        Some(d) => stopped(d, &out),
+        None => ExitCode::SUCCESS,
+    }
+}
+
+fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let run = m.run();
+    let summary = match tumble_sim::mechanism::write_mechanism_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        let bodies = summary["bodies"]
+            .as_object()
+            .map(|b| {
+                b.iter()
+                    .map(|(name, v)| {
+                        format!(
+                            "{name} at {} m, v {} m/s, contact force {} N (peak {:.1} N)",
+                            fmt3(&v["position_final_m"]),
+                            fmt3(&v["velocity_final_m_s"]),
+                            fmt3(&v["contact_force_final_N"]),
+                            v["peak_contact_force_N"].as_f64().unwrap_or(0.0)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default();
+        println!(
+            "{}: {bodies}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["contacts_final"],
+            summary["contacts_peak"],
+            summary["primitives"],
+            summary["energy_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_final_J"].as_f64().unwrap_or(0.0),
             summary["final_time_s"],
             run.wall_s,
             summary["real_time_factor"].as_f64().unwrap_or(0.0),

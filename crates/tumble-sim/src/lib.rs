@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod capture;
 pub mod grapple;
 pub mod lander;
+pub mod mechanism;
 pub mod membrane;
 mod metrics;
 mod model;

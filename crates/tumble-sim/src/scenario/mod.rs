@@ -11,6 +11,7 @@ pub mod capture;
 mod error;
 pub mod grapple;
 pub mod lander;
+pub mod mechanism;
 pub mod membrane;
 mod schema;
 pub mod snare;

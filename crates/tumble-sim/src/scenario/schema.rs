@@ -37,6 +37,8 @@ pub struct ScenarioFile {
     pub grapple: Option<super::grapple::GrappleSpec>,
     /// A body meeting a membrane suspended from a polygon of points.
     pub membrane: Option<super::membrane::MembraneSpec>,
+    /// Rigid bodies with interference contact models (mechanisms, docking, berthing).
+    pub mechanism: Option<super::mechanism::MechanismSpec>,
     /// The spacecraft carrying the `[membrane]` in an asteroid capture.
     pub spacecraft: Option<super::membrane::SpacecraftSpec>,
     /// A capture analysis of the `[arm]` chaser grasping a target.

@@ -1,0 +1,485 @@
+//! Rigid bodies in contact through the interference engine (`[mechanism]`): guides, pegs,
+//! rails and rollers, docking probes, grapple fixtures. Each body's frame (origin at its centre
+//! of mass) is its contact model's Object frame; the engine ([`tumble_contact::interference`])
+//! turns the paired models' interference into a wrench on each body, which joins gravity and
+//! the spring-dampers in the Newton–Euler equations (13 states per free body, RK4). After each
+//! accepted step the engine is evaluated at the new state and committed, so the bristle
+//! friction state advances once per step.
+//!
+//! Spring-damper (a compliant wrist, a drive): `F = K (a(t) − p) + C (ȧ − v)` with the anchor
+//! `a(t) = a₀ + ȧ t` and diagonal `K`, `C` in world axes; `τ = k_θ θ − c_θ ω`, `θ` the rotation
+//! vector from the body's attitude to its attitude at the start. The energy reported is
+//! `T + V_g + V_springs`; contact damping and friction remove energy, so it only falls when no
+//! drive works on the system.
+
+use crate::model::{Check, err, finite3};
+use crate::output::{RunDir, first_last};
+use crate::plot::{Series, line_plot};
+use crate::scenario::mechanism::MechanismSpec;
+use crate::scenario::{GravitySpec, Scenario};
+use crate::{ScenarioError, arm::mass_and_inertia, membrane::rk4_timing};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use tumble_contact::interference::{Engine, Model as ContactModel};
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, RigidBody, normalize_quaternion};
+use tumble_geometry::MassProperties;
+use tumble_math::{Pose, UnitQuat, Vec3, quat_from_wxyz};
+
+/// A body of the mechanism.
+#[derive(Clone, Debug)]
+pub struct MechBody {
+    /// Name.
+    pub name: String,
+    /// Its contact model.
+    pub model: Arc<ContactModel>,
+    /// Mass properties (`None`: fixed).
+    pub body: Option<RigidBody>,
+    /// State at the start.
+    pub start: BodyState,
+}
+
+/// A spring-damper from a body to a moving anchor.
+#[derive(Clone, Debug)]
+pub struct Spring {
+    /// Index of the body.
+    pub body: usize,
+    /// Anchor at t = 0, m.
+    pub anchor: Vec3,
+    /// Anchor velocity, m/s.
+    pub anchor_velocity: Vec3,
+    /// Stiffness per world axis, N/m.
+    pub k: Vec3,
+    /// Damping per world axis, N·s/m.
+    pub c: Vec3,
+    /// Torsional stiffness, N·m/rad, and damping, N·m·s/rad.
+    pub torsion: (f64, f64),
+    /// Attitude the torsion pulls towards.
+    pub attitude: UnitQuat,
+}
+
+impl Spring {
+    /// Force (W) and torque (W, about the centre of mass) on the body, and the stored energy.
+    fn wrench(&self, t: f64, s: &BodyState) -> (Vec3, Vec3, f64) {
+        let stretch = self.anchor + self.anchor_velocity * t - s.p_WB;
+        let f = self.k.component_mul(&stretch) + self.c.component_mul(&(self.anchor_velocity - s.v_WB));
+        let theta = (self.attitude * s.q_WB.inverse()).scaled_axis();
+        let w_W = s.q_WB * s.w_WB_B;
+        let tau = theta * self.torsion.0 - w_W * self.torsion.1;
+        let energy = 0.5 * self.k.dot(&stretch.component_mul(&stretch)) + 0.5 * self.torsion.0 * theta.norm_squared();
+        (f, tau, energy)
+    }
+}
+
+/// A validated mechanism scenario.
+#[derive(Clone, Debug)]
+pub struct Mechanism {
+    /// Scenario name.
+    pub name: String,
+    /// Bodies, in file order.
+    pub bodies: Vec<MechBody>,
+    /// Pairs of body indices.
+    pub pairs: Vec<(usize, usize)>,
+    /// Spring-dampers.
+    pub springs: Vec<Spring>,
+    /// Uniform gravity, m/s².
+    pub gravity: Vec3,
+    /// Candidate margin of the engine, m.
+    pub margin: f64,
+    /// RK4 step, s.
+    pub dt: f64,
+    /// Simulated span, s.
+    pub duration: f64,
+    /// Time between samples, s.
+    pub output_interval: f64,
+}
+
+/// One recorded instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MechSample {
+    /// Time, s.
+    pub t: f64,
+    /// Per body: position (m), velocity (m/s), angular velocity (body axes, rad/s), contact
+    /// force (W, N) and contact torque about the centre of mass (W, N·m).
+    pub bodies: Vec<[Vec3; 5]>,
+    /// Per body: attitude `[w, x, y, z]`.
+    pub attitudes: Vec<[f64; 4]>,
+    /// Active contacts.
+    pub contacts: usize,
+    /// `T + V_g + V_springs`, J.
+    pub energy: f64,
+}
+
+/// A finished run.
+#[derive(Clone, Debug, Default)]
+pub struct MechRun {
+    /// Samples at the output interval.
+    pub samples: Vec<MechSample>,
+    /// Why the run stopped early, if it did.
+    pub diagnosis: Option<String>,
+    /// Wall-clock time, s.
+    pub wall_s: f64,
+}
+
+/// The ODE: free bodies' states in file order.
+struct Ode<'a> {
+    m: &'a Mechanism,
+    engine: Engine,
+    /// Offset of each body's state (`None`: fixed).
+    offset: Vec<Option<usize>>,
+}
+
+impl Ode<'_> {
+    /// Sets the free bodies' poses and twists from `y` and evaluates the contacts.
+    fn evaluate(&mut self, y: &[f64]) {
+        for (i, off) in self.offset.iter().enumerate() {
+            if let Some(o) = off {
+                let s = BodyState::read(&y[*o..]);
+                let w_W = s.q_WB * s.w_WB_B;
+                // Finite by the blow-up check after each step; refusals cannot occur.
+                let _ = self.engine.set_body(i, 0, &Pose::new(s.p_WB, s.q_WB), s.v_WB, w_W);
+            }
+        }
+        self.engine.evaluate();
+    }
+}
+
+impl OdeSystem for Ode<'_> {
+    fn dim(&self) -> usize {
+        self.offset.iter().flatten().count() * BODY_STATE_LEN
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        self.evaluate(y);
+        for (i, off) in self.offset.iter().enumerate() {
+            let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
+            let s = BodyState::read(&y[*o..]);
+            let c = self.engine.body(i, 0);
+            let (mut f, mut tau) = (c.force, c.torque);
+            for sp in self.m.springs.iter().filter(|sp| sp.body == i) {
+                let (fs, ts, _) = sp.wrench(t, &s);
+                f += fs;
+                tau += ts;
+            }
+            body.derivatives(
+                &y[*o..*o + BODY_STATE_LEN],
+                &self.m.gravity,
+                &f,
+                &(s.q_WB.inverse() * tau),
+                &mut dydt[*o..*o + BODY_STATE_LEN],
+            );
+        }
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        for o in self.offset.iter().flatten() {
+            normalize_quaternion(&mut y[*o..*o + BODY_STATE_LEN]);
+        }
+    }
+}
+
+impl Mechanism {
+    /// Validates `[mechanism]`, `[gravity]` and `[simulation]` (RK4), and loads the models.
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
+    }
+
+    fn check(sc: &Scenario) -> Check<Self> {
+        let Some(spec) = &sc.file.mechanism else { return err("mechanism", "missing") };
+        let (dt, duration, output_interval) = rk4_timing(sc, "mechanism")?;
+        let gravity = match &sc.file.gravity {
+            GravitySpec::None => Vec3::zeros(),
+            GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
+            _ => return err("gravity.type", "mechanism runs take `none` or `uniform` gravity"),
+        };
+        let bodies = Self::bodies(sc, spec)?;
+        let index = |key: &str, name: &str| {
+            bodies.iter().position(|b| b.name == name).ok_or_else(|| {
+                let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
+                (key.to_string(), format!("no body named '{name}' (bodies: {})", known.join(", ")))
+            })
+        };
+        let mut pairs = Vec::new();
+        for (k, [a, b]) in spec.pairs.iter().enumerate() {
+            let key = format!("mechanism.pairs.{k}");
+            let (i, j) = (index(&key, a)?, index(&key, b)?);
+            if i == j || (bodies[i].body.is_none() && bodies[j].body.is_none()) {
+                return err(&key, format!("'{a}' and '{b}': a pair needs two bodies, one of them free"));
+            }
+            pairs.push((i, j));
+        }
+        if pairs.is_empty() {
+            return err("mechanism.pairs", "no pairs: nothing would touch");
+        }
+        let mut springs = Vec::new();
+        for (k, s) in spec.springs.iter().enumerate() {
+            let key = format!("mechanism.springs.{k}");
+            let body = index(&format!("{key}.body"), &s.body)?;
+            if bodies[body].body.is_none() {
+                return err(format!("{key}.body"), format!("'{}' is fixed: a spring needs a free body", s.body));
+            }
+            let nonneg = |what: &str, v: &[f64]| {
+                if v.iter().all(|x| x.is_finite() && *x >= 0.0) {
+                    Ok(())
+                } else {
+                    err(format!("{key}.{what}"), format!("{v:?}: must be finite and ≥ 0"))
+                }
+            };
+            nonneg("stiffness", &s.stiffness)?;
+            nonneg("damping", &s.damping)?;
+            nonneg("torsion", &[s.torsion, s.torsion_damping])?;
+            let start = &bodies[body].start;
+            springs.push(Spring {
+                body,
+                anchor: s.anchor.map_or(Ok(start.p_WB), |a| finite3(&format!("{key}.anchor"), a))?,
+                anchor_velocity: finite3(&format!("{key}.anchor_velocity"), s.anchor_velocity)?,
+                k: Vec3::from(s.stiffness),
+                c: Vec3::from(s.damping),
+                torsion: (s.torsion, s.torsion_damping),
+                attitude: start.q_WB,
+            });
+        }
+        let margin = spec.margin.unwrap_or(tumble_contact::interference::engine::DEFAULT_MARGIN);
+        if !(margin.is_finite() && margin >= 0.0) {
+            return err("mechanism.margin", format!("{margin}: must be finite and ≥ 0 (m)"));
+        }
+        let m =
+            Self { name: sc.file.name.clone(), bodies, pairs, springs, gravity, margin, dt, duration, output_interval };
+        // Pairing checks (ambiguous or missing laws) now, not in the run.
+        m.engine().map_err(|e| ("mechanism.pairs".to_string(), e))?;
+        Ok(m)
+    }
+
+    fn bodies(sc: &Scenario, spec: &MechanismSpec) -> Check<Vec<MechBody>> {
+        let mut out: Vec<MechBody> = Vec::new();
+        for (k, b) in spec.bodies.iter().enumerate() {
+            let key = format!("mechanism.bodies.{k}");
+            if out.iter().any(|o| o.name == b.name) {
+                return err(format!("{key}.name"), format!("'{}' is used twice", b.name));
+            }
+            let model =
+                ContactModel::load(&sc.resolve(&b.model)).map_err(|e| (format!("{key}.model"), e.to_string()))?;
+            if model.bodies.len() != 1 {
+                return err(
+                    format!("{key}.model"),
+                    format!(
+                        "the model has {} bodies (movable groups): a mechanism body takes a model with none",
+                        model.bodies.len()
+                    ),
+                );
+            }
+            let q = quat_from_wxyz(b.orientation).map_err(|e| (format!("{key}.orientation"), e.to_string()))?;
+            let start = BodyState {
+                p_WB: finite3(&format!("{key}.position"), b.position)?,
+                v_WB: finite3(&format!("{key}.velocity"), b.velocity)?,
+                q_WB: q,
+                w_WB_B: finite3(&format!("{key}.angular_velocity"), b.angular_velocity)?,
+            };
+            let body = if b.fixed {
+                if b.mass.is_some()
+                    || b.inertia.is_some()
+                    || start.v_WB != Vec3::zeros()
+                    || start.w_WB_B != Vec3::zeros()
+                {
+                    return err(&key, "a fixed body takes no mass, inertia or velocity");
+                }
+                None
+            } else {
+                let (Some(mass), Some(inertia)) = (b.mass, &b.inertia) else {
+                    return err(&key, "a free body needs `mass` (kg) and `inertia` (kg·m²)");
+                };
+                let (mass, inertia) = mass_and_inertia(&key, mass, inertia)?;
+                Some(RigidBody::new(b.name.clone(), &MassProperties::new(mass, inertia)))
+            };
+            out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, start });
+        }
+        if out.iter().all(|b| b.body.is_none()) {
+            return err("mechanism.bodies", "every body is fixed: nothing would move");
+        }
+        Ok(out)
+    }
+
+    /// An engine with the bodies at their start and the pairs made.
+    fn engine(&self) -> Result<Engine, String> {
+        let mut e = Engine::new();
+        e.set_margin(self.margin).map_err(|x| x.to_string())?;
+        for b in &self.bodies {
+            let i = e.add_object(b.model.clone(), &b.name);
+            let s = &b.start;
+            e.set_body(i, 0, &Pose::new(s.p_WB, s.q_WB), s.v_WB, s.q_WB * s.w_WB_B).map_err(|x| x.to_string())?;
+        }
+        for &(a, b) in &self.pairs {
+            e.pair(a, b).map_err(|x| x.to_string())?;
+        }
+        Ok(e)
+    }
+
+    fn sample(&self, ode: &mut Ode, t: f64, y: &[f64]) -> MechSample {
+        ode.evaluate(y);
+        let mut energy = 0.0;
+        let mut attitudes = Vec::with_capacity(self.bodies.len());
+        let bodies = (0..self.bodies.len())
+            .map(|i| {
+                let s = match ode.offset[i] {
+                    Some(o) => BodyState::read(&y[o..]),
+                    None => self.bodies[i].start,
+                };
+                if let Some(body) = &self.bodies[i].body {
+                    energy += s.kinetic_energy(body) - body.mass * self.gravity.dot(&s.p_WB);
+                    energy += self.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
+                }
+                let c = ode.engine.body(i, 0);
+                attitudes.push(tumble_math::quat_to_wxyz(&s.q_WB));
+                [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
+            })
+            .collect();
+        MechSample { t, bodies, attitudes, contacts: ode.engine.contacts().len(), energy }
+    }
+
+    /// Runs the mechanism.
+    pub fn run(&self) -> MechRun {
+        let started = std::time::Instant::now();
+        let mut run = MechRun::default();
+        let engine = match self.engine() {
+            Ok(e) => e,
+            Err(e) => {
+                run.diagnosis = Some(e);
+                return run;
+            }
+        };
+        let mut offset = Vec::new();
+        let mut n = 0;
+        for b in &self.bodies {
+            offset.push(b.body.as_ref().map(|_| {
+                n += BODY_STATE_LEN;
+                n - BODY_STATE_LEN
+            }));
+        }
+        let mut ode = Ode { m: self, engine, offset };
+        let mut y = vec![0.0; n];
+        for (b, o) in self.bodies.iter().zip(&ode.offset) {
+            if let Some(o) = o {
+                b.start.write(&mut y[*o..]);
+            }
+        }
+        let mut integ = Integrator::new(Method::Rk4 { dt: self.dt }, y.len());
+        let every = ((self.output_interval / self.dt).round() as u64).max(1);
+        let steps = (self.duration / self.dt).round() as u64;
+        run.samples.reserve((steps / every + 1) as usize);
+        for k in 0..=steps {
+            let t = k as f64 * self.dt;
+            if k % every == 0 || k == steps {
+                let s = self.sample(&mut ode, t, &y);
+                run.samples.push(s);
+            }
+            if k == steps {
+                break;
+            }
+            integ.step_once(&mut ode, t, &mut y, self.dt);
+            if y.iter().any(|x| !x.is_finite()) {
+                run.diagnosis = Some(format!(
+                    "the state stopped being finite at t = {:.6} s: lower simulation.dt (now {} s) or the contact stiffness",
+                    t + self.dt,
+                    self.dt
+                ));
+                break;
+            }
+            // The accepted step: contacts at its end advance the friction state.
+            ode.evaluate(&y);
+            ode.engine.commit(self.dt);
+        }
+        run.wall_s = started.elapsed().as_secs_f64();
+        run
+    }
+}
+
+/// Writes `timeseries.csv`, `summary.json` and plots (positions, contact forces, energy) into
+/// `dir`.
+pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some()).collect();
+    out.csv("timeseries.csv", |w| {
+        let mut head = vec!["t_s".to_string()];
+        for &i in &free {
+            let n = &m.bodies[i].name;
+            for q in ["x_m", "y_m", "z_m", "vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"]
+                .into_iter()
+                .chain([
+                    "contact_fx_N",
+                    "contact_fy_N",
+                    "contact_fz_N",
+                    "contact_tx_N_m",
+                    "contact_ty_N_m",
+                    "contact_tz_N_m",
+                ])
+                .chain(["qw", "qx", "qy", "qz"])
+            {
+                head.push(format!("{n}_{q}"));
+            }
+        }
+        head.extend(["contacts".into(), "energy_J".into()]);
+        writeln!(w, "{}", head.join(","))?;
+        for s in &run.samples {
+            let mut row = vec![s.t];
+            for &i in &free {
+                row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
+                row.extend(s.attitudes[i]);
+            }
+            row.extend([s.contacts as f64, s.energy]);
+            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        Ok(())
+    })?;
+    let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
+    let col =
+        |i: usize, f: &dyn Fn(&[Vec3; 5]) -> f64| run.samples.iter().map(|s| f(&s.bodies[i])).collect::<Vec<f64>>();
+    let mut position = Vec::new();
+    let mut force = Vec::new();
+    for &i in &free {
+        let n = &m.bodies[i].name;
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            position.push(Series { label: format!("{n} {axis}"), x: &t, y: col(i, &|b| b[0][k]) });
+        }
+        force.push(Series { label: format!("{n} |F|"), x: &t, y: col(i, &|b| b[3].norm()) });
+    }
+    line_plot(&out.plot("position"), "Centre of mass positions", "time [s]", "m", &position, false)?;
+    line_plot(&out.plot("contact_force"), "Contact force on each free body", "time [s]", "N", &force, false)?;
+    let energy =
+        vec![Series { label: "T + V_g + V_springs".into(), x: &t, y: run.samples.iter().map(|s| s.energy).collect() }];
+    line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;
+    let bodies: serde_json::Map<String, Value> = free
+        .iter()
+        .map(|&i| {
+            let peak = run.samples.iter().map(|s| s.bodies[i][3].norm()).fold(0.0, f64::max);
+            let b = &last.bodies[i];
+            (
+                m.bodies[i].name.clone(),
+                json!({
+                    "position_final_m": [b[0].x, b[0].y, b[0].z],
+                    "velocity_final_m_s": [b[1].x, b[1].y, b[1].z],
+                    "angular_velocity_final_rad_s": [b[2].x, b[2].y, b[2].z],
+                    "contact_force_final_N": [b[3].x, b[3].y, b[3].z],
+                    "contact_torque_final_N_m": [b[4].x, b[4].y, b[4].z],
+                    "peak_contact_force_N": peak,
+                }),
+            )
+        })
+        .collect();
+    let summary = json!({
+        "scenario": m.name,
+        "diagnosis": run.diagnosis,
+        "final_time_s": last.t,
+        "bodies": bodies,
+        "contacts_final": last.contacts,
+        "contacts_peak": run.samples.iter().map(|s| s.contacts).max().unwrap_or(0),
+        "energy_initial_J": first.energy,
+        "energy_final_J": last.energy,
+        "primitives": m.bodies.iter().map(|b| b.model.primitive_count()).sum::<usize>(),
+        "wall_time_s": run.wall_s,
+        "real_time_factor": last.t / run.wall_s.max(1e-9),
+    });
+    out.json("summary.json", &summary)?;
+    Ok(summary)
+}

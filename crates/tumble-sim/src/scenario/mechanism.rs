@@ -1,0 +1,78 @@
+//! Scenario schema of mechanism contact through the interference engine: `[mechanism]`.
+//! Documented key by key in `docs/scenario.md`.
+
+use super::schema::identity_quat;
+use serde::Deserialize;
+
+/// `[mechanism]`: rigid bodies carrying interference contact models, the pairs that touch, and
+/// spring-dampers that drive them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MechanismSpec {
+    /// Bodies (free or fixed).
+    pub bodies: Vec<MechanismBodySpec>,
+    /// Pairs of body names tested against each other.
+    pub pairs: Vec<[String; 2]>,
+    /// Spring-dampers from bodies to moving anchors.
+    #[serde(default)]
+    pub springs: Vec<SpringSpec>,
+    /// Candidate margin of the contact engine, m.
+    pub margin: Option<f64>,
+}
+
+/// `[[mechanism.bodies]]`: a rigid body whose frame (origin at its centre of mass) is its
+/// contact model's Object frame.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MechanismBodySpec {
+    /// Name (pairs and springs refer to it).
+    pub name: String,
+    /// Contact model file (TOML or JSON), relative to the scenario.
+    pub model: String,
+    /// Fixed bodies keep their pose and need no mass.
+    #[serde(default)]
+    pub fixed: bool,
+    /// Mass, kg.
+    pub mass: Option<f64>,
+    /// Principal `[xx, yy, zz]` or full `[xx, yy, zz, xy, xz, yz]` inertia about the centre of
+    /// mass, body axes, kg·m².
+    pub inertia: Option<Vec<f64>>,
+    /// Position at the start, m.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Attitude at the start `[w, x, y, z]`.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Velocity at the start, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Angular velocity at the start, body axes, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+}
+
+/// `[[mechanism.springs]]`: a linear and torsional spring-damper pulling a body's centre of
+/// mass towards an anchor point moving at constant velocity, and its attitude towards the
+/// anchor's (its attitude at the start).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringSpec {
+    /// The body.
+    pub body: String,
+    /// Anchor at the start, m (default: the body's start position).
+    pub anchor: Option<[f64; 3]>,
+    /// Anchor velocity, m/s.
+    #[serde(default)]
+    pub anchor_velocity: [f64; 3],
+    /// Translational stiffness along world x, y, z, N/m.
+    pub stiffness: [f64; 3],
+    /// Translational damping along world x, y, z (relative to the anchor), N·s/m.
+    #[serde(default)]
+    pub damping: [f64; 3],
+    /// Torsional stiffness, N·m/rad (0: free to turn).
+    #[serde(default)]
+    pub torsion: f64,
+    /// Torsional damping, N·m·s/rad.
+    #[serde(default)]
+    pub torsion_damping: f64,
+}

@@ -1,0 +1,152 @@
+//! The bundled contact-engine scenarios (`scenarios/contact/`) run through Tumble's rigid-body
+//! dynamics, each checked against what its physics requires at the end.
+
+use std::path::PathBuf;
+use tumble_math::{UnitQuat, Vec3};
+use tumble_sim::mechanism::{MechRun, MechSample, Mechanism};
+use tumble_sim::scenario::Scenario;
+
+fn run(name: &str, set: &[(&str, &str)]) -> (Mechanism, MechRun) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact").join(name);
+    let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::load(&path, &set).expect("scenario loads");
+    let m = Mechanism::build(&sc).unwrap_or_else(|e| panic!("{e}"));
+    let r = m.run();
+    assert!(r.diagnosis.is_none(), "{name}: {:?}", r.diagnosis);
+    (m, r)
+}
+
+/// Position (m) of a body-frame point of body `i` at a sample.
+fn point(s: &MechSample, i: usize, x_B: Vec3) -> Vec3 {
+    let [w, x, y, z] = s.attitudes[i];
+    let q = UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z));
+    s.bodies[i][0] + q * x_B
+}
+
+#[test]
+fn the_tripod_settles_carrying_its_weight() {
+    let (m, r) = run("tripod.toml", &[]);
+    let last = r.samples.last().unwrap();
+    let [p, v, w, f, _] = last.bodies[0];
+    let weight = 10.0 * 1.62;
+    // At rest on three compliant feet: the contact force is the weight (the bristles hold the
+    // sideways load: none here) and each foot sinks F_i/k ≈ 54 µm.
+    assert_eq!(last.contacts, 3);
+    assert!(v.norm() < 1e-4 && w.norm() < 1e-4, "{v} {w}");
+    assert!((f - Vec3::new(0.0, 0.0, weight)).norm() < 1e-4 * weight, "{f}");
+    assert!(p.z < 0.3 && p.z > 0.3 - 2.0 * weight / 1e5, "{}", p.z);
+    // Landing and bouncing dissipated energy (contact damping and friction): at rest, the
+    // energy is below the start by at least the kinetic energy the tripod came with.
+    let [_, v0, ..] = r.samples[0].bodies[0];
+    assert!(last.energy < r.samples[0].energy - 0.5 * 10.0 * v0.norm_squared() * 0.99);
+    assert_eq!(m.bodies.len(), 2);
+}
+
+#[test]
+fn the_peg_goes_down_the_hole_against_one_wall() {
+    let (_, r) = run("peg_in_hole.toml", &[]);
+    let last = r.samples.last().unwrap();
+    let tip = point(last, 0, Vec3::new(0.0, 0.0, -0.045));
+    // 45 mm below the rim, centred within the 1 mm clearance, pressed on the +x wall by the
+    // wrist's 2 mm offset: 200 N/m × 2 mm = 0.4 N (friction acts along the insertion).
+    assert!(tip.z < -0.04, "tip at {tip}");
+    assert!((last.bodies[0][0].x - 0.001).abs() < 2e-4 && last.bodies[0][0].y.abs() <= 0.0011, "{}", last.bodies[0][0]);
+    let fx = last.bodies[0][3].x;
+    assert!((fx + 0.4).abs() < 0.02, "wall force {fx} N");
+}
+
+#[test]
+fn the_drawer_runs_along_its_rails_on_the_walls() {
+    let (_, r) = run("drawer.toml", &[]);
+    let last = r.samples.last().unwrap();
+    let [p, v, _, f, _] = last.bodies[0];
+    let (weight, mu) = (20.0 * 9.81, 0.05);
+    // Drawn 0.3 m at the drive's speed; the rails carry the weight, the walls the drive's side
+    // pull 500 N/m × (10 − 5) mm; rolling friction μ on both.
+    assert!((v.x - 0.1).abs() < 1e-3 && (p.x - 0.295).abs() < 0.01, "{p} {v}");
+    assert!((p.y + 0.005).abs() < 2e-4, "{}", p.y);
+    assert!((f.z - weight).abs() < 1e-3 * weight && (f.y - 2.5).abs() < 0.05, "{f}");
+    assert!((f.x + mu * (f.z + f.y.abs())).abs() < 1e-3, "{f}");
+}
+
+#[test]
+fn the_probe_is_guided_into_the_drogue_throat() {
+    let (_, r) = run("probe_cone.toml", &[]);
+    let first = &r.samples[0];
+    let tip = |s: &MechSample| point(s, 0, Vec3::new(0.0, 0.0, -1.0));
+    // It starts 13 cm off the axis; the cone brings the tip to the 20 mm throat (within its
+    // play) at the floor, and the docking dissipates most of the approach energy.
+    assert!((tip(first).xy().norm() - 0.13).abs() < 1e-3);
+    let closest = r.samples.iter().map(|s| (tip(s).xy().norm(), tip(s).z)).filter(|&(_, z)| z < 0.03).map(|(d, _)| d);
+    let closest = closest.fold(f64::INFINITY, f64::min);
+    assert!(closest < 0.01, "the tip reached the floor {closest} m off the axis");
+    assert!(r.samples.last().unwrap().energy < 0.1 * first.energy);
+}
+
+#[test]
+fn the_grapple_fixture_passes_the_open_snare_to_its_stop() {
+    let (m, r) = run("grapple_snare.toml", &[]);
+    let knob = |s: &MechSample| point(s, 0, Vec3::new(0.0, 0.0, -0.1));
+    let wires: Vec<(Vec3, Vec3)> = m.bodies[1]
+        .model
+        .prims
+        .iter()
+        .filter_map(|p| match p.shape {
+            tumble_geometry::primitive::Primitive::Segment { a, b } => Some((a, b)),
+            _ => None,
+        })
+        .collect();
+    let to_wires = |x: Vec3| {
+        wires
+            .iter()
+            .map(|(a, b)| {
+                let t = ((x - a).dot(&(b - a)) / (b - a).norm_squared()).clamp(0.0, 1.0);
+                (x - (a + (b - a) * t)).norm()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    // Aimed 5 mm into a wire, the knob is pushed off it: where it crosses the wires' plane it
+    // clears them but for the wire's compliant give (force / k, a few mm at most), nearer the
+    // axis than it came; then it is pressed onto the stop plate (knob centre 35 mm above it).
+    let start = knob(&r.samples[0]);
+    assert!(to_wires(Vec3::new(start.x, start.y, 0.0)) < 0.035 - 0.004);
+    let crossing = r.samples.iter().find(|s| knob(s).z < 0.0).expect("the knob crosses the wires");
+    let at = knob(crossing);
+    assert!(to_wires(at) > 0.035 - 0.003, "knob {at} is {} m from a wire", to_wires(at));
+    assert!(at.xy().norm() < start.xy().norm() - 0.005, "{at}");
+    // The plate's law is 2e4 N/m: the peak force (< 60 N) sinks the knob by under 3 mm.
+    let deepest = r.samples.iter().map(|s| knob(s).z).fold(f64::INFINITY, f64::min);
+    let peak = r.samples.iter().map(|s| s.bodies[0][3].norm()).fold(0.0, f64::max);
+    assert!(peak < 60.0 && deepest < -0.165 && deepest > -0.165 - 3e-3, "knob centre at {deepest}, peak {peak} N");
+}
+
+#[test]
+fn bad_mechanisms_are_refused_with_the_key() {
+    let dir = std::env::temp_dir().join(format!("tumble_mech_{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/models");
+    for f in ["tripod.toml", "ground.toml"] {
+        std::fs::copy(models.join(f), dir.join("models").join(f)).unwrap();
+    }
+    let base =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/tripod.toml"))
+            .unwrap();
+    let error = |from: &str, to: &str| {
+        let text = base.replace(from, to);
+        assert_ne!(text, base, "{from}");
+        std::fs::write(dir.join("s.toml"), text).unwrap();
+        let sc = Scenario::load(&dir.join("s.toml"), &[]).expect("parses");
+        Mechanism::build(&sc).expect_err(from).to_string()
+    };
+    let e = error(r#"pairs = [["lander", "ground"]]"#, r#"pairs = [["lander", "grund"]]"#);
+    assert!(e.contains("mechanism.pairs") && e.contains("no body named 'grund'"), "{e}");
+    let e = error("fixed = true", "fixed = true\nmass = 3.0");
+    assert!(e.contains("a fixed body takes no mass"), "{e}");
+    let e = error("mass = 10.0                          # kg\n", "");
+    assert!(e.contains("needs `mass`"), "{e}");
+    let e = error("models/ground.toml", "models/nothing.toml");
+    assert!(e.contains("mechanism.bodies.1.model") && e.contains("nothing.toml"), "{e}");
+    let e = error("integrator = \"rk4\"", "integrator = \"dopri5\"");
+    assert!(e.contains("simulation.integrator"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
