@@ -85,15 +85,6 @@ pub struct BodyState {
 }
 
 /// An instance of a model with its own state.
-/// A primitive's bounding sphere placed in W at an evaluation, and its kind.
-#[derive(Clone, Copy, Debug)]
-struct Placed {
-    epoch: u64,
-    center: Vec3,
-    radius: f64,
-    kind: PrimitiveKind,
-}
-
 #[derive(Clone, Debug)]
 pub struct Object {
     /// Instance name.
@@ -103,9 +94,8 @@ pub struct Object {
     /// One per model body.
     pub bodies: Vec<BodyState>,
     placed: Vec<(u64, Bv, Vec3, f64)>,
-    /// Per primitive, compact for the traversal: the epoch of `center`, its bounding-sphere
-    /// centre in W then, radius and kind.
-    centers: Vec<Placed>,
+    /// Per primitive: the epoch and its bounding-sphere centre in W then.
+    centers: Vec<(u64, Vec3)>,
 }
 
 #[derive(Clone, Debug)]
@@ -186,9 +176,11 @@ pub struct Engine {
     frames_listed: Vec<Frame>,
     /// For each such body pair: the reach of B's geometry from its origin, m.
     reach_b: Vec<f64>,
-    stack: Vec<(u32, u32)>,
-    /// The primitives of a leaf of B that reach into A's leaf volume.
-    near_b: Vec<u32>,
+    /// The one-thread walker's buffers; the parallel walkers' and their frontier.
+    walker: WalkBuf,
+    walkers: Vec<WalkBuf>,
+    frontier: Vec<(u32, u32)>,
+    next: Vec<(u32, u32)>,
     tasks: Vec<Task>,
     results: Vec<Contacts>,
     current: Vec<ActiveContact>,
@@ -232,11 +224,7 @@ impl Engine {
             })
             .collect();
         let placed = vec![(u64::MAX, Bv::Everything, Vec3::zeros(), f64::INFINITY); model.nodes.len()];
-        let centers = model
-            .prims
-            .iter()
-            .map(|p| Placed { epoch: u64::MAX, center: p.bound.0, radius: p.bound.1, kind: p.shape.kind() })
-            .collect();
+        let centers = vec![(u64::MAX, Vec3::zeros()); model.prims.len()];
         self.objects.push(Object { name: name.into(), model, bodies, placed, centers });
         self.listed = false;
         self.objects.len() - 1
@@ -404,28 +392,6 @@ impl Engine {
         self.previous.sort_unstable_by_key(|c| c.key);
     }
 
-    /// The node's volume placed in W and grown by `grow` (once per evaluation), with its
-    /// bounding sphere.
-    fn place(
-        objects: &mut [Object],
-        o: usize,
-        node: u32,
-        epoch: u64,
-        body: usize,
-        grow: f64,
-    ) -> Option<(Bv, Vec3, f64)> {
-        let obj = &mut objects[o];
-        let slot = &mut obj.placed[node as usize];
-        if slot.0 != epoch {
-            let local = obj.model.nodes[node as usize].bv?;
-            let X = &obj.bodies[body].X_WB;
-            let bv = local.place(&X.R, &X.p).inflated(grow);
-            let (c, r) = bv.bounding_sphere();
-            *slot = (epoch, bv, c, r);
-        }
-        Some((slot.1, slot.2, slot.3))
-    }
-
     /// Poses of B in A for every (pair, body of A, body of B), in traversal order; whether the
     /// candidate list still holds (no body moved by the margin relative to another since it was
     /// made).
@@ -448,7 +414,11 @@ impl Engine {
     }
 
     /// Bounding-volume traversal of every pair → the candidate primitive pairs (those within the
-    /// margin), with the relative poses it was made at.
+    /// margin), with the relative poses it was made at. On one thread a depth-first walk that
+    /// places each node once per evaluation; on more, the walk's first levels are expanded
+    /// into a frontier of disjoint subtrees, walked in parallel (placing nodes as they come)
+    /// and concatenated in frontier order — the depth-first order, so the candidate list is the
+    /// same for any thread count.
     fn candidates(&mut self) {
         self.tasks.clear();
         self.frames_listed.clone_from(&self.frames);
@@ -457,93 +427,79 @@ impl Engine {
         self.traversals += 1;
         let epoch = self.epoch;
         let grow = 0.5 * self.margin;
+        let parallel = rayon::current_num_threads() > 1;
         let mut frame = 0;
         for (pi, pair) in self.pairs.iter().enumerate() {
             let (ma, mb) = (self.objects[pair.a].model.clone(), self.objects[pair.b].model.clone());
             for (ba, bda) in ma.bodies.iter().enumerate() {
                 for (bb, bdb) in mb.bodies.iter().enumerate() {
-                    let Xa = self.objects[pair.a].bodies[ba].X_WB;
-                    let Xb = self.objects[pair.b].bodies[bb].X_WB;
                     let reach = mb.nodes[bdb.root as usize].bv.map_or(f64::INFINITY, |bv| {
                         let (c, r) = bv.bounding_sphere();
                         c.norm() + r
                     });
                     self.reach_b.push(reach);
+                    let walk = Walk {
+                        ma: &ma,
+                        mb: &mb,
+                        Xa: self.objects[pair.a].bodies[ba].X_WB,
+                        Xb: self.objects[pair.b].bodies[bb].X_WB,
+                        task: Task {
+                            pair: pi as u32,
+                            frame,
+                            body_a: ba as u32,
+                            body_b: bb as u32,
+                            prim_a: 0,
+                            prim_b: 0,
+                            dispatch: Dispatch::None,
+                        },
+                        grow,
+                        margin: self.margin,
+                    };
                     frame += 1;
-                    let frame = frame - 1;
-                    self.stack.clear();
-                    self.stack.push((bda.root, bdb.root));
-                    while let Some((na, nb)) = self.stack.pop() {
-                        let Some((va, ca, ra)) = Self::place(&mut self.objects, pair.a, na, epoch, ba, grow) else {
-                            continue;
-                        };
-                        let Some((vb, cb, rb)) = Self::place(&mut self.objects, pair.b, nb, epoch, bb, grow) else {
-                            continue;
-                        };
-                        // Bounding spheres first: a cheap reject before the separating axes.
-                        let reach = ra + rb;
-                        if reach.is_finite() && (ca - cb).norm_squared() > reach * reach || !va.overlaps(&vb) {
-                            continue;
+                    let root = (bda.root, bdb.root);
+                    if !parallel {
+                        let mut place =
+                            Cached { objects: &mut self.objects, a: (pair.a, ba), b: (pair.b, bb), epoch, grow };
+                        self.walker.tasks.clear();
+                        walk.run(root, &mut self.walker, &mut place);
+                        self.tasks.extend_from_slice(&self.walker.tasks);
+                        continue;
+                    }
+                    // The frontier: breadth-first until there is work for every thread.
+                    let (frontier, next) = (&mut self.frontier, &mut self.next);
+                    frontier.clear();
+                    frontier.push(root);
+                    while frontier.len() < FRONTIER {
+                        next.clear();
+                        let mut split = false;
+                        for &(na, nb) in frontier.iter() {
+                            match walk.visit(na, nb, &mut Fresh(&walk)) {
+                                Visit::Apart => {}
+                                Visit::Leaves(..) => next.push((na, nb)),
+                                Visit::SplitA => {
+                                    split = true;
+                                    next.extend(ma.nodes[na as usize].children.iter().map(|&c| (c, nb)));
+                                }
+                                Visit::SplitB => {
+                                    split = true;
+                                    next.extend(mb.nodes[nb as usize].children.iter().map(|&c| (na, c)));
+                                }
+                            }
                         }
-                        let (node_a, node_b) = (&ma.nodes[na as usize], &mb.nodes[nb as usize]);
-                        let (leaf_a, leaf_b) = (node_a.children.is_empty(), node_b.children.is_empty());
-                        if leaf_a && leaf_b {
-                            // World bounding-sphere centres, placed once per evaluation.
-                            for (o, leaf, X) in [(pair.a, node_a, &Xa), (pair.b, node_b, &Xb)] {
-                                let (obj, model) = (&mut self.objects[o], if o == pair.a { &ma } else { &mb });
-                                for &p in &leaf.prims {
-                                    let slot = &mut obj.centers[p as usize];
-                                    if slot.epoch != epoch {
-                                        slot.epoch = epoch;
-                                        slot.center = X.point(&model.prims[p as usize].bound.0);
-                                    }
-                                }
-                            }
-                            // Each primitive's bounding sphere against the other leaf's volume
-                            // first: leaves that overlap partly skip most pairs.
-                            let (pl_a, pl_b) = (&self.objects[pair.a].centers, &self.objects[pair.b].centers);
-                            let reaches =
-                                |bv: &Bv, p: &Placed| !p.radius.is_finite() || bv.reaches(&p.center, p.radius + grow);
-                            self.near_b.clear();
-                            for &pb in &node_b.prims {
-                                if reaches(&va, &pl_b[pb as usize]) {
-                                    self.near_b.push(pb);
-                                }
-                            }
-                            if self.near_b.is_empty() {
-                                continue;
-                            }
-                            for &pa in &node_a.prims {
-                                let a = &pl_a[pa as usize];
-                                if !reaches(&vb, a) {
-                                    continue;
-                                }
-                                for &pb in &self.near_b {
-                                    let b = &pl_b[pb as usize];
-                                    let reach = a.radius + b.radius + self.margin;
-                                    if reach.is_finite() && (b.center - a.center).norm_squared() > reach * reach {
-                                        continue;
-                                    }
-                                    let dispatch = testers::tester(a.kind, b.kind);
-                                    if matches!(dispatch, Dispatch::None) {
-                                        continue;
-                                    }
-                                    self.tasks.push(Task {
-                                        pair: pi as u32,
-                                        frame,
-                                        body_a: ba as u32,
-                                        body_b: bb as u32,
-                                        prim_a: pa,
-                                        prim_b: pb,
-                                        dispatch,
-                                    });
-                                }
-                            }
-                        } else if !leaf_a && (leaf_b || ra >= rb) {
-                            self.stack.extend(node_a.children.iter().rev().map(|&c| (c, nb)));
-                        } else {
-                            self.stack.extend(node_b.children.iter().rev().map(|&c| (na, c)));
+                        std::mem::swap(frontier, next);
+                        if !split {
+                            break;
                         }
+                    }
+                    if self.walkers.len() < frontier.len() {
+                        self.walkers.resize_with(frontier.len(), WalkBuf::default);
+                    }
+                    frontier.par_iter().zip(self.walkers.par_iter_mut()).for_each(|(&start, buf)| {
+                        buf.tasks.clear();
+                        walk.run(start, buf, &mut Fresh(&walk));
+                    });
+                    for buf in &self.walkers[..frontier.len()] {
+                        self.tasks.extend_from_slice(&buf.tasks);
                     }
                 }
             }
@@ -613,6 +569,177 @@ impl Engine {
                     v0,
                     friction_model: set.friction,
                 });
+            }
+        }
+    }
+}
+
+/// Frontier size for a parallel traversal.
+const FRONTIER: usize = 32;
+
+/// What one step of the walk found for a node pair.
+enum Visit {
+    /// The volumes do not overlap.
+    Apart,
+    /// Two overlapping leaves, with their placed volumes.
+    Leaves(Bv, Bv),
+    /// Descend into A's children (the larger volume, or B is a leaf).
+    SplitA,
+    /// Descend into B's children.
+    SplitB,
+}
+
+/// A traversal of one pair of bodies, read-only: its models, poses and the task it fills in.
+struct Walk<'a> {
+    ma: &'a Model,
+    mb: &'a Model,
+    Xa: Frame,
+    Xb: Frame,
+    task: Task,
+    grow: f64,
+    margin: f64,
+}
+
+/// A walker's buffers, reused between evaluations.
+#[derive(Default)]
+struct WalkBuf {
+    stack: Vec<(u32, u32)>,
+    /// The primitives of a leaf of B that reach into A's leaf volume: index, W centre, radius.
+    near_b: Vec<(u32, Vec3, f64)>,
+    tasks: Vec<Task>,
+}
+
+/// Where the walk gets placed volumes and primitive centres: computed as needed (parallel
+/// walkers), or cached per evaluation in the objects (one thread).
+trait Placer {
+    /// Node `node` of A (`side_a`) or B: its volume in W grown by half the margin, with its
+    /// bounding sphere.
+    fn node(&mut self, side_a: bool, node: u32) -> Option<(Bv, Vec3, f64)>;
+    /// Primitive `prim`'s bounding-sphere centre in W.
+    fn center(&mut self, side_a: bool, prim: u32) -> Vec3;
+}
+
+/// Placement without a cache.
+struct Fresh<'w, 'a>(&'w Walk<'a>);
+
+impl Placer for Fresh<'_, '_> {
+    fn node(&mut self, side_a: bool, node: u32) -> Option<(Bv, Vec3, f64)> {
+        let w = self.0;
+        let (m, X) = if side_a { (w.ma, &w.Xa) } else { (w.mb, &w.Xb) };
+        let bv = m.nodes[node as usize].bv?.place(&X.R, &X.p).inflated(w.grow);
+        let (c, r) = bv.bounding_sphere();
+        Some((bv, c, r))
+    }
+
+    fn center(&mut self, side_a: bool, prim: u32) -> Vec3 {
+        let w = self.0;
+        let (m, X) = if side_a { (w.ma, &w.Xa) } else { (w.mb, &w.Xb) };
+        X.point(&m.prims[prim as usize].bound.0)
+    }
+}
+
+/// Placement cached in the objects, once per evaluation (epoch).
+struct Cached<'o> {
+    objects: &'o mut [Object],
+    /// (object, body) of each side.
+    a: (usize, usize),
+    b: (usize, usize),
+    epoch: u64,
+    grow: f64,
+}
+
+impl Placer for Cached<'_> {
+    fn node(&mut self, side_a: bool, node: u32) -> Option<(Bv, Vec3, f64)> {
+        let (o, body) = if side_a { self.a } else { self.b };
+        let obj = &mut self.objects[o];
+        let slot = &mut obj.placed[node as usize];
+        if slot.0 != self.epoch {
+            let local = obj.model.nodes[node as usize].bv?;
+            let X = &obj.bodies[body].X_WB;
+            let bv = local.place(&X.R, &X.p).inflated(self.grow);
+            let (c, r) = bv.bounding_sphere();
+            *slot = (self.epoch, bv, c, r);
+        }
+        Some((slot.1, slot.2, slot.3))
+    }
+
+    fn center(&mut self, side_a: bool, prim: u32) -> Vec3 {
+        let (o, body) = if side_a { self.a } else { self.b };
+        let obj = &mut self.objects[o];
+        let slot = &mut obj.centers[prim as usize];
+        if slot.0 != self.epoch {
+            *slot = (self.epoch, obj.bodies[body].X_WB.point(&obj.model.prims[prim as usize].bound.0));
+        }
+        slot.1
+    }
+}
+
+impl Walk<'_> {
+    fn visit(&self, na: u32, nb: u32, place: &mut impl Placer) -> Visit {
+        let (Some((va, ca, ra)), Some((vb, cb, rb))) = (place.node(true, na), place.node(false, nb)) else {
+            return Visit::Apart;
+        };
+        // Bounding spheres first: a cheap reject before the separating axes.
+        let reach = ra + rb;
+        if reach.is_finite() && (ca - cb).norm_squared() > reach * reach || !va.overlaps(&vb) {
+            return Visit::Apart;
+        }
+        let (leaf_a, leaf_b) =
+            (self.ma.nodes[na as usize].children.is_empty(), self.mb.nodes[nb as usize].children.is_empty());
+        if leaf_a && leaf_b {
+            Visit::Leaves(va, vb)
+        } else if !leaf_a && (leaf_b || ra >= rb) {
+            Visit::SplitA
+        } else {
+            Visit::SplitB
+        }
+    }
+
+    /// Depth-first from `start`, children in order; candidate pairs into `buf.tasks`.
+    fn run(&self, start: (u32, u32), buf: &mut WalkBuf, place: &mut impl Placer) {
+        buf.stack.clear();
+        buf.stack.push(start);
+        while let Some((na, nb)) = buf.stack.pop() {
+            match self.visit(na, nb, place) {
+                Visit::Apart => {}
+                Visit::Leaves(va, vb) => self.leaves(na, nb, &va, &vb, buf, place),
+                Visit::SplitA => buf.stack.extend(self.ma.nodes[na as usize].children.iter().rev().map(|&c| (c, nb))),
+                Visit::SplitB => buf.stack.extend(self.mb.nodes[nb as usize].children.iter().rev().map(|&c| (na, c))),
+            }
+        }
+    }
+
+    /// The primitive pairs of two overlapping leaves whose bounding spheres come within the
+    /// margin. Each primitive's sphere is checked against the other leaf's volume first:
+    /// leaves that overlap partly skip most pairs.
+    fn leaves(&self, na: u32, nb: u32, va: &Bv, vb: &Bv, buf: &mut WalkBuf, place: &mut impl Placer) {
+        let reaches = |bv: &Bv, c: &Vec3, r: f64| !r.is_finite() || bv.reaches(c, r + self.grow);
+        buf.near_b.clear();
+        for &pb in &self.mb.nodes[nb as usize].prims {
+            let r = self.mb.prims[pb as usize].bound.1;
+            let c = place.center(false, pb);
+            if reaches(va, &c, r) {
+                buf.near_b.push((pb, c, r));
+            }
+        }
+        if buf.near_b.is_empty() {
+            return;
+        }
+        for &pa in &self.ma.nodes[na as usize].prims {
+            let da = &self.ma.prims[pa as usize];
+            let (ca, ra) = (place.center(true, pa), da.bound.1);
+            if !reaches(vb, &ca, ra) {
+                continue;
+            }
+            for &(pb, cb, rb) in &buf.near_b {
+                let reach = ra + rb + self.margin;
+                if reach.is_finite() && (cb - ca).norm_squared() > reach * reach {
+                    continue;
+                }
+                let dispatch = testers::tester(da.shape.kind(), self.mb.prims[pb as usize].shape.kind());
+                if !matches!(dispatch, Dispatch::None) {
+                    buf.tasks.push(Task { prim_a: pa, prim_b: pb, dispatch, ..self.task });
+                }
             }
         }
     }
