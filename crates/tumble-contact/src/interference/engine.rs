@@ -578,6 +578,8 @@ impl Engine {
 const FRONTIER: usize = 32;
 
 /// What one step of the walk found for a node pair.
+// A stack temporary of the walk's loop: boxing the volumes would allocate per visit.
+#[allow(clippy::large_enum_variant)]
 enum Visit {
     /// The volumes do not overlap.
     Apart,
