@@ -6,12 +6,18 @@
 //! accepted step the engine is evaluated at the new state and committed, so the bristle
 //! friction state advances once per step.
 //!
+//! **Arm.** With an `[arm]` in the scenario, a body may ride on one of its links (`link`): its
+//! pose and twist follow the link's, and its contact wrench is applied to the link (link axes,
+//! about the link origin) in the multibody equations, solved in the same RK4 state
+//! `[arm; free bodies]`.
+//!
 //! Spring-damper (a compliant wrist, a drive): `F = K (a(t) − p) + C (ȧ − v)` with the anchor
 //! `a(t) = a₀ + ȧ t` and diagonal `K`, `C` in world axes; `τ = k_θ θ − c_θ ω`, `θ` the rotation
 //! vector from the body's attitude to its attitude at the start. The energy reported is
 //! `T + V_g + V_springs`; contact damping and friction remove energy, so it only falls when no
 //! drive works on the system.
 
+use crate::arm::ArmModel;
 use crate::model::{Check, err, finite3};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
@@ -23,9 +29,12 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use tumble_contact::interference::{Engine, Model as ContactModel};
+use tumble_dynamics::multibody::Kinematics;
+use tumble_dynamics::multibody::spatial::{SVec, parts};
+use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, RigidBody, normalize_quaternion};
 use tumble_geometry::MassProperties;
-use tumble_math::{Pose, UnitQuat, Vec3, quat_from_wxyz};
+use tumble_math::{Mat3, Pose, UnitQuat, Vec3, quat_from_wxyz};
 
 /// A body of the mechanism.
 #[derive(Clone, Debug)]
@@ -34,8 +43,10 @@ pub struct MechBody {
     pub name: String,
     /// Its contact model.
     pub model: Arc<ContactModel>,
-    /// Mass properties (`None`: fixed).
+    /// Mass properties (`None`: fixed or carried by an arm link).
     pub body: Option<RigidBody>,
+    /// The arm link carrying it and its pose in the link frame (rotation, position).
+    pub link: Option<(usize, Mat3, Vec3)>,
     /// State at the start.
     pub start: BodyState,
 }
@@ -87,6 +98,8 @@ pub struct Mechanism {
     pub gravity: Vec3,
     /// Candidate margin of the engine, m.
     pub margin: f64,
+    /// The arm, when bodies ride on its links: its system and state at the start.
+    pub arm: Option<(MultibodySystem, Vec<f64>)>,
     /// RK4 step, s.
     pub dt: f64,
     /// Simulated span, s.
@@ -107,7 +120,7 @@ pub struct MechSample {
     pub attitudes: Vec<[f64; 4]>,
     /// Active contacts.
     pub contacts: usize,
-    /// `T + V_g + V_springs`, J.
+    /// `T + V_g + V_springs` of the free bodies, J.
     pub energy: f64,
 }
 
@@ -126,13 +139,43 @@ pub struct MechRun {
 struct Ode<'a> {
     m: &'a Mechanism,
     engine: Engine,
-    /// Offset of each body's state (`None`: fixed).
+    /// Offset of each body's state (`None`: fixed or carried).
     offset: Vec<Option<usize>>,
+    /// The arm's system (external wrenches set each evaluation) and its state length.
+    arm: Option<MultibodySystem>,
+    na: usize,
 }
 
 impl Ode<'_> {
-    /// Sets the free bodies' poses and twists from `y` and evaluates the contacts.
-    fn evaluate(&mut self, y: &[f64]) {
+    /// The arm's kinematics at `y`.
+    fn kinematics(&self, y: &[f64]) -> Option<Kinematics> {
+        let mb = &self.arm.as_ref()?.model;
+        let (nq, nv) = (mb.nq(), mb.nv());
+        Some(mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+    }
+
+    /// Pose and twist (origin velocity and angular velocity, W) of a body carried by a link.
+    fn carried(k: &Kinematics, (l, R_LB, p_LB): &(usize, Mat3, Vec3)) -> (Pose, Vec3, Vec3) {
+        let (R, p) = k.pose[*l];
+        let (w_L, v_L) = parts(&k.v[*l]);
+        let w = R * w_L;
+        let r = R * p_LB;
+        let q = UnitQuat::from_matrix(&(R * R_LB));
+        (Pose::new(p + r, q), R * v_L + w.cross(&r), w)
+    }
+
+    /// Sets the bodies' poses and twists from `y` and evaluates the contacts; the arm's
+    /// kinematics, if any.
+    fn evaluate(&mut self, y: &[f64]) -> Option<Kinematics> {
+        let k = self.kinematics(y);
+        if let Some(k) = &k {
+            for (i, b) in self.m.bodies.iter().enumerate() {
+                if let Some(link) = &b.link {
+                    let (X, v, w) = Self::carried(k, link);
+                    let _ = self.engine.set_body(i, 0, &X, v, w);
+                }
+            }
+        }
         for (i, off) in self.offset.iter().enumerate() {
             if let Some(o) = off {
                 let s = BodyState::read(&y[*o..]);
@@ -142,16 +185,30 @@ impl Ode<'_> {
             }
         }
         self.engine.evaluate();
+        k
     }
 }
 
 impl OdeSystem for Ode<'_> {
     fn dim(&self) -> usize {
-        self.offset.iter().flatten().count() * BODY_STATE_LEN
+        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
-        self.evaluate(y);
+        let k = self.evaluate(y);
+        if let (Some(sys), Some(k)) = (&mut self.arm, &k) {
+            // Each carried body's contact wrench on its link: link axes, about the link origin.
+            sys.external.iter_mut().for_each(|e| *e = SVec::zeros());
+            for (i, b) in self.m.bodies.iter().enumerate() {
+                let Some((l, _, _)) = b.link else { continue };
+                let (R, p) = k.pose[l];
+                let c = self.engine.body(i, 0);
+                let n = c.torque + (c.X_WB.p - p).cross(&c.force);
+                let (n, f) = (R.transpose() * n, R.transpose() * c.force);
+                sys.external[l] += SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
+            }
+            sys.derivatives(k, &y[..self.na], &mut dydt[..self.na]);
+        }
         for (i, off) in self.offset.iter().enumerate() {
             let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
             let s = BodyState::read(&y[*o..]);
@@ -173,6 +230,9 @@ impl OdeSystem for Ode<'_> {
     }
 
     fn project(&self, y: &mut [f64]) {
+        if let Some(sys) = &self.arm {
+            sys.project(&mut y[..self.na]);
+        }
         for o in self.offset.iter().flatten() {
             normalize_quaternion(&mut y[*o..*o + BODY_STATE_LEN]);
         }
@@ -193,7 +253,18 @@ impl Mechanism {
             GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
             _ => return err("gravity.type", "mechanism runs take `none` or `uniform` gravity"),
         };
-        let bodies = Self::bodies(sc, spec)?;
+        let arm = match &sc.file.arm {
+            None => None,
+            Some(_) => {
+                let arm = ArmModel::check(sc)?;
+                if !matches!(arm.method, Method::Rk4 { .. }) {
+                    return err("simulation.integrator", "mechanism runs use `rk4`");
+                }
+                Some(arm)
+            }
+        };
+        let bodies = Self::bodies(sc, spec, arm.as_ref())?;
+        let arm = arm.map(|a| (a.system, a.initial_state));
         let index = |key: &str, name: &str| {
             bodies.iter().position(|b| b.name == name).ok_or_else(|| {
                 let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
@@ -204,7 +275,8 @@ impl Mechanism {
         for (k, [a, b]) in spec.pairs.iter().enumerate() {
             let key = format!("mechanism.pairs.{k}");
             let (i, j) = (index(&key, a)?, index(&key, b)?);
-            if i == j || (bodies[i].body.is_none() && bodies[j].body.is_none()) {
+            let moves = |k: usize| bodies[k].body.is_some() || bodies[k].link.is_some();
+            if i == j || !(moves(i) || moves(j)) {
                 return err(&key, format!("'{a}' and '{b}': a pair needs two bodies, one of them free"));
             }
             pairs.push((i, j));
@@ -244,14 +316,24 @@ impl Mechanism {
         if !(margin.is_finite() && margin >= 0.0) {
             return err("mechanism.margin", format!("{margin}: must be finite and ≥ 0 (m)"));
         }
-        let m =
-            Self { name: sc.file.name.clone(), bodies, pairs, springs, gravity, margin, dt, duration, output_interval };
+        let m = Self {
+            name: sc.file.name.clone(),
+            bodies,
+            pairs,
+            springs,
+            gravity,
+            margin,
+            arm,
+            dt,
+            duration,
+            output_interval,
+        };
         // Pairing checks (ambiguous or missing laws) now, not in the run.
         m.engine().map_err(|e| ("mechanism.pairs".to_string(), e))?;
         Ok(m)
     }
 
-    fn bodies(sc: &Scenario, spec: &MechanismSpec) -> Check<Vec<MechBody>> {
+    fn bodies(sc: &Scenario, spec: &MechanismSpec, arm: Option<&ArmModel>) -> Check<Vec<MechBody>> {
         let mut out: Vec<MechBody> = Vec::new();
         for (k, b) in spec.bodies.iter().enumerate() {
             let key = format!("mechanism.bodies.{k}");
@@ -276,7 +358,39 @@ impl Mechanism {
                 q_WB: q,
                 w_WB_B: finite3(&format!("{key}.angular_velocity"), b.angular_velocity)?,
             };
-            let body = if b.fixed {
+            let link = match &b.link {
+                None => None,
+                Some(name) => {
+                    let Some(arm) = arm else {
+                        return err(format!("{key}.link"), "a body on a link needs an [arm] in the scenario");
+                    };
+                    let l = arm
+                        .system
+                        .model
+                        .links
+                        .iter()
+                        .zip(&arm.joint_names)
+                        .position(|(l, j)| &l.name == name || j.as_deref() == Some(name.as_str()))
+                        .ok_or_else(|| {
+                            (format!("{key}.link"), format!("no link or joint named `{name}` in the arm"))
+                        })?;
+                    if b.fixed
+                        || b.mass.is_some()
+                        || b.inertia.is_some()
+                        || start.v_WB != Vec3::zeros()
+                        || start.w_WB_B != Vec3::zeros()
+                    {
+                        return err(
+                            &key,
+                            "a body on an arm link moves with it: it takes no `fixed`, mass, inertia or velocity",
+                        );
+                    }
+                    Some((l, q.to_rotation_matrix().into_inner(), start.p_WB))
+                }
+            };
+            let body = if link.is_some() {
+                None
+            } else if b.fixed {
                 if b.mass.is_some()
                     || b.inertia.is_some()
                     || start.v_WB != Vec3::zeros()
@@ -292,9 +406,9 @@ impl Mechanism {
                 let (mass, inertia) = mass_and_inertia(&key, mass, inertia)?;
                 Some(RigidBody::new(b.name.clone(), &MassProperties::new(mass, inertia)))
             };
-            out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, start });
+            out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, link, start });
         }
-        if out.iter().all(|b| b.body.is_none()) {
+        if out.iter().all(|b| b.body.is_none() && b.link.is_none()) {
             return err("mechanism.bodies", "every body is fixed: nothing would move");
         }
         Ok(out)
@@ -316,16 +430,21 @@ impl Mechanism {
     }
 
     fn sample(&self, ode: &mut Ode, t: f64, y: &[f64]) -> MechSample {
-        ode.evaluate(y);
+        let k = ode.evaluate(y);
         let mut energy = 0.0;
         let mut attitudes = Vec::with_capacity(self.bodies.len());
         let bodies = (0..self.bodies.len())
             .map(|i| {
-                let s = match ode.offset[i] {
-                    Some(o) => BodyState::read(&y[o..]),
-                    None => self.bodies[i].start,
+                let b = &self.bodies[i];
+                let s = match (ode.offset[i], &b.link, &k) {
+                    (Some(o), _, _) => BodyState::read(&y[o..]),
+                    (None, Some(link), Some(k)) => {
+                        let (X, v, w) = Ode::carried(k, link);
+                        BodyState { p_WB: X.p, v_WB: v, q_WB: X.q, w_WB_B: X.q.inverse() * w }
+                    }
+                    _ => b.start,
                 };
-                if let Some(body) = &self.bodies[i].body {
+                if let Some(body) = &b.body {
                     energy += s.kinetic_energy(body) - body.mass * self.gravity.dot(&s.p_WB);
                     energy += self.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
                 }
@@ -349,15 +468,24 @@ impl Mechanism {
             }
         };
         let mut offset = Vec::new();
-        let mut n = 0;
+        let na = self.arm.as_ref().map_or(0, |(_, y0)| y0.len());
+        let mut n = na;
         for b in &self.bodies {
             offset.push(b.body.as_ref().map(|_| {
                 n += BODY_STATE_LEN;
                 n - BODY_STATE_LEN
             }));
         }
-        let mut ode = Ode { m: self, engine, offset };
+        let arm = self.arm.as_ref().map(|(sys, _)| {
+            let mut sys = sys.clone();
+            sys.external = vec![SVec::zeros(); sys.model.links.len()];
+            sys
+        });
+        let mut ode = Ode { m: self, engine, offset, arm, na };
         let mut y = vec![0.0; n];
+        if let Some((_, y0)) = &self.arm {
+            y[..na].copy_from_slice(y0);
+        }
         for (b, o) in self.bodies.iter().zip(&ode.offset) {
             if let Some(o) = o {
                 b.start.write(&mut y[*o..]);
@@ -399,7 +527,9 @@ impl Mechanism {
 pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<Value, String> {
     let out = RunDir::create(dir)?;
     let (first, last) = first_last(&run.samples)?;
-    let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some()).collect();
+    // Bodies that move: free ones and those carried by the arm.
+    let free: Vec<usize> =
+        (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some() || m.bodies[i].link.is_some()).collect();
     out.csv("timeseries.csv", |w| {
         let mut head = vec!["t_s".to_string()];
         for &i in &free {

@@ -84,9 +84,16 @@ fn the_probe_is_guided_into_the_drogue_throat() {
 }
 
 #[test]
-fn the_grapple_fixture_passes_the_open_snare_to_its_stop() {
+fn the_grapple_fixture_passes_the_open_snare_of_the_arm_to_its_stop() {
     let (m, r) = run("grapple_snare.toml", &[]);
     let knob = |s: &MechSample| point(s, 0, Vec3::new(0.0, 0.0, -0.1));
+    // The effector's frame at a sample: the knob's depth behind the wires' plane, and its
+    // distance from the wires.
+    let local = |s: &MechSample, x: Vec3| {
+        let [w, a, b, c] = s.attitudes[1];
+        let q = UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, a, b, c));
+        q.inverse() * (x - s.bodies[1][0])
+    };
     let wires: Vec<(Vec3, Vec3)> = m.bodies[1]
         .model
         .prims
@@ -107,17 +114,26 @@ fn the_grapple_fixture_passes_the_open_snare_to_its_stop() {
     };
     // Aimed 5 mm into a wire, the knob is pushed off it: where it crosses the wires' plane it
     // clears them but for the wire's compliant give (force / k, a few mm at most), nearer the
-    // axis than it came; then it is pressed onto the stop plate (knob centre 35 mm above it).
-    let start = knob(&r.samples[0]);
-    assert!(to_wires(Vec3::new(start.x, start.y, 0.0)) < 0.035 - 0.004);
-    let crossing = r.samples.iter().find(|s| knob(s).z < 0.0).expect("the knob crosses the wires");
-    let at = knob(crossing);
+    // axis than it came; then it strikes the stop plate (knob centre 35 mm above it, 0.2 m
+    // behind the wires).
+    let start = local(&r.samples[0], knob(&r.samples[0]));
+    assert!(to_wires(Vec3::new(start.x, start.y, 0.0)) < 0.035 - 0.004, "{start}");
+    let crossing = r.samples.iter().find(|s| local(s, knob(s)).z < 0.0).expect("the knob crosses the wires");
+    let at = local(crossing, knob(crossing));
     assert!(to_wires(at) > 0.035 - 0.003, "knob {at} is {} m from a wire", to_wires(at));
     assert!(at.xy().norm() < start.xy().norm() - 0.005, "{at}");
     // The plate's law is 2e4 N/m: the peak force (< 60 N) sinks the knob by under 3 mm.
-    let deepest = r.samples.iter().map(|s| knob(s).z).fold(f64::INFINITY, f64::min);
+    let deepest = r.samples.iter().map(|s| local(s, knob(s)).z).fold(f64::INFINITY, f64::min);
     let peak = r.samples.iter().map(|s| s.bodies[0][3].norm()).fold(0.0, f64::max);
-    assert!(peak < 60.0 && deepest < -0.165 && deepest > -0.165 - 3e-3, "knob centre at {deepest}, peak {peak} N");
+    assert!(peak < 60.0 && deepest < -0.165 && deepest > -0.165 - 3e-3, "knob at {deepest}, peak {peak} N");
+    // The contact acts on the arm as on the payload, oppositely, and moves it through its
+    // flexible joints.
+    for s in &r.samples {
+        let (fp, fe) = (s.bodies[0][3], s.bodies[1][3]);
+        assert!((fp + fe).norm() <= 1e-9 * fp.norm().max(1.0), "{fp} {fe}");
+    }
+    let moved = r.samples.iter().map(|s| (s.bodies[1][0] - r.samples[0].bodies[1][0]).norm()).fold(0.0, f64::max);
+    assert!(moved > 1e-4, "the effector moved {moved} m");
 }
 
 #[test]
@@ -144,6 +160,8 @@ fn bad_mechanisms_are_refused_with_the_key() {
     assert!(e.contains("a fixed body takes no mass"), "{e}");
     let e = error("mass = 10.0                          # kg\n", "");
     assert!(e.contains("needs `mass`"), "{e}");
+    let e = error("fixed = true", "link = \"wrist\"");
+    assert!(e.contains("mechanism.bodies.1.link") && e.contains("[arm]"), "{e}");
     let e = error("models/ground.toml", "models/nothing.toml");
     assert!(e.contains("mechanism.bodies.1.model") && e.contains("nothing.toml"), "{e}");
     let e = error("integrator = \"rk4\"", "integrator = \"dopri5\"");

@@ -5,7 +5,7 @@ use super::schema::identity_quat;
 use serde::Deserialize;
 
 /// `[mechanism]`: rigid bodies carrying interference contact models, the pairs that touch, and
-/// spring-dampers that drive them.
+/// spring-dampers that drive them; with an `[arm]`, bodies carried by its links.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MechanismSpec {
@@ -32,6 +32,9 @@ pub struct MechanismBodySpec {
     /// Fixed bodies keep their pose and need no mass.
     #[serde(default)]
     pub fixed: bool,
+    /// The `[arm]` link (or joint) carrying this body: its `position` and `orientation` are
+    /// then its pose in the link frame, and its contact wrench acts on the arm.
+    pub link: Option<String>,
     /// Mass, kg.
     pub mass: Option<f64>,
     /// Principal `[xx, yy, zz]` or full `[xx, yy, zz, xy, xz, yz]` inertia about the centre of
