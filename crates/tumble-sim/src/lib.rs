@@ -4,6 +4,7 @@
 //! The pipeline of `tumble run`: [`Scenario::load`] → [`Model::build`] → [`simulate`] →
 //! [`write_run`].
 
+pub mod anim;
 pub mod arm;
 pub mod asteroid_capture;
 pub mod bench;

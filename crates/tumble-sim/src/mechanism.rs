@@ -611,5 +611,41 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<V
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
     out.json("summary.json", &summary)?;
+    animation(m, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The run as an animation: every body's primitives, moving bodies animated.
+pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, primitive_mesh};
+    const PALETTE: [[f32; 4]; 5] = [
+        [0.85, 0.45, 0.1, 1.0],
+        [0.2, 0.45, 0.8, 1.0],
+        [0.3, 0.7, 0.35, 1.0],
+        [0.75, 0.2, 0.5, 1.0],
+        [0.6, 0.6, 0.6, 1.0],
+    ];
+    let mut anim = Animation::new();
+    let moving: Vec<usize> =
+        (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some() || m.bodies[i].link.is_some()).collect();
+    for (i, b) in m.bodies.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let meshes = b.model.prims.iter().map(|p| primitive_mesh(&p.shape, 2.0, color)).collect();
+        if moving.contains(&i) {
+            anim.body(&b.name, meshes);
+        } else {
+            anim.scenery(&b.name, meshes, &b.start.p_WB, &b.start.q_WB);
+        }
+    }
+    for s in &run.samples {
+        let poses: Vec<(Vec3, UnitQuat)> = moving
+            .iter()
+            .map(|&i| {
+                let [w, x, y, z] = s.attitudes[i];
+                (s.bodies[i][0], UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z)))
+            })
+            .collect();
+        anim.frame(s.t, &poses);
+    }
+    anim
 }

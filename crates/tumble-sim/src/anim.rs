@@ -1,0 +1,427 @@
+//! Animation export: `animation.glb`, a binary glTF 2.0 file with the meshes of a run's bodies
+//! and one animated node per moving body (translation and rotation samplers, linear), which
+//! Blender's glTF importer and three.js open.
+//!
+//! The recording interface is model-agnostic: a run adds its bodies once ([`Animation::body`],
+//! with meshes in the body frame), static scenery ([`Animation::scenery`]), then one pose per
+//! body per recorded instant ([`Animation::frame`]). Tumble's world is Z-up and glTF's Y-up: a
+//! root node turns the one into the other (`(x, y, z) → (x, z, −y)`), so node data stay in
+//! Tumble's axes. Lengths in metres, times in seconds (f32, as glTF stores them).
+
+use std::path::Path;
+use tumble_geometry::primitive::Primitive;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// A triangle mesh with one colour.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    /// Vertices, m.
+    pub positions: Vec<[f32; 3]>,
+    /// Triangles (counter-clockwise from outside), indices into `positions`.
+    pub triangles: Vec<[u32; 3]>,
+    /// Base colour, linear RGBA.
+    pub color: [f32; 4],
+}
+
+impl Mesh {
+    /// A mesh from `f64` vertices and triangles.
+    pub fn new(vertices: &[Vec3], triangles: &[[u32; 3]], color: [f32; 4]) -> Self {
+        Mesh {
+            positions: vertices.iter().map(|v| [v.x as f32, v.y as f32, v.z as f32]).collect(),
+            triangles: triangles.to_vec(),
+            color,
+        }
+    }
+
+    /// Per-vertex normals: area-weighted sums of the adjacent faces' normals.
+    fn normals(&self) -> Vec<[f32; 3]> {
+        let p = |i: u32| {
+            let v = self.positions[i as usize];
+            Vec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
+        };
+        let mut n = vec![Vec3::zeros(); self.positions.len()];
+        for t in &self.triangles {
+            let f = (p(t[1]) - p(t[0])).cross(&(p(t[2]) - p(t[0])));
+            for &i in t {
+                n[i as usize] += f;
+            }
+        }
+        n.iter()
+            .map(|v| {
+                let u = v.try_normalize(0.0).unwrap_or(Vec3::z());
+                [u.x as f32, u.y as f32, u.z as f32]
+            })
+            .collect()
+    }
+}
+
+/// A subdivided icosahedron on the unit sphere (`20·4^level` faces).
+fn unit_sphere(level: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let g = (1.0 + 5f64.sqrt()) / 2.0;
+    let mut v: Vec<Vec3> = [
+        [-1.0, g, 0.0],
+        [1.0, g, 0.0],
+        [-1.0, -g, 0.0],
+        [1.0, -g, 0.0],
+        [0.0, -1.0, g],
+        [0.0, 1.0, g],
+        [0.0, -1.0, -g],
+        [0.0, 1.0, -g],
+        [g, 0.0, -1.0],
+        [g, 0.0, 1.0],
+        [-g, 0.0, -1.0],
+        [-g, 0.0, 1.0],
+    ]
+    .iter()
+    .map(|a| Vec3::from(*a).normalize())
+    .collect();
+    let mut f: Vec<[u32; 3]> = vec![
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
+    ];
+    for _ in 0..level {
+        let mut mid = std::collections::HashMap::new();
+        let mut next = Vec::with_capacity(f.len() * 4);
+        let mut m = |a: u32, b: u32, v: &mut Vec<Vec3>| {
+            *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                v.push((v[a as usize] + v[b as usize]).normalize());
+                v.len() as u32 - 1
+            })
+        };
+        for [a, b, c] in f {
+            let (ab, bc, ca) = (m(a, b, &mut v), m(b, c, &mut v), m(c, a, &mut v));
+            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
+        }
+        f = next;
+    }
+    (v, f)
+}
+
+/// An ellipsoid `c + A u` (`u` on the unit sphere) as a mesh.
+pub fn ellipsoid_mesh(c: &Vec3, A: &Mat3, color: [f32; 4]) -> Mesh {
+    let (v, f) = unit_sphere(2);
+    let v: Vec<Vec3> = v.iter().map(|u| c + A * u).collect();
+    Mesh::new(&v, &f, color)
+}
+
+/// A box of half-extents `half` about `c`, axes `R`, as a mesh.
+pub fn box_mesh(c: &Vec3, R: &Mat3, half: &Vec3, color: [f32; 4]) -> Mesh {
+    let v: Vec<Vec3> = (0..8)
+        .map(|k| {
+            let s = Vec3::new([-1.0, 1.0][k & 1], [-1.0, 1.0][(k >> 1) & 1], [-1.0, 1.0][(k >> 2) & 1]);
+            c + R * s.component_mul(half)
+        })
+        .collect();
+    let f = [
+        [0, 2, 3],
+        [0, 3, 1],
+        [4, 5, 7],
+        [4, 7, 6],
+        [0, 1, 5],
+        [0, 5, 4],
+        [2, 6, 7],
+        [2, 7, 3],
+        [0, 4, 6],
+        [0, 6, 2],
+        [1, 3, 7],
+        [1, 7, 5],
+    ];
+    Mesh::new(&v, &f, color)
+}
+
+/// A thin box from `a` to `b` of half-thickness `r` (segments, rays, wires).
+fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
+    let d = b - a;
+    let len = d.norm().max(1e-9);
+    let x = d / len;
+    let t = if x.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+    let y = x.cross(&t).normalize();
+    let R = Mat3::from_columns(&[x, y, x.cross(&y)]);
+    box_mesh(&(0.5 * (a + b)), &R, &Vec3::new(0.5 * len, r, r), color)
+}
+
+/// A drawing of a contact primitive (body frame): spheres and ellipsoids as geodesic spheres,
+/// polyhedra by their faces, triangles as such, segments and rays as thin rods, points as small
+/// spheres, planes as a square of side `plane_size` about their point.
+pub fn primitive_mesh(p: &Primitive, plane_size: f64, color: [f32; 4]) -> Mesh {
+    let dot = 0.004;
+    match p {
+        Primitive::Point(x) => ellipsoid_mesh(x, &(Mat3::identity() * dot), color),
+        Primitive::Sphere { center, radius } => ellipsoid_mesh(center, &(Mat3::identity() * *radius), color),
+        Primitive::Ellipsoid { center, rotation, radii } => {
+            ellipsoid_mesh(center, &(rotation * Mat3::from_diagonal(radii)), color)
+        }
+        Primitive::Segment { a, b } => rod(a, b, 0.5 * dot, color),
+        Primitive::Ray { origin, direction, length } => rod(origin, &(origin + direction * *length), 0.5 * dot, color),
+        Primitive::Triangle(t) => Mesh::new(t, &[[0, 1, 2]], color),
+        Primitive::Plane { point, normal } => {
+            let t = if normal.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+            let u = normal.cross(&t).normalize();
+            let R = Mat3::from_columns(&[u, normal.cross(&u), *normal]);
+            box_mesh(&(point - normal * 0.005), &R, &Vec3::new(0.5 * plane_size, 0.5 * plane_size, 0.005), color)
+        }
+        Primitive::Polyhedron(poly) => {
+            let mut tris = Vec::new();
+            for f in 0..poly.face_count() {
+                let ids = poly.face(f);
+                for k in 1..ids.len().saturating_sub(1) {
+                    tris.push([ids[0], ids[k], ids[k + 1]]);
+                }
+            }
+            // Flat shading: each face its own vertices.
+            let mut v = Vec::with_capacity(tris.len() * 3);
+            let mut f = Vec::with_capacity(tris.len());
+            for t in tris {
+                let base = v.len() as u32;
+                v.extend(t.iter().map(|&i| poly.vertices[i as usize]));
+                f.push([base, base + 1, base + 2]);
+            }
+            Mesh::new(&v, &f, color)
+        }
+    }
+}
+
+/// A body: name, meshes in its frame, and its poses (one per frame), or fixed scenery.
+#[derive(Clone, Debug)]
+struct Node {
+    name: String,
+    meshes: Vec<Mesh>,
+    /// Positions (m) and attitudes `[x, y, z, w]` per frame; one entry for scenery.
+    translations: Vec<[f32; 3]>,
+    rotations: Vec<[f32; 4]>,
+    animated: bool,
+}
+
+/// An animation being recorded.
+#[derive(Clone, Debug, Default)]
+pub struct Animation {
+    times: Vec<f32>,
+    nodes: Vec<Node>,
+}
+
+fn pose_f32(p: &Vec3, q: &UnitQuat) -> ([f32; 3], [f32; 4]) {
+    ([p.x as f32, p.y as f32, p.z as f32], [q.i as f32, q.j as f32, q.k as f32, q.w as f32])
+}
+
+impl Animation {
+    /// An empty animation.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a moving body (meshes in its frame); returns its index for [`Animation::frame`].
+    pub fn body(&mut self, name: &str, meshes: Vec<Mesh>) -> usize {
+        self.nodes.push(Node {
+            name: name.into(),
+            meshes,
+            translations: Vec::new(),
+            rotations: Vec::new(),
+            animated: true,
+        });
+        self.nodes.len() - 1
+    }
+
+    /// Adds fixed scenery at a pose.
+    pub fn scenery(&mut self, name: &str, meshes: Vec<Mesh>, p: &Vec3, q: &UnitQuat) {
+        let (t, r) = pose_f32(p, q);
+        self.nodes.push(Node { name: name.into(), meshes, translations: vec![t], rotations: vec![r], animated: false });
+    }
+
+    /// Records an instant: the pose of every body, in the order they were added.
+    pub fn frame(&mut self, t: f64, poses: &[(Vec3, UnitQuat)]) {
+        self.times.push(t as f32);
+        let mut it = poses.iter();
+        for n in self.nodes.iter_mut().filter(|n| n.animated) {
+            let (p, q) = it.next().copied().unwrap_or((Vec3::zeros(), UnitQuat::identity()));
+            let (t, r) = pose_f32(&p, &q);
+            n.translations.push(t);
+            n.rotations.push(r);
+        }
+    }
+
+    /// Number of moving bodies.
+    pub fn bodies(&self) -> usize {
+        self.nodes.iter().filter(|n| n.animated).count()
+    }
+
+    /// Writes the binary glTF file.
+    pub fn write_glb(&self, path: &Path) -> Result<(), String> {
+        let bytes = self.glb()?;
+        std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    }
+
+    /// The binary glTF bytes.
+    pub fn glb(&self) -> Result<Vec<u8>, String> {
+        use serde_json::{Value, json};
+        let mut bin: Vec<u8> = Vec::new();
+        let mut views: Vec<Value> = Vec::new();
+        let mut accessors: Vec<Value> = Vec::new();
+        // Appends data as a buffer view and an accessor; returns the accessor's index.
+        let mut add = |data: Vec<u8>, target: Option<u32>, accessor: Value| -> usize {
+            while bin.len() % 4 != 0 {
+                bin.push(0);
+            }
+            let mut view = json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": data.len() });
+            if let Some(t) = target {
+                view["target"] = json!(t);
+            }
+            bin.extend(data);
+            views.push(view);
+            let mut a = accessor;
+            a["bufferView"] = json!(views.len() - 1);
+            accessors.push(a);
+            accessors.len() - 1
+        };
+        let f32s = |v: &mut dyn Iterator<Item = f32>| v.flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
+        let bounds = |pts: &[[f32; 3]]| {
+            let mut lo = [f32::INFINITY; 3];
+            let mut hi = [f32::NEG_INFINITY; 3];
+            for p in pts {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                }
+            }
+            (lo, hi)
+        };
+        let mut materials: Vec<Value> = Vec::new();
+        let mut meshes: Vec<Value> = Vec::new();
+        let mut nodes: Vec<Value> = vec![json!({
+            "name": "tumble (Z up)",
+            // Z-up into glTF's Y-up: −90° about x.
+            "rotation": [-std::f32::consts::FRAC_1_SQRT_2, 0.0, 0.0, std::f32::consts::FRAC_1_SQRT_2],
+            "children": [],
+        })];
+        let mut channels: Vec<Value> = Vec::new();
+        let mut samplers: Vec<Value> = Vec::new();
+        let time_acc = if self.times.is_empty() {
+            None
+        } else {
+            let (lo, hi) =
+                self.times.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &t| (a.min(t), b.max(t)));
+            Some(add(
+                f32s(&mut self.times.iter().copied()),
+                None,
+                json!({ "componentType": 5126, "count": self.times.len(), "type": "SCALAR", "min": [lo], "max": [hi] }),
+            ))
+        };
+        for n in &self.nodes {
+            let mut prims = Vec::new();
+            for m in n.meshes.iter().filter(|m| !m.triangles.is_empty()) {
+                if let Some(bad) = m.triangles.iter().flatten().find(|&&i| i as usize >= m.positions.len()) {
+                    return Err(format!("body '{}': triangle index {bad} out of range", n.name));
+                }
+                let (lo, hi) = bounds(&m.positions);
+                let pos = add(
+                    f32s(&mut m.positions.iter().flatten().copied()),
+                    Some(34962),
+                    json!({ "componentType": 5126, "count": m.positions.len(), "type": "VEC3", "min": lo, "max": hi }),
+                );
+                let normals = m.normals();
+                let nor = add(
+                    f32s(&mut normals.iter().flatten().copied()),
+                    Some(34962),
+                    json!({ "componentType": 5126, "count": normals.len(), "type": "VEC3" }),
+                );
+                let idx = add(
+                    m.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()).collect(),
+                    Some(34963),
+                    json!({ "componentType": 5125, "count": m.triangles.len() * 3, "type": "SCALAR" }),
+                );
+                materials.push(json!({
+                    "pbrMetallicRoughness": { "baseColorFactor": m.color, "metallicFactor": 0.1, "roughnessFactor": 0.7 },
+                    "doubleSided": true,
+                }));
+                prims.push(json!({
+                    "attributes": { "POSITION": pos, "NORMAL": nor },
+                    "indices": idx,
+                    "material": materials.len() - 1,
+                }));
+            }
+            let index = nodes.len();
+            let mut node = json!({ "name": n.name, "translation": n.translations.first().copied().unwrap_or([0.0; 3]),
+                "rotation": n.rotations.first().copied().unwrap_or([0.0, 0.0, 0.0, 1.0]) });
+            if !prims.is_empty() {
+                meshes.push(json!({ "name": n.name, "primitives": prims }));
+                node["mesh"] = json!(meshes.len() - 1);
+            }
+            nodes.push(node);
+            nodes[0]["children"].as_array_mut().expect("root children").push(json!(index));
+            if let (true, Some(time)) = (n.animated, time_acc) {
+                if n.translations.len() != self.times.len() {
+                    return Err(format!(
+                        "body '{}': {} poses for {} instants",
+                        n.name,
+                        n.translations.len(),
+                        self.times.len()
+                    ));
+                }
+                let tr = add(
+                    f32s(&mut n.translations.iter().flatten().copied()),
+                    None,
+                    json!({ "componentType": 5126, "count": n.translations.len(), "type": "VEC3" }),
+                );
+                let ro = add(
+                    f32s(&mut n.rotations.iter().flatten().copied()),
+                    None,
+                    json!({ "componentType": 5126, "count": n.rotations.len(), "type": "VEC4" }),
+                );
+                for (path, out) in [("translation", tr), ("rotation", ro)] {
+                    samplers.push(json!({ "input": time, "output": out, "interpolation": "LINEAR" }));
+                    channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": index, "path": path } }));
+                }
+            }
+        }
+        let mut doc = json!({
+            "asset": { "version": "2.0", "generator": "Tumble" },
+            "scene": 0,
+            "scenes": [{ "nodes": [0] }],
+            "nodes": nodes,
+            "meshes": meshes,
+            "materials": materials,
+            "accessors": accessors,
+            "bufferViews": views,
+            "buffers": [{ "byteLength": bin.len() }],
+        });
+        if !channels.is_empty() {
+            doc["animations"] = json!([{ "name": "run", "channels": channels, "samplers": samplers }]);
+        }
+        let mut text = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
+        while text.len() % 4 != 0 {
+            text.push(b' ');
+        }
+        while bin.len() % 4 != 0 {
+            bin.push(0);
+        }
+        let total = 12 + 8 + text.len() + 8 + bin.len();
+        let mut out = Vec::with_capacity(total);
+        out.extend(b"glTF");
+        out.extend(2u32.to_le_bytes());
+        out.extend((total as u32).to_le_bytes());
+        out.extend((text.len() as u32).to_le_bytes());
+        out.extend(0x4E4F534Au32.to_le_bytes());
+        out.extend(text);
+        out.extend((bin.len() as u32).to_le_bytes());
+        out.extend(0x004E4942u32.to_le_bytes());
+        out.extend(bin);
+        Ok(out)
+    }
+}

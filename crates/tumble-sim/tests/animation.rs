@@ -1,0 +1,47 @@
+//! `animation.glb`: read back by an independent glTF loader (the `gltf` crate, which validates
+//! the document's structure and indices): one animated node per moving body, its samplers as
+//! long as the run's samples, meshes with positions and normals.
+
+use std::path::PathBuf;
+use tumble_sim::mechanism::{Mechanism, animation};
+use tumble_sim::scenario::Scenario;
+
+fn scenario(name: &str) -> Scenario {
+    Scenario::load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name), &[])
+        .expect("scenario")
+}
+
+#[test]
+fn a_mechanism_run_animates_each_moving_body() {
+    let m = Mechanism::build(&scenario("contact/drawer.toml")).unwrap();
+    let run = m.run();
+    let bytes = animation(&m, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let bin = g.blob.as_deref().expect("a BIN chunk");
+    // The root (Z-up → Y-up) and the two bodies; the pallet moves, the rails do not.
+    assert_eq!(g.nodes().count(), 3);
+    let anims: Vec<_> = g.animations().collect();
+    assert_eq!(anims.len(), 1);
+    let channels: Vec<_> = anims[0].channels().collect();
+    assert_eq!(channels.len(), 2);
+    assert!(channels.iter().all(|c| c.target().node().name() == Some("pallet")));
+    for c in &channels {
+        let s = c.sampler();
+        assert_eq!(s.input().count(), run.samples.len());
+        assert_eq!(s.output().count(), run.samples.len());
+    }
+    // The pallet's last translation sample is where the run left it (f32).
+    let tr = channels.iter().find(|c| c.target().property() == gltf::animation::Property::Translation).unwrap();
+    let out = tr.sampler().output();
+    let view = out.view().unwrap();
+    let at = view.offset() + out.offset() + (out.count() - 1) * 12;
+    let x = f32::from_le_bytes(bin[at..at + 4].try_into().unwrap()) as f64;
+    let last = run.samples.last().unwrap().bodies[0][0].x;
+    assert!((x - last).abs() < 1e-6, "{x} vs {last}");
+    // Every mesh primitive has positions and normals.
+    for mesh in g.meshes() {
+        for p in mesh.primitives() {
+            assert!(p.get(&gltf::Semantic::Positions).is_some() && p.get(&gltf::Semantic::Normals).is_some());
+        }
+    }
+}
