@@ -276,7 +276,7 @@ impl Animation {
         let mut accessors: Vec<Value> = Vec::new();
         // Appends data as a buffer view and an accessor; returns the accessor's index.
         let mut add = |data: Vec<u8>, target: Option<u32>, accessor: Value| -> usize {
-            while bin.len() % 4 != 0 {
+            while !bin.len().is_multiple_of(4) {
                 bin.push(0);
             }
             let mut view = json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": data.len() });
@@ -405,10 +405,10 @@ impl Animation {
             doc["animations"] = json!([{ "name": "run", "channels": channels, "samplers": samplers }]);
         }
         let mut text = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         let total = 12 + 8 + text.len() + 8 + bin.len();
