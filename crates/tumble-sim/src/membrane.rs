@@ -65,6 +65,8 @@ pub struct MembraneSample {
     pub velocity: [f64; 3],
     /// Angular velocity, body axes, rad/s.
     pub omega: [f64; 3],
+    /// Attitude `[w, x, y, z]`.
+    pub attitude: [f64; 4],
     /// The membrane's action.
     pub contact: MembraneContact,
     /// Kinetic energy, J.
@@ -201,6 +203,7 @@ impl MembraneDrop {
             position: s.p_WB.into(),
             velocity: s.v_WB.into(),
             omega: s.w_WB_B.into(),
+            attitude: tumble_math::quat_to_wxyz(&s.q_WB),
             contact,
             kinetic: s.kinetic_energy(&self.body),
             gravity_potential: -self.body.mass * self.gravity.dot(&s.p_WB),
@@ -353,7 +356,32 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
     out.json("summary.json", &summary)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The drop as an animation: the body's mesh, moving; the membrane's undeflected polygon.
+pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, Mesh};
+    let mut anim = Animation::new();
+    anim.body("body", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.55, 0.45, 0.35, 1.0])]);
+    let rim = model.membrane.suspension();
+    let mut v = vec![Vec3::zeros()];
+    v.extend(rim.iter().copied());
+    let n = rim.len() as u32;
+    let fan: Vec<[u32; 3]> = (0..n).map(|k| [0, 1 + k, 1 + (k + 1) % n]).collect();
+    anim.scenery(
+        "membrane",
+        vec![Mesh::new(&v, &fan, [0.8, 0.8, 0.9, 0.6])],
+        &Vec3::zeros(),
+        &tumble_math::UnitQuat::identity(),
+    );
+    for s in &run.samples {
+        let [w, x, y, z] = s.attitude;
+        let q = tumble_math::UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z));
+        anim.frame(s.t, &[(Vec3::from(s.position), q)]);
+    }
+    anim
 }
 
 /// The `membrane` plot's curves: `A − A₀`, the normal force and the friction force.

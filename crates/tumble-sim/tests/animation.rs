@@ -45,3 +45,21 @@ fn a_mechanism_run_animates_each_moving_body() {
         }
     }
 }
+
+#[test]
+fn a_membrane_drop_animates_the_body_over_the_membrane() {
+    let sc = scenario("capture/drop_test.toml");
+    let m = tumble_sim::membrane::MembraneDrop::build(&sc).unwrap();
+    let run = m.run();
+    let bytes = tumble_sim::membrane::animation(&m, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let names: Vec<_> = g.nodes().filter_map(|n| n.name().map(str::to_string)).collect();
+    assert!(names.contains(&"body".to_string()) && names.contains(&"membrane".to_string()), "{names:?}");
+    let a = g.animations().next().expect("an animation");
+    assert!(a.channels().all(|c| c.target().node().name() == Some("body")));
+    assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
+    // The body's mesh keeps every triangle of the shape.
+    let body = g.meshes().find(|m| m.name() == Some("body")).unwrap();
+    let idx = body.primitives().next().unwrap().indices().unwrap();
+    assert_eq!(idx.count(), 3 * m.mesh.faces.len());
+}
