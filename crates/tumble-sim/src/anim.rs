@@ -147,6 +147,23 @@ pub fn box_mesh(c: &Vec3, R: &Mat3, half: &Vec3, color: [f32; 4]) -> Mesh {
     Mesh::new(&v, &f, color)
 }
 
+/// The box of uniform density with the body's mass and inertia (about its centre of mass, body
+/// axes): along principal axis `i`, half-extent `√(3 (I_j + I_k − I_i) / (2m))`. Every rigid
+/// body can be drawn this way, its tumbling visible, whatever shape (if any) it was given.
+pub fn inertia_box(mass: f64, inertia: &Mat3, color: [f32; 4]) -> Mesh {
+    let eig = inertia.symmetric_eigen();
+    let mut R = eig.eigenvectors;
+    if R.determinant() < 0.0 {
+        R.set_column(2, &-R.column(2));
+    }
+    let I = eig.eigenvalues;
+    let half = Vec3::from_fn(|i, _| {
+        let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+        (1.5 * (I[j] + I[k] - I[i]).max(0.0) / mass).sqrt().max(1e-3)
+    });
+    box_mesh(&Vec3::zeros(), &R, &half, color)
+}
+
 /// A thin box from `a` to `b` of half-thickness `r` (segments, rays, wires).
 fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
     let d = b - a;

@@ -25,7 +25,7 @@ pub mod snare;
 pub mod tools;
 
 pub use model::Model;
-pub use output::write_run;
+pub use output::{animation as rigid_animation, write_run};
 pub use record::Recording;
 pub use run::{Diagnosis, Outcome, RunResult, simulate};
 pub use scenario::{Scenario, ScenarioError};

@@ -18,7 +18,38 @@ pub fn write_run(dir: &Path, scenario_file: &Path, model: &Model, res: &RunResul
     let summary = summary(scenario_file, model, res);
     out.json("summary.json", &summary)?;
     plots(&dir.join("plots"), model, res)?;
+    animation(model, res).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The run as an animation: each body as its inertia-equivalent box, animated.
+pub fn animation(model: &Model, res: &RunResult) -> crate::anim::Animation {
+    use tumble_math::{UnitQuat, Vec3};
+    let mut anim = crate::anim::Animation::new();
+    let bodies = &model.system.bodies;
+    for (i, b) in bodies.iter().enumerate() {
+        let shade = 0.35 + 0.5 * (i as f32 / bodies.len().max(1) as f32);
+        anim.body(&b.name, vec![crate::anim::inertia_box(b.mass, &b.inertia, [0.9, shade, 0.2, 1.0])]);
+    }
+    let rec = &res.recording;
+    let col = |name: &str| rec.column(name).unwrap_or_default();
+    let t = col("t");
+    let cols: Vec<[Vec<f64>; 7]> = bodies
+        .iter()
+        .map(|b| ["x", "y", "z", "qw", "qx", "qy", "qz"].map(|c| col(&format!("{}.{c}", b.name))))
+        .collect();
+    for (k, &tk) in t.iter().enumerate() {
+        let poses: Vec<(Vec3, UnitQuat)> = cols
+            .iter()
+            .map(|c| {
+                let v = |j: usize| c[j].get(k).copied().unwrap_or(0.0);
+                let q = tumble_math::nalgebra::Quaternion::new(v(3), v(4), v(5), v(6));
+                (Vec3::new(v(0), v(1), v(2)), UnitQuat::try_new(q, 0.0).unwrap_or_else(UnitQuat::identity))
+            })
+            .collect();
+        anim.frame(tk, &poses);
+    }
+    anim
 }
 
 /// A run's output folder: created with its `plots/`, every file written with an error that

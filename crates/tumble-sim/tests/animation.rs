@@ -63,3 +63,33 @@ fn a_membrane_drop_animates_the_body_over_the_membrane() {
     let idx = body.primitives().next().unwrap().indices().unwrap();
     assert_eq!(idx.count(), 3 * m.mesh.faces.len());
 }
+
+#[test]
+fn a_rigid_run_animates_each_body_as_its_inertia_box() {
+    let sc = scenario("basics/dzhanibekov.toml");
+    let mut model = tumble_sim::Model::build(&sc).unwrap();
+    let res = tumble_sim::simulate(&mut model, &mut |_| {});
+    let bytes = tumble_sim::rigid_animation(&model, &res).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let bin = g.blob.as_deref().unwrap();
+    let a = g.animations().next().unwrap();
+    assert_eq!(a.channels().count(), 2 * model.system.bodies.len());
+    // The box has the body's inertia: its vertices' second moments along the principal axes
+    // (8 corners of a uniform box: I_xx = m (b² + c²) / 3 with half-extents a, b, c).
+    let body = &model.system.bodies[0];
+    let mesh = g.meshes().next().unwrap();
+    let pos = mesh.primitives().next().unwrap().get(&gltf::Semantic::Positions).unwrap();
+    let at = pos.view().unwrap().offset() + pos.offset();
+    let corners: Vec<tumble_math::Vec3> = (0..pos.count())
+        .map(|k| {
+            let f = |j: usize| {
+                f32::from_le_bytes(bin[at + 12 * k + 4 * j..at + 12 * k + 4 * j + 4].try_into().unwrap()) as f64
+            };
+            tumble_math::Vec3::new(f(0), f(1), f(2))
+        })
+        .collect();
+    let second: tumble_math::Mat3 = corners.iter().map(|c| c * c.transpose()).sum::<tumble_math::Mat3>() / 8.0;
+    // Uniform box: ∫x x^T dm = m diag(a², b², c²)/3 = m · (corner second moment) / 3.
+    let inertia = (tumble_math::Mat3::identity() * second.trace() - second) * (body.mass / 3.0);
+    assert!((inertia - body.inertia).norm() < 1e-5 * body.inertia.norm(), "{inertia} vs {}", body.inertia);
+}
