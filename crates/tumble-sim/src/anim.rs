@@ -164,6 +164,49 @@ pub fn inertia_box(mass: f64, inertia: &Mat3, color: [f32; 4]) -> Mesh {
     box_mesh(&Vec3::zeros(), &R, &half, color)
 }
 
+/// A drawing of a triangle mesh with at most about `max_faces` faces: the mesh itself when it
+/// is small enough, else a vertex clustering on a grid (vertices in a cell merged at their mean,
+/// faces that collapse dropped), the cell shrunk until the count fits.
+pub fn coarsened(mesh: &tumble_geometry::TriMesh, max_faces: usize, color: [f32; 4]) -> Mesh {
+    if mesh.faces.len() <= max_faces {
+        return Mesh::new(&mesh.vertices, &mesh.faces, color);
+    }
+    let (lo, hi) = mesh.bounds().unwrap_or((Vec3::zeros(), Vec3::repeat(1.0)));
+    let span = (hi - lo).max().max(1e-9);
+    // Faces scale with the square of the cells per side.
+    let mut cells = ((max_faces as f64 / 2.0).sqrt() as usize).max(4);
+    loop {
+        let h = span / cells as f64;
+        let mut id = std::collections::HashMap::new();
+        let mut sum: Vec<(Vec3, f64)> = Vec::new();
+        let map: Vec<u32> = mesh
+            .vertices
+            .iter()
+            .map(|v| {
+                let key = ((v - lo) / h).map(|x| x.floor() as i64);
+                let k = *id.entry((key.x, key.y, key.z)).or_insert_with(|| {
+                    sum.push((Vec3::zeros(), 0.0));
+                    sum.len() as u32 - 1
+                });
+                sum[k as usize].0 += v;
+                sum[k as usize].1 += 1.0;
+                k
+            })
+            .collect();
+        let faces: Vec<[u32; 3]> = mesh
+            .faces
+            .iter()
+            .map(|f| f.map(|i| map[i as usize]))
+            .filter(|f| f[0] != f[1] && f[1] != f[2] && f[0] != f[2])
+            .collect();
+        if faces.len() <= max_faces || cells <= 4 {
+            let verts: Vec<Vec3> = sum.iter().map(|(s, n)| s / *n).collect();
+            return Mesh::new(&verts, &faces, color);
+        }
+        cells = cells * 3 / 4;
+    }
+}
+
 /// A thin box from `a` to `b` of half-thickness `r` (segments, rays, wires).
 fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
     let d = b - a;
@@ -440,5 +483,26 @@ impl Animation {
         out.extend(0x004E4942u32.to_le_bytes());
         out.extend(bin);
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coarsening_keeps_the_face_budget_and_the_shape() {
+        let (v, f) = unit_sphere(5);
+        let mesh = tumble_geometry::TriMesh { vertices: v, faces: f };
+        assert_eq!(mesh.faces.len(), 20480);
+        let small = coarsened(&mesh, 2000, [1.0; 4]);
+        assert!(small.triangles.len() <= 2000 && small.triangles.len() > 200, "{}", small.triangles.len());
+        // Cluster means of points on the unit sphere lie just inside it (a cell is ~0.1 across).
+        for p in &small.positions {
+            let r = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+            assert!(r <= 1.0 + 1e-6 && r > 0.97, "{r}");
+        }
+        // A small mesh is kept as it is.
+        assert_eq!(coarsened(&mesh, 30000, [1.0; 4]).triangles.len(), 20480);
     }
 }

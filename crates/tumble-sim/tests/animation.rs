@@ -93,3 +93,20 @@ fn a_rigid_run_animates_each_body_as_its_inertia_box() {
     let inertia = (tumble_math::Mat3::identity() * second.trace() - second) * (body.mass / 3.0);
     assert!((inertia - body.inertia).norm() < 1e-5 * body.inertia.norm(), "{inertia} vs {}", body.inertia);
 }
+
+#[test]
+fn a_lander_run_animates_the_lander_over_its_target() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/hopper_comet.toml");
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "60".into())]).expect("scenario");
+    let mut model = tumble_sim::lander::LanderModel::build(&sc).unwrap();
+    let run = tumble_sim::lander::simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
+    let bytes = tumble_sim::lander::animation(&model, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let a = g.animations().next().unwrap();
+    assert!(a.channels().all(|c| c.target().node().name() == Some("lander")));
+    assert!(a.channels().all(|c| c.sampler().input().count() == run.rows.len()));
+    // The comet drawn from its mesh, within the face budget.
+    let target = g.meshes().find(|m| m.name() == Some("target")).expect("the target");
+    let faces = target.primitives().next().unwrap().indices().unwrap().count() / 3;
+    assert!(faces > 1000 && faces <= 60_000, "{faces}");
+}

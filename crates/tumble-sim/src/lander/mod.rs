@@ -16,6 +16,6 @@ pub mod sim;
 pub mod system;
 
 pub use model::{LanderModel, Target, build_target};
-pub use output::{lat_lon, write_lander_run};
+pub use output::{animation, lat_lon, write_lander_run};
 pub use sim::{ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, Settle, simulate};
 pub use system::{LanderSystem, STATE_LEN, Snapshot, pack};

@@ -35,6 +35,8 @@ pub struct LanderModel {
     pub settings: LanderSettings,
     /// Whether the target is a body (landing sites have latitude and longitude) or a plane.
     pub body_target: bool,
+    /// The target's mesh for drawing (`None` for a plane).
+    pub target_mesh: Option<Arc<TriMesh>>,
     /// Things the user should know before the run (coarse step, start outside the grid).
     pub warnings: Vec<String>,
 }
@@ -51,6 +53,8 @@ pub struct Target {
     pub size: Option<f64>,
     /// The box a grid surface covers (outside it distances are upper bounds), m.
     pub grid_box: Option<(Vec3, Vec3)>,
+    /// The shape's mesh for drawing (`None` for a plane).
+    pub mesh: Option<Arc<TriMesh>>,
 }
 
 /// Builds the surface and gravity of a scenario's `[target]` and `[gravity]`.
@@ -68,7 +72,7 @@ fn build_target_checked(sc: &Scenario) -> Check<Target> {
     };
     let (surface, mesh, size, grid_box) = surface(sc, spec, gravity_cells)?;
     let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, mesh.as_ref())?);
-    Ok(Target { surface, gravity, size, grid_box })
+    Ok(Target { surface, gravity, size, grid_box, mesh: mesh.map(Arc::new) })
 }
 
 type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>, Option<(Vec3, Vec3)>);
@@ -405,6 +409,7 @@ impl LanderModel {
                 },
             },
             body_target: target.size.is_some(),
+            target_mesh: target.mesh.clone(),
             warnings,
         })
     }

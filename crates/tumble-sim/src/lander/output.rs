@@ -88,7 +88,74 @@ pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Res
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
     plots(&dir.join("plots"), run)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// Faces kept of a large target mesh in the animation (a coarser copy keeps the file small).
+const TARGET_FACES: usize = 60_000;
+
+/// The run as an animation in the target's body-fixed frame: the target (its mesh, coarsened
+/// past [`TARGET_FACES`] faces, or a square of the plane under the start), and the lander as
+/// the convex hull of its contact vertices, animated.
+pub fn animation(model: &LanderModel, run: &LanderRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, Mesh};
+    use tumble_math::UnitQuat;
+    let mut anim = Animation::new();
+    let verts = &model.system.vertices;
+    let lander = match tumble_geometry::hull::convex_hull(verts) {
+        Ok(h) if h.dimension >= 2 => Mesh::new(
+            verts,
+            &h.triangles.iter().map(|f| f.map(|i| i as u32)).collect::<Vec<_>>(),
+            [0.85, 0.7, 0.2, 1.0],
+        ),
+        // Flat or degenerate vertex sets: a small sphere at each vertex.
+        _ => {
+            let mut m = Mesh::default();
+            for v in verts {
+                let s = crate::anim::ellipsoid_mesh(v, &(tumble_math::Mat3::identity() * 0.02), [0.85, 0.7, 0.2, 1.0]);
+                let base = m.positions.len() as u32;
+                m.positions.extend(s.positions);
+                m.triangles.extend(s.triangles.iter().map(|t| t.map(|i| i + base)));
+                m.color = s.color;
+            }
+            m
+        }
+    };
+    anim.body("lander", vec![lander]);
+    let ground = [0.45, 0.42, 0.4, 1.0];
+    let target = match &model.target_mesh {
+        Some(mesh) => crate::anim::coarsened(mesh, TARGET_FACES, ground),
+        None => {
+            // A square of the plane around the start, ten times the lander's reach across.
+            let y = model.initial_state;
+            let p = Vec3::new(y[0], y[1], y[2]);
+            let reach = verts.iter().map(|v| v.norm()).fold(0.1, f64::max);
+            let (d, n) = model.system.surface.eval(&p);
+            let n = n.try_normalize(0.0).unwrap_or(Vec3::z());
+            let foot = p - n * d;
+            let R = tumble_math::Mat3::from_columns(&{
+                let t = if n.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+                let u = n.cross(&t).normalize();
+                [u, n.cross(&u), n]
+            });
+            crate::anim::box_mesh(
+                &(foot - n * 0.01 * reach),
+                &R,
+                &Vec3::new(10.0 * reach, 10.0 * reach, 0.01 * reach),
+                ground,
+            )
+        }
+    };
+    anim.scenery("target", vec![target], &Vec3::zeros(), &UnitQuat::identity());
+    for r in &run.rows {
+        let q = tumble_math::nalgebra::Quaternion::new(r[9], r[10], r[11], r[12]);
+        anim.frame(
+            r[0],
+            &[(Vec3::new(r[1], r[2], r[3]), UnitQuat::try_new(q, 0.0).unwrap_or_else(UnitQuat::identity))],
+        );
+    }
+    anim
 }
 
 fn plots(dir: &Path, run: &LanderRun) -> Result<(), String> {
