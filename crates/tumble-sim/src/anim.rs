@@ -151,6 +151,11 @@ pub fn box_mesh(c: &Vec3, R: &Mat3, half: &Vec3, color: [f32; 4]) -> Mesh {
 /// axes): along principal axis `i`, half-extent `√(3 (I_j + I_k − I_i) / (2m))`. Every rigid
 /// body can be drawn this way, its tumbling visible, whatever shape (if any) it was given.
 pub fn inertia_box(mass: f64, inertia: &Mat3, color: [f32; 4]) -> Mesh {
+    inertia_box_at(mass, inertia, &Vec3::zeros(), color)
+}
+
+/// [`inertia_box`] centred at `com` (body frame), for bodies whose frame origin is elsewhere.
+pub fn inertia_box_at(mass: f64, inertia: &Mat3, com: &Vec3, color: [f32; 4]) -> Mesh {
     let eig = inertia.symmetric_eigen();
     let mut R = eig.eigenvectors;
     if R.determinant() < 0.0 {
@@ -161,7 +166,7 @@ pub fn inertia_box(mass: f64, inertia: &Mat3, color: [f32; 4]) -> Mesh {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
         (1.5 * (I[j] + I[k] - I[i]).max(0.0) / mass).sqrt().max(1e-3)
     });
-    box_mesh(&Vec3::zeros(), &R, &half, color)
+    box_mesh(com, &R, &half, color)
 }
 
 /// A drawing of a triangle mesh with at most about `max_faces` faces: the mesh itself when it

@@ -442,5 +442,33 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
         false,
     )?;
     line_plot(&plots.join("energy"), "Energy", "time [s]", "energy [J]", &series("energy", 1), false)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The run as an animation: each link as the inertia-equivalent box about its centre of mass,
+/// posed by the tree's kinematics at each sample.
+pub fn animation(model: &ArmModel, run: &ArmRun) -> crate::anim::Animation {
+    use tumble_math::UnitQuat;
+    let mb = &model.system.model;
+    let (nq, nv) = (mb.nq(), mb.nv());
+    let mut anim = crate::anim::Animation::new();
+    for (k, l) in mb.links.iter().enumerate() {
+        let shade = 0.3 + 0.6 * (k as f32 / mb.links.len().max(1) as f32);
+        let meshes = if l.mass > 0.0 {
+            vec![crate::anim::inertia_box_at(l.mass, &l.inertia, &l.com, [0.8, 0.8 * shade, 0.3, 1.0])]
+        } else {
+            Vec::new()
+        };
+        anim.body(&l.name, meshes);
+    }
+    for r in &run.rows {
+        if r.len() < 1 + nq + nv {
+            continue;
+        }
+        let k = mb.kinematics(&r[1..1 + nq], &r[1 + nq..1 + nq + nv]);
+        let poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
+        anim.frame(r[0], &poses);
+    }
+    anim
 }

@@ -110,3 +110,17 @@ fn a_lander_run_animates_the_lander_over_its_target() {
     let faces = target.primitives().next().unwrap().indices().unwrap().count() / 3;
     assert!(faces > 1000 && faces <= 60_000, "{faces}");
 }
+
+#[test]
+fn an_arm_run_animates_every_link() {
+    let sc = scenario("arms/double_pendulum.toml");
+    let mut model = tumble_sim::arm::ArmModel::build(&sc).unwrap();
+    let run = model.simulate();
+    let bytes = tumble_sim::arm::animation(&model, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let links = model.system.model.links.len();
+    assert_eq!(g.nodes().count(), links + 1);
+    let a = g.animations().next().unwrap();
+    assert_eq!(a.channels().count(), 2 * links);
+    assert!(a.channels().all(|c| c.sampler().input().count() == run.rows.len()));
+}
