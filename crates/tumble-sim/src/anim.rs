@@ -213,7 +213,7 @@ pub fn coarsened(mesh: &tumble_geometry::TriMesh, max_faces: usize, color: [f32;
 }
 
 /// A thin box from `a` to `b` of half-thickness `r` (segments, rays, wires).
-fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
+pub fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
     let d = b - a;
     let len = d.norm().max(1e-9);
     let x = d / len;

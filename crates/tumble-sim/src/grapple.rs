@@ -894,5 +894,52 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
     out.json("summary.json", &summary)?;
+    animation(cap, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The capture as an animation: the arm's links (inertia-equivalent boxes; the effector's link
+/// with its face and, for a snare, its ring), and the payload (its inertia box, shaft and plate
+/// points), all animated.
+pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, ellipsoid_mesh, inertia_box, inertia_box_at, rod};
+    let mb = &cap.arm.system.model;
+    let mut anim = Animation::new();
+    let (re, oe) = cap.frame;
+    for (k, l) in mb.links.iter().enumerate() {
+        let mut meshes = Vec::new();
+        if l.mass > 0.0 {
+            meshes.push(inertia_box_at(l.mass, &l.inertia, &l.com, [0.8, 0.75, 0.3, 1.0]));
+        }
+        if k == cap.link {
+            // The effector: its ring (or the wire's span) in the plane x = −depth of frame E.
+            let (depth, radius) = match &cap.effector {
+                Effector::Snare(sn) => (sn.depth, sn.snare.ring_radius),
+                Effector::Wire { depth, .. } => (*depth, 0.5 * WIRE_SPAN),
+            };
+            let at = |a: f64| oe + re * Vec3::new(-depth, radius * a.cos(), radius * a.sin());
+            for i in 0..24 {
+                let (a0, a1) = (i as f64 / 24.0 * std::f64::consts::TAU, (i + 1) as f64 / 24.0 * std::f64::consts::TAU);
+                meshes.push(rod(&at(a0), &at(a1), 0.01 * radius, [0.3, 0.3, 0.35, 1.0]));
+            }
+        }
+        anim.body(&l.name, meshes);
+    }
+    let pl = &cap.payload;
+    let mut payload = vec![
+        inertia_box(pl.mass, &pl.inertia, [0.3, 0.5, 0.8, 1.0]),
+        rod(&pl.base, &(pl.base + pl.axis * pl.shaft_length), pl.shaft_radius, [0.7, 0.7, 0.75, 1.0]),
+    ];
+    payload.extend(pl.plate.iter().map(|p| ellipsoid_mesh(p, &(Mat3::identity() * 0.02), [0.9, 0.3, 0.2, 1.0])));
+    anim.body("payload", payload);
+    let q0 = UnitQuat::from_matrix(&rotation(&cap.start[3..7]));
+    let nv = mb.nv();
+    for s in &run.samples {
+        let k = mb.kinematics(&s.q, &vec![0.0; nv]);
+        let mut poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
+        let [roll, pitch, yaw] = s.attitude;
+        poses.push((Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw)));
+        anim.frame(s.t, &poses);
+    }
+    anim
 }

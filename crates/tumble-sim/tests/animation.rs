@@ -124,3 +124,19 @@ fn an_arm_run_animates_every_link() {
     assert_eq!(a.channels().count(), 2 * links);
     assert!(a.channels().all(|c| c.sampler().input().count() == run.rows.len()));
 }
+
+#[test]
+fn a_grapple_run_animates_the_arm_and_the_payload() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/snare/jemrms_snare.toml");
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "0.5".into())]).expect("scenario");
+    let cap = tumble_sim::grapple::GrappleCapture::build(&sc).unwrap();
+    let run = cap.run();
+    let bytes = tumble_sim::grapple::animation(&cap, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let links = cap.arm.system.model.links.len();
+    assert_eq!(g.nodes().count(), links + 2);
+    let a = g.animations().next().unwrap();
+    assert_eq!(a.channels().count(), 2 * (links + 1));
+    assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
+    assert!(g.nodes().any(|n| n.name() == Some("payload")));
+}
