@@ -154,6 +154,10 @@ pub struct CaptureSample {
     pub momentum: [f64; 3],
     /// Their angular momentum about the world origin, kg·m²/s.
     pub angular_momentum: [f64; 3],
+    /// The asteroid's pose (centre of mass, attitude), world.
+    pub asteroid_pose: (Vec3, UnitQuat),
+    /// Every spacecraft link's pose (link origin, attitude), world.
+    pub link_poses: Vec<(Vec3, UnitQuat)>,
 }
 
 impl CaptureSample {
@@ -531,7 +535,7 @@ impl AsteroidCapture {
 
     /// The sample at `t`, `y`, with the membrane's action `c` there.
     fn sample(&self, t: f64, y: &[f64], ode: &Ode, c: MembraneContact) -> CaptureSample {
-        let (f, _) = ode.frame(y);
+        let (f, k) = ode.frame(y);
         let ys = &y[SC..SC + NQ + NV];
         let sc = &self.spacecraft;
         let sada = |i: usize| {
@@ -560,6 +564,8 @@ impl AsteroidCapture {
             work: y[WORK],
             momentum: (lin + p_A).into(),
             angular_momentum: (ang + h_A).into(),
+            asteroid_pose: (a.p_WB, a.q_WB),
+            link_poses: k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect(),
         }
     }
 
@@ -791,5 +797,38 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
         "real_time_factor": last.t / run.wall_s.max(1e-9),
     });
     out.json("summary.json", &summary)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The capture as an animation: the asteroid's mesh, and the spacecraft's links (inertia-equivalent
+/// boxes; the bus carries the membrane's undeflected polygon), all animated.
+pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, Mesh, inertia_box_at};
+    let mut anim = Animation::new();
+    anim.body("asteroid", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.5, 0.45, 0.4, 1.0])]);
+    let sc = &model.spacecraft.model;
+    for (k, l) in sc.links.iter().enumerate() {
+        let mut meshes = Vec::new();
+        if l.mass > 0.0 {
+            meshes.push(inertia_box_at(l.mass, &l.inertia, &l.com, [0.75, 0.75, 0.8, 1.0]));
+        }
+        if k == 0 {
+            // The membrane's frame M: `offset` ahead of the bus centre of mass along its z.
+            let o = Vec3::new(0.0, 0.0, model.offset);
+            let rim = model.membrane.suspension();
+            let mut v = vec![o];
+            v.extend(rim.iter().map(|p| o + p));
+            let n = rim.len() as u32;
+            let fan: Vec<[u32; 3]> = (0..n).map(|i| [0, 1 + i, 1 + (i + 1) % n]).collect();
+            meshes.push(Mesh::new(&v, &fan, [0.85, 0.85, 0.95, 0.6]));
+        }
+        anim.body(&l.name, meshes);
+    }
+    for s in &run.samples {
+        let mut poses = vec![s.asteroid_pose];
+        poses.extend(s.link_poses.iter().copied());
+        anim.frame(s.t, &poses);
+    }
+    anim
 }

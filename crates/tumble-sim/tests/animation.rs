@@ -140,3 +140,19 @@ fn a_grapple_run_animates_the_arm_and_the_payload() {
     assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
     assert!(g.nodes().any(|n| n.name() == Some("payload")));
 }
+
+#[test]
+fn an_asteroid_capture_animates_the_asteroid_and_the_spacecraft() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture/asteroid_capture.toml");
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "20".into())]).expect("scenario");
+    let m = tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).unwrap();
+    let run = m.run();
+    let bytes = tumble_sim::asteroid_capture::animation(&m, &run).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let links = m.spacecraft.model.links.len();
+    // Root, asteroid, links; every one of them animated.
+    assert_eq!(g.nodes().count(), links + 2);
+    let a = g.animations().next().unwrap();
+    assert_eq!(a.channels().count(), 2 * (links + 1));
+    assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
+}
