@@ -59,6 +59,8 @@ pub struct WireExperiment {
 pub struct WireSample {
     /// Time, s.
     pub t: f64,
+    /// Centre of mass `[x, y]` (m) and heading θ (rad) in the plane.
+    pub pose: [f64; 3],
     /// Centre-of-mass velocity, m/s.
     pub velocity: [f64; 2],
     /// Angular velocity, rad/s.
@@ -140,6 +142,7 @@ impl WireExperiment {
             max_delta = max_delta.max(delta);
             samples.push(WireSample {
                 t: k as f64 * self.dt,
+                pose: [y[0], y[1], y[2]],
                 velocity: [y[3], y[4]],
                 omega: y[5],
                 force: f,
@@ -349,7 +352,37 @@ pub fn write_wire_run(
         "energy_final_J": last.energy,
     });
     out.json("summary.json", &summary)?;
+    animation(exp, &kept).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// The experiment as an animation in its plane (z up): the target as the square plate of its
+/// mass and planar inertia (`I = m s²/6`), its probe to the tip, and the wire's chord.
+pub fn animation(exp: &WireExperiment, samples: &[&WireSample]) -> crate::anim::Animation {
+    use crate::anim::{Animation, box_mesh, rod};
+    use tumble_math::{Mat3, UnitQuat};
+    let side = (6.0 * exp.inertia / exp.mass).sqrt();
+    let mut anim = Animation::new();
+    let tip = Vec3::new(exp.probe[0], exp.probe[1], 0.0);
+    anim.body(
+        "target",
+        vec![
+            box_mesh(
+                &Vec3::zeros(),
+                &Mat3::identity(),
+                &Vec3::new(0.5 * side, 0.5 * side, 0.05 * side),
+                [0.3, 0.5, 0.8, 1.0],
+            ),
+            rod(&Vec3::zeros(), &tip, 0.01, [0.8, 0.8, 0.8, 1.0]),
+        ],
+    );
+    let wire = rod(&Vec3::zeros(), &Vec3::new(WIRE_SPAN, 0.0, 0.0), 0.003, [0.9, 0.3, 0.2, 1.0]);
+    anim.scenery("wire", vec![wire], &Vec3::zeros(), &UnitQuat::identity());
+    for s in samples {
+        let [x, y, th] = s.pose;
+        anim.frame(s.t, &[(Vec3::new(x, y, 0.0), UnitQuat::from_axis_angle(&Vec3::z_axis(), th))]);
+    }
+    anim
 }
 
 /// A three-wire snare closing around a grapple shaft, then rigidising it: the shaft (carrying

@@ -156,3 +156,16 @@ fn an_asteroid_capture_animates_the_asteroid_and_the_spacecraft() {
     assert_eq!(a.channels().count(), 2 * (links + 1));
     assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
 }
+
+#[test]
+fn the_floating_target_experiment_animates_the_target_over_the_wire() {
+    let exp = tumble_sim::snare::WireExperiment::table5(0.05);
+    let run = exp.run().unwrap();
+    let kept: Vec<_> = run.samples.iter().step_by(10).collect();
+    let bytes = tumble_sim::snare::animation(&exp, &kept).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    assert_eq!(g.nodes().count(), 3);
+    let a = g.animations().next().unwrap();
+    assert!(a.channels().all(|c| c.target().node().name() == Some("target")));
+    assert!(a.channels().all(|c| c.sampler().input().count() == kept.len()));
+}
