@@ -55,71 +55,11 @@ impl Mesh {
     }
 }
 
-/// A subdivided icosahedron on the unit sphere (`20·4^level` faces).
-fn unit_sphere(level: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let g = (1.0 + 5f64.sqrt()) / 2.0;
-    let mut v: Vec<Vec3> = [
-        [-1.0, g, 0.0],
-        [1.0, g, 0.0],
-        [-1.0, -g, 0.0],
-        [1.0, -g, 0.0],
-        [0.0, -1.0, g],
-        [0.0, 1.0, g],
-        [0.0, -1.0, -g],
-        [0.0, 1.0, -g],
-        [g, 0.0, -1.0],
-        [g, 0.0, 1.0],
-        [-g, 0.0, -1.0],
-        [-g, 0.0, 1.0],
-    ]
-    .iter()
-    .map(|a| Vec3::from(*a).normalize())
-    .collect();
-    let mut f: Vec<[u32; 3]> = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
-    for _ in 0..level {
-        let mut mid = std::collections::HashMap::new();
-        let mut next = Vec::with_capacity(f.len() * 4);
-        let mut m = |a: u32, b: u32, v: &mut Vec<Vec3>| {
-            *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                v.push((v[a as usize] + v[b as usize]).normalize());
-                v.len() as u32 - 1
-            })
-        };
-        for [a, b, c] in f {
-            let (ab, bc, ca) = (m(a, b, &mut v), m(b, c, &mut v), m(c, a, &mut v));
-            next.extend([[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]);
-        }
-        f = next;
-    }
-    (v, f)
-}
-
 /// An ellipsoid `c + A u` (`u` on the unit sphere) as a mesh.
 pub fn ellipsoid_mesh(c: &Vec3, A: &Mat3, color: [f32; 4]) -> Mesh {
-    let (v, f) = unit_sphere(2);
-    let v: Vec<Vec3> = v.iter().map(|u| c + A * u).collect();
-    Mesh::new(&v, &f, color)
+    let unit = tumble_geometry::TriMesh::ellipsoid([1.0; 3], 2);
+    let v: Vec<Vec3> = unit.vertices.iter().map(|u| c + A * u).collect();
+    Mesh::new(&v, &unit.faces, color)
 }
 
 /// A box of half-extents `half` about `c`, axes `R`, as a mesh.
@@ -497,8 +437,7 @@ mod tests {
 
     #[test]
     fn coarsening_keeps_the_face_budget_and_the_shape() {
-        let (v, f) = unit_sphere(5);
-        let mesh = tumble_geometry::TriMesh { vertices: v, faces: f };
+        let mesh = tumble_geometry::TriMesh::ellipsoid([1.0; 3], 5);
         assert_eq!(mesh.faces.len(), 20480);
         let small = coarsened(&mesh, 2000, [1.0; 4]);
         assert!(small.triangles.len() <= 2000 && small.triangles.len() > 200, "{}", small.triangles.len());
