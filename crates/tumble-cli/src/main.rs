@@ -12,6 +12,7 @@ mod arm;
 mod fit;
 mod lqr;
 mod shape;
+mod view;
 use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
@@ -45,6 +46,17 @@ enum Command {
         /// Print nothing but errors.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Serve a run's output folder to the browser viewer, read-only, on 127.0.0.1.
+    #[command(after_help = "Examples:
+  tumble view out/peg_in_hole             # then open the printed URL
+  tumble view out/hopper_comet --port 8080")]
+    View {
+        /// A run's output folder (with animation.glb, timeseries.csv, plots/).
+        dir: PathBuf,
+        /// Port on 127.0.0.1 (0: any free port, printed).
+        #[arg(long, default_value_t = 8765)]
+        port: u16,
     },
     /// Monte Carlo campaign of a lander scenario or an asteroid capture over its
     /// `[dispersions]`: one row per run in runs.csv, summary.json, plots (landing sites and
@@ -308,6 +320,7 @@ fn main() -> ExitCode {
             mc(&scenario, runs, seed, threads, out, resume, run, &set, quiet)
         }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
+        Command::View { dir, port } => exit(view::serve(&dir, port)),
         Command::Arm(cmd) => exit(arm::run(cmd)),
         Command::Fit(cmd) => exit(fit::run(cmd)),
         Command::Capture { scenario, out, samples, verify, threads, set, quiet } => {

@@ -1,0 +1,93 @@
+//! `tumble view`: serves a run's folder read-only on the loopback interface, refuses paths out of
+//! it however they are spelt, and answers only GET and HEAD.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+struct Server(Child, String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(dir: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["view", dir.to_str().unwrap(), "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tumble view starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).expect("the URL").to_string();
+    Server(child, addr)
+}
+
+/// Sends a raw request; returns (status, headers and body as text).
+fn request(addr: &str, raw: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(raw.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text)
+}
+
+fn get(addr: &str, path: &str) -> (u16, String) {
+    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"))
+}
+
+#[test]
+fn the_viewer_server_is_confined_read_only_and_local() {
+    let base = std::env::temp_dir().join(format!("tumble_view_{}", std::process::id()));
+    let run = base.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("summary.json"), "{\"ok\": true}").unwrap();
+    std::fs::write(base.join("secret.txt"), "TOP-SECRET-42").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(base.join("secret.txt"), run.join("link.txt")).unwrap();
+    let server = start(&run);
+    let addr = &server.1;
+    // Bound to the loopback interface only.
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let (status, body) = get(addr, "/run/summary.json");
+    assert_eq!(status, 200);
+    assert!(body.contains("application/json") && body.ends_with("{\"ok\": true}"));
+    // Every spelling of a way out is refused, and nothing of the secret comes back.
+    for path in [
+        "/run/../secret.txt",
+        "/run/%2e%2e/secret.txt",
+        "/run/%2E%2E%2Fsecret.txt",
+        "/run/..%2fsecret.txt",
+        "/run//etc/passwd",
+        "/run/%2fetc%2fpasswd",
+        "/run/..\\secret.txt",
+        "/run/C:/Windows/win.ini",
+        "/run/./summary.json",
+        "/run/link.txt",
+        "/../secret.txt",
+    ] {
+        let (status, body) = get(addr, path);
+        assert!(status == 403 || status == 404, "{path}: {status}");
+        assert!(!body.contains("TOP-SECRET-42"), "{path} leaked the file");
+    }
+    // Double encoding is decoded once: a literal file name, not a way out.
+    assert_eq!(get(addr, "/run/%252e%252e/secret.txt").0, 404);
+    // Only GET and HEAD.
+    for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+        let (status, text) = request(addr, &format!("{method} /run/summary.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assert_eq!(status, 405, "{method}");
+        assert!(text.contains("Allow: GET, HEAD"));
+    }
+    let (status, text) = request(addr, "HEAD /run/summary.json HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(status, 200);
+    assert!(text.contains("Content-Length: 12") && text.ends_with("\r\n\r\n"), "{text}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&base);
+}
