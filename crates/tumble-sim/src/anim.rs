@@ -4,7 +4,8 @@
 //!
 //! The recording interface is model-agnostic: a run adds its bodies once ([`Animation::body`],
 //! with meshes in the body frame), static scenery ([`Animation::scenery`]), then one pose per
-//! body per recorded instant ([`Animation::frame`]). Tumble's world is Z-up and glTF's Y-up: a
+//! body per recorded instant ([`Animation::frame`]), and optionally arrows (forces) drawn from a
+//! base along a vector ([`Animation::arrow`], [`Animation::arrows`]; a scale channel sizes them). Tumble's world is Z-up and glTF's Y-up: a
 //! root node turns the one into the other (`(x, y, z) → (x, z, −y)`), so node data stay in
 //! Tumble's axes. Lengths in metres, times in seconds (f32, as glTF stores them).
 
@@ -163,19 +164,20 @@ pub fn rod(a: &Vec3, b: &Vec3, r: f64, color: [f32; 4]) -> Mesh {
     box_mesh(&(0.5 * (a + b)), &R, &Vec3::new(0.5 * len, r, r), color)
 }
 
-/// A drawing of a contact primitive (body frame): spheres and ellipsoids as geodesic spheres,
-/// polyhedra by their faces, triangles as such, segments and rays as thin rods, points as small
-/// spheres, planes as a square of side `plane_size` about their point.
-pub fn primitive_mesh(p: &Primitive, plane_size: f64, color: [f32; 4]) -> Mesh {
-    let dot = 0.004;
+/// A drawing of a contact primitive (body frame) in a scene of size `size` (m): spheres and
+/// ellipsoids as geodesic spheres, polyhedra by their faces, triangles as such, segments and
+/// rays as rods `size/100` thick, points as spheres of radius `size/50`, planes as a square of
+/// side `4 size` about their point.
+pub fn primitive_mesh(p: &Primitive, size: f64, color: [f32; 4]) -> Mesh {
+    let (dot, plane_size) = (0.02 * size, 4.0 * size);
     match p {
         Primitive::Point(x) => ellipsoid_mesh(x, &(Mat3::identity() * dot), color),
         Primitive::Sphere { center, radius } => ellipsoid_mesh(center, &(Mat3::identity() * *radius), color),
         Primitive::Ellipsoid { center, rotation, radii } => {
             ellipsoid_mesh(center, &(rotation * Mat3::from_diagonal(radii)), color)
         }
-        Primitive::Segment { a, b } => rod(a, b, 0.5 * dot, color),
-        Primitive::Ray { origin, direction, length } => rod(origin, &(origin + direction * *length), 0.5 * dot, color),
+        Primitive::Segment { a, b } => rod(a, b, 0.25 * dot, color),
+        Primitive::Ray { origin, direction, length } => rod(origin, &(origin + direction * *length), 0.25 * dot, color),
         Primitive::Triangle(t) => Mesh::new(t, &[[0, 1, 2]], color),
         Primitive::Plane { point, normal } => {
             let t = if normal.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
@@ -212,7 +214,10 @@ struct Node {
     /// Positions (m) and attitudes `[x, y, z, w]` per frame; one entry for scenery.
     translations: Vec<[f32; 3]>,
     rotations: Vec<[f32; 4]>,
+    /// Scales per frame (arrows only).
+    scales: Vec<[f32; 3]>,
     animated: bool,
+    arrow: bool,
 }
 
 /// An animation being recorded.
@@ -239,22 +244,82 @@ impl Animation {
             meshes,
             translations: Vec::new(),
             rotations: Vec::new(),
+            scales: Vec::new(),
             animated: true,
+            arrow: false,
         });
         self.nodes.len() - 1
+    }
+
+    /// Adds an arrow overlay (a force, a velocity): `width` its shaft's thickness (m);
+    /// [`Animation::arrows`] gives its base and vector at each instant.
+    pub fn arrow(&mut self, name: &str, width: f64, color: [f32; 4]) {
+        // Unit length along +z: a shaft to 0.8 and a square pyramid to 1.
+        let (w, h) = (0.5 * width, 1.5 * width);
+        let mut v: Vec<Vec3> = [[-w, -w], [w, -w], [w, w], [-w, w]]
+            .iter()
+            .flat_map(|[x, y]| [Vec3::new(*x, *y, 0.0), Vec3::new(*x, *y, 0.8)])
+            .collect();
+        v.extend([Vec3::new(-h, -h, 0.8), Vec3::new(h, -h, 0.8), Vec3::new(h, h, 0.8), Vec3::new(-h, h, 0.8)]);
+        v.push(Vec3::new(0.0, 0.0, 1.0));
+        let mut f = Vec::new();
+        for k in 0..4u32 {
+            let (a, b) = (2 * k, 2 * ((k + 1) % 4));
+            f.extend([[a, b, b + 1], [a, b + 1, a + 1]]);
+            f.push([8 + k, 8 + (k + 1) % 4, 12]);
+        }
+        f.extend([[8, 11, 10], [8, 10, 9]]);
+        self.nodes.push(Node {
+            name: name.into(),
+            meshes: vec![Mesh::new(&v, &f, color)],
+            translations: Vec::new(),
+            rotations: Vec::new(),
+            scales: Vec::new(),
+            animated: true,
+            arrow: true,
+        });
+    }
+
+    /// The arrows at the last recorded instant, in the order they were added: base and vector
+    /// (m; a zero vector hides the arrow).
+    pub fn arrows(&mut self, values: &[(Vec3, Vec3)]) {
+        let mut it = values.iter();
+        for n in self.nodes.iter_mut().filter(|n| n.arrow) {
+            let (base, vec) = it.next().copied().unwrap_or((Vec3::zeros(), Vec3::zeros()));
+            let len = vec.norm();
+            let q = if len > 0.0 {
+                UnitQuat::rotation_between(&Vec3::z(), &vec)
+                    .unwrap_or_else(|| UnitQuat::from_axis_angle(&Vec3::x_axis(), std::f64::consts::PI))
+            } else {
+                UnitQuat::identity()
+            };
+            let (t, r) = pose_f32(&base, &q);
+            let s = if len > 0.0 { 1.0 } else { 0.0 };
+            n.translations.push(t);
+            n.rotations.push(r);
+            n.scales.push([s, s, len as f32]);
+        }
     }
 
     /// Adds fixed scenery at a pose.
     pub fn scenery(&mut self, name: &str, meshes: Vec<Mesh>, p: &Vec3, q: &UnitQuat) {
         let (t, r) = pose_f32(p, q);
-        self.nodes.push(Node { name: name.into(), meshes, translations: vec![t], rotations: vec![r], animated: false });
+        self.nodes.push(Node {
+            name: name.into(),
+            meshes,
+            translations: vec![t],
+            rotations: vec![r],
+            scales: Vec::new(),
+            animated: false,
+            arrow: false,
+        });
     }
 
     /// Records an instant: the pose of every body, in the order they were added.
     pub fn frame(&mut self, t: f64, poses: &[(Vec3, UnitQuat)]) {
         self.times.push(t as f32);
         let mut it = poses.iter();
-        for n in self.nodes.iter_mut().filter(|n| n.animated) {
+        for n in self.nodes.iter_mut().filter(|n| n.animated && !n.arrow) {
             let (p, q) = it.next().copied().unwrap_or((Vec3::zeros(), UnitQuat::identity()));
             let (t, r) = pose_f32(&p, &q);
             n.translations.push(t);
@@ -264,7 +329,7 @@ impl Animation {
 
     /// Number of moving bodies.
     pub fn bodies(&self) -> usize {
-        self.nodes.iter().filter(|n| n.animated).count()
+        self.nodes.iter().filter(|n| n.animated && !n.arrow).count()
     }
 
     /// Writes the binary glTF file.
@@ -389,7 +454,24 @@ impl Animation {
                     None,
                     json!({ "componentType": 5126, "count": n.rotations.len(), "type": "VEC4" }),
                 );
-                for (path, out) in [("translation", tr), ("rotation", ro)] {
+                let mut outputs = vec![("translation", tr), ("rotation", ro)];
+                if n.arrow {
+                    if n.scales.len() != self.times.len() {
+                        return Err(format!(
+                            "arrow '{}': {} values for {} instants",
+                            n.name,
+                            n.scales.len(),
+                            self.times.len()
+                        ));
+                    }
+                    let sc = add(
+                        f32s(&mut n.scales.iter().flatten().copied()),
+                        None,
+                        json!({ "componentType": 5126, "count": n.scales.len(), "type": "VEC3" }),
+                    );
+                    outputs.push(("scale", sc));
+                }
+                for (path, out) in outputs {
                     samplers.push(json!({ "input": time, "output": out, "interpolation": "LINEAR" }));
                     channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": index, "path": path } }));
                 }

@@ -582,6 +582,8 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<V
     let bodies: serde_json::Map<String, Value> = free
         .iter()
         .map(|&i| {
+            // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
+            // the largest body's radius.
             let peak = run.samples.iter().map(|s| s.bodies[i][3].norm()).fold(0.0, f64::max);
             let b = &last.bodies[i];
             (
@@ -626,16 +628,42 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         [0.6, 0.6, 0.6, 1.0],
     ];
     let mut anim = Animation::new();
+    // The scene's size: the largest body's bounding radius.
+    let size = m
+        .bodies
+        .iter()
+        .filter_map(|b| b.model.nodes[b.model.bodies[0].root as usize].bv)
+        .map(|bv| bv.bounding_sphere().1)
+        .filter(|r| r.is_finite())
+        .fold(0.0, f64::max)
+        .max(1e-3);
     let moving: Vec<usize> =
         (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some() || m.bodies[i].link.is_some()).collect();
     for (i, b) in m.bodies.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let meshes = b.model.prims.iter().map(|p| primitive_mesh(&p.shape, 2.0, color)).collect();
+        let meshes = b.model.prims.iter().map(|p| primitive_mesh(&p.shape, size, color)).collect();
         if moving.contains(&i) {
             anim.body(&b.name, meshes);
         } else {
             anim.scenery(&b.name, meshes, &b.start.p_WB, &b.start.q_WB);
         }
+    }
+    // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
+    // half the largest body.
+    let size = m
+        .bodies
+        .iter()
+        .filter_map(|b| b.model.nodes[b.model.bodies[0].root as usize].bv)
+        .map(|bv| bv.bounding_sphere().1)
+        .filter(|r| r.is_finite())
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
+    // the largest body's radius.
+    let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { size / peak } else { 0.0 };
+    for &i in &moving {
+        anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, [0.95, 0.25, 0.2, 1.0]);
     }
     for s in &run.samples {
         let poses: Vec<(Vec3, UnitQuat)> = moving
@@ -646,6 +674,8 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
             })
             .collect();
         anim.frame(s.t, &poses);
+        let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
+        anim.arrows(&arrows);
     }
     anim
 }

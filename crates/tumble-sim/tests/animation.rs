@@ -18,13 +18,17 @@ fn a_mechanism_run_animates_each_moving_body() {
     let bytes = animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let bin = g.blob.as_deref().expect("a BIN chunk");
-    // The root (Z-up → Y-up) and the two bodies; the pallet moves, the rails do not.
-    assert_eq!(g.nodes().count(), 3);
+    // The root (Z-up → Y-up), the two bodies and the pallet's contact-force arrow; the pallet
+    // moves, the rails do not, the arrow moves, turns and scales.
+    assert_eq!(g.nodes().count(), 4);
     let anims: Vec<_> = g.animations().collect();
     assert_eq!(anims.len(), 1);
-    let channels: Vec<_> = anims[0].channels().collect();
+    let all: Vec<_> = anims[0].channels().collect();
+    assert_eq!(all.len(), 5);
+    let arrow = all.iter().filter(|c| c.target().node().name() == Some("pallet contact force")).count();
+    assert_eq!(arrow, 3);
+    let channels: Vec<_> = all.into_iter().filter(|c| c.target().node().name() == Some("pallet")).collect();
     assert_eq!(channels.len(), 2);
-    assert!(channels.iter().all(|c| c.target().node().name() == Some("pallet")));
     for c in &channels {
         let s = c.sampler();
         assert_eq!(s.input().count(), run.samples.len());
