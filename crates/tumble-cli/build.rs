@@ -5,8 +5,11 @@
 use std::path::Path;
 
 fn main() {
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../viewer/dist");
-    println!("cargo:rerun-if-changed={}", dist.display());
+    let viewer = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../viewer");
+    let dist = viewer.join("dist");
+    // Watch what exists (a missing path would rerun this script on every build): the bundle, or
+    // the viewer folder, whose listing changes when the bundle appears.
+    println!("cargo:rerun-if-changed={}", if dist.exists() { dist.display() } else { viewer.display() });
     let mut entries = Vec::new();
     let mut stack = vec![dist.clone()];
     while let Some(dir) = stack.pop() {
@@ -25,5 +28,9 @@ fn main() {
         }
     }
     let out = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("viewer_bundle.rs");
-    std::fs::write(out, format!("[{}]", entries.join(", "))).expect("write the bundle table");
+    let table = format!("[{}]", entries.join(", "));
+    // Rewritten only when it changes, so that tumble is not recompiled for nothing.
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(table.as_str()) {
+        std::fs::write(out, table).expect("write the bundle table");
+    }
 }
