@@ -62,10 +62,9 @@ new GLTFLoader().load(
     // `?t=SECONDS` opens paused at that time (links to an instant; tests).
     const t = new URLSearchParams(location.search).get("t");
     if (t !== null && action) window.tumbleSeek(Number(t));
-    window.tumbleReady = true;
   },
   undefined,
-  (err) => { $("status").textContent = "cannot load /run/animation.glb: " + err; window.tumbleReady = true; },
+  (err) => { $("status").textContent = "cannot load /run/animation.glb: " + err; },
 );
 
 // Plots: one channel of timeseries.csv, the cursor at the animation's time.
