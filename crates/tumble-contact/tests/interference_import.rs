@@ -121,5 +121,14 @@ fn import_errors_name_the_file_and_the_object() {
     assert!(e.contains("line 3") && e.contains("out of range"), "{e}");
     let e = model(&cube.replace("Cube", "hull_cube@nosuch"), "{ file = \"part.obj\" }");
     assert!(e.contains("unknown contact set 'nosuch'"), "{e}");
+    // A glTF accessor claiming more elements than its buffer holds is refused before reading.
+    let gltf = r#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"sphere_a","mesh":0}],
+        "meshes":[{"primitives":[{"attributes":{"POSITION":0},"mode":0}]}],
+        "accessors":[{"bufferView":0,"componentType":5126,"count":1000000000000000,"type":"VEC3"}],
+        "bufferViews":[{"buffer":0,"byteLength":12}],
+        "buffers":[{"byteLength":12,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAA"}]}"#;
+    std::fs::write(dir.join("big.gltf"), gltf).unwrap();
+    let e = model("", "{ file = \"big.gltf\" }");
+    assert!(e.contains("accessor 0") && e.contains("past the end"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

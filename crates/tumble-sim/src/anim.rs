@@ -327,11 +327,6 @@ impl Animation {
         }
     }
 
-    /// Number of moving bodies.
-    pub fn bodies(&self) -> usize {
-        self.nodes.iter().filter(|n| n.animated && !n.arrow).count()
-    }
-
     /// Writes the binary glTF file.
     pub fn write_glb(&self, path: &Path) -> Result<(), String> {
         let bytes = self.glb()?;

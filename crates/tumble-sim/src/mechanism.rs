@@ -70,6 +70,13 @@ pub struct Spring {
     pub attitude: UnitQuat,
 }
 
+impl MechBody {
+    /// Whether it moves: free, or carried by an arm link.
+    pub fn moves(&self) -> bool {
+        self.body.is_some() || self.link.is_some()
+    }
+}
+
 impl Spring {
     /// Force (W) and torque (W, about the centre of mass) on the body, and the stored energy.
     fn wrench(&self, t: f64, s: &BodyState) -> (Vec3, Vec3, f64) {
@@ -116,8 +123,8 @@ pub struct MechSample {
     /// Per body: position (m), velocity (m/s), angular velocity (body axes, rad/s), contact
     /// force (W, N) and contact torque about the centre of mass (W, N·m).
     pub bodies: Vec<[Vec3; 5]>,
-    /// Per body: attitude `[w, x, y, z]`.
-    pub attitudes: Vec<[f64; 4]>,
+    /// Per body: attitude.
+    pub attitudes: Vec<UnitQuat>,
     /// Active contacts.
     pub contacts: usize,
     /// `T + V_g + V_springs` of the free bodies, J.
@@ -275,8 +282,7 @@ impl Mechanism {
         for (k, [a, b]) in spec.pairs.iter().enumerate() {
             let key = format!("mechanism.pairs.{k}");
             let (i, j) = (index(&key, a)?, index(&key, b)?);
-            let moves = |k: usize| bodies[k].body.is_some() || bodies[k].link.is_some();
-            if i == j || !(moves(i) || moves(j)) {
+            if i == j || !(bodies[i].moves() || bodies[j].moves()) {
                 return err(&key, format!("'{a}' and '{b}': a pair needs two bodies, one of them free"));
             }
             pairs.push((i, j));
@@ -408,7 +414,7 @@ impl Mechanism {
             };
             out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, link, start });
         }
-        if out.iter().all(|b| b.body.is_none() && b.link.is_none()) {
+        if !out.iter().any(MechBody::moves) {
             return err("mechanism.bodies", "every body is fixed: nothing would move");
         }
         Ok(out)
@@ -449,7 +455,7 @@ impl Mechanism {
                     energy += self.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
                 }
                 let c = ode.engine.body(i, 0);
-                attitudes.push(tumble_math::quat_to_wxyz(&s.q_WB));
+                attitudes.push(s.q_WB);
                 [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
             })
             .collect();
@@ -528,8 +534,7 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<V
     let out = RunDir::create(dir)?;
     let (first, last) = first_last(&run.samples)?;
     // Bodies that move: free ones and those carried by the arm.
-    let free: Vec<usize> =
-        (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some() || m.bodies[i].link.is_some()).collect();
+    let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
     out.csv("timeseries.csv", |w| {
         let mut head = vec!["t_s".to_string()];
         for &i in &free {
@@ -555,7 +560,7 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<V
             let mut row = vec![s.t];
             for &i in &free {
                 row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
-                row.extend(s.attitudes[i]);
+                row.extend(tumble_math::quat_to_wxyz(&s.attitudes[i]));
             }
             row.extend([s.contacts as f64, s.energy]);
             writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
@@ -637,8 +642,7 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         .filter(|r| r.is_finite())
         .fold(0.0, f64::max)
         .max(1e-3);
-    let moving: Vec<usize> =
-        (0..m.bodies.len()).filter(|&i| m.bodies[i].body.is_some() || m.bodies[i].link.is_some()).collect();
+    let moving: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
     for (i, b) in m.bodies.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let meshes = b.model.prims.iter().map(|p| primitive_mesh(&p.shape, size, color)).collect();
@@ -649,16 +653,6 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         }
     }
     // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
-    // half the largest body.
-    let size = m
-        .bodies
-        .iter()
-        .filter_map(|b| b.model.nodes[b.model.bodies[0].root as usize].bv)
-        .map(|bv| bv.bounding_sphere().1)
-        .filter(|r| r.is_finite())
-        .fold(0.0, f64::max)
-        .max(1e-3);
-    // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
     // the largest body's radius.
     let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { size / peak } else { 0.0 };
@@ -666,13 +660,7 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, [0.95, 0.25, 0.2, 1.0]);
     }
     for s in &run.samples {
-        let poses: Vec<(Vec3, UnitQuat)> = moving
-            .iter()
-            .map(|&i| {
-                let [w, x, y, z] = s.attitudes[i];
-                (s.bodies[i][0], UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z)))
-            })
-            .collect();
+        let poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
         anim.frame(s.t, &poses);
         let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
         anim.arrows(&arrows);

@@ -2,7 +2,7 @@
 //! dynamics, each checked against what its physics requires at the end.
 
 use std::path::PathBuf;
-use tumble_math::{UnitQuat, Vec3};
+use tumble_math::Vec3;
 use tumble_sim::mechanism::{MechRun, MechSample, Mechanism};
 use tumble_sim::scenario::Scenario;
 
@@ -18,9 +18,7 @@ fn run(name: &str, set: &[(&str, &str)]) -> (Mechanism, MechRun) {
 
 /// Position (m) of a body-frame point of body `i` at a sample.
 fn point(s: &MechSample, i: usize, x_B: Vec3) -> Vec3 {
-    let [w, x, y, z] = s.attitudes[i];
-    let q = UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z));
-    s.bodies[i][0] + q * x_B
+    s.bodies[i][0] + s.attitudes[i] * x_B
 }
 
 #[test]
@@ -49,6 +47,10 @@ fn the_peg_goes_down_the_hole_against_one_wall() {
     let tip = point(last, 0, Vec3::new(0.0, 0.0, -0.045));
     // 45 mm below the rim, centred within the 1 mm clearance, pressed on the +x wall by the
     // wrist's 2 mm offset: 200 N/m × 2 mm = 0.4 N (friction acts along the insertion).
+    // Tolerances: the wall gives ~1e-8 m under 0.4 N (volume law 2e10 N/m³ on a ~1.6e-3 m²
+    // face), so the centre's offset from x = 1 mm is the peg's tilt within the clearance (a
+    // fifth of it allowed; measured 0.0010 m); the force differs from 0.4 N by the lateral
+    // damper on the residual drift (2 N·s/m × < 1 mm/s), 5 % allowed (measured −0.4006 N).
     assert!(tip.z < -0.04, "tip at {tip}");
     assert!((last.bodies[0][0].x - 0.001).abs() < 2e-4 && last.bodies[0][0].y.abs() <= 0.0011, "{}", last.bodies[0][0]);
     let fx = last.bodies[0][3].x;
@@ -62,7 +64,10 @@ fn the_drawer_runs_along_its_rails_on_the_walls() {
     let [p, v, _, f, _] = last.bodies[0];
     let (weight, mu) = (20.0 * 9.81, 0.05);
     // Drawn 0.3 m at the drive's speed; the rails carry the weight, the walls the drive's side
-    // pull 500 N/m × (10 − 5) mm; rolling friction μ on both.
+    // pull 500 N/m × (10 − 5) mm; rolling friction μ on both. The drive's spring lags the
+    // anchor by F/k = 9.9 N / 2000 N/m = 5 mm (x = 0.3 − 0.005; measured 0.2950 m); the walls
+    // give ~1 µm under 2.5 N (measured y = −0.0050 m, F_y = 2.4997 N), 2 % allowed on F_y for
+    // the side damper on what drift remains.
     assert!((v.x - 0.1).abs() < 1e-3 && (p.x - 0.295).abs() < 0.01, "{p} {v}");
     assert!((p.y + 0.005).abs() < 2e-4, "{}", p.y);
     assert!((f.z - weight).abs() < 1e-3 * weight && (f.y - 2.5).abs() < 0.05, "{f}");
@@ -89,11 +94,7 @@ fn the_grapple_fixture_passes_the_open_snare_of_the_arm_to_its_stop() {
     let knob = |s: &MechSample| point(s, 0, Vec3::new(0.0, 0.0, -0.1));
     // The effector's frame at a sample: the knob's depth behind the wires' plane, and its
     // distance from the wires.
-    let local = |s: &MechSample, x: Vec3| {
-        let [w, a, b, c] = s.attitudes[1];
-        let q = UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, a, b, c));
-        q.inverse() * (x - s.bodies[1][0])
-    };
+    let local = |s: &MechSample, x: Vec3| s.attitudes[1].inverse() * (x - s.bodies[1][0]);
     let wires: Vec<(Vec3, Vec3)> = m.bodies[1]
         .model
         .prims

@@ -17,7 +17,7 @@ pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
     let name = path.display().to_string();
     let err = |m: String| format!("{name}: {m}");
     let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
-    let (json, bin) = if bytes.starts_with(b"glTF") { glb(&bytes).map_err(err)? } else { (bytes.clone(), None) };
+    let (json, bin) = if bytes.starts_with(b"glTF") { glb(&bytes).map_err(err)? } else { (bytes, None) };
     let doc: Value = serde_json::from_slice(&json).map_err(|e| err(format!("JSON: {e}")))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let buffers = doc["buffers"]
@@ -35,11 +35,16 @@ pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
         None => (0..doc["nodes"].as_array().map_or(0, Vec::len)).collect(),
     };
     let mut out = Vec::new();
+    // A node tree is a tree: a file whose nodes share children is read at most this far.
+    let mut visits = 0usize;
     let mut stack: Vec<(usize, Affine, usize)> =
         roots.into_iter().map(|n| (n, (Mat3::identity(), Vec3::zeros()), 0)).collect();
     while let Some((n, parent, depth)) = stack.pop() {
-        if depth > 64 {
-            return Err(err("node tree deeper than 64 (a cycle?)".into()));
+        visits += 1;
+        if depth > 64 || visits > 1_000_000 {
+            return Err(err(
+                "the node tree is deeper than 64 or has more than a million visits (shared or cyclic children)".into(),
+            ));
         }
         let node = doc["nodes"].get(n).ok_or_else(|| err(format!("node {n} does not exist")))?;
         let local = transform(node).map_err(|m| err(format!("node {n}: {m}")))?;
@@ -191,8 +196,16 @@ fn read_accessor(doc: &Value, buffers: &[Vec<u8>], i: usize) -> Result<Vec<f64>,
         .ok_or(format!("accessor {i}: no such bufferView"))?;
     let buf =
         buffers.get(view["buffer"].as_u64().unwrap_or(0) as usize).ok_or(format!("accessor {i}: no such buffer"))?;
-    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let offset = |v: &Value| v["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let start = offset(view).saturating_add(offset(a));
     let stride = view["byteStride"].as_u64().map_or(size * comps, |s| s as usize);
+    // The last element must lie in the buffer (checked before allocating for `count`).
+    let end = count.checked_sub(1).map_or(Some(start), |last| {
+        last.checked_mul(stride).and_then(|x| x.checked_add(start.saturating_add(comps * size)))
+    });
+    if end.is_none_or(|e| e > buf.len()) {
+        return Err(format!("accessor {i}: {count} elements read past the end of its buffer ({} bytes)", buf.len()));
+    }
     let mut out = Vec::with_capacity(count * comps);
     for e in 0..count {
         for c in 0..comps {
