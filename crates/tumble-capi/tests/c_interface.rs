@@ -30,10 +30,13 @@ fn header_is_current() {
     assert!(committed == generated, "include/tumble.h is stale: run `TUMBLE_BLESS=1 cargo test -p tumble-capi`");
 }
 
-/// The directory holding `libtumble_capi.so` (the test binary lives in its `deps/`).
+/// The directory holding `libtumble_capi.so`: `cargo test` leaves the cdylib beside the test
+/// binary in `deps/` (a clean build does not copy it up to the profile directory).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+    let deps = exe.parent().unwrap().to_path_buf();
+    let so = |d: &Path| d.join(format!("{}tumble_capi{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX));
+    if so(&deps).exists() { deps } else { deps.parent().unwrap().to_path_buf() }
 }
 
 /// The C example's steps through the Rust API, printed the same way (`%.17g` ≡ Rust's
