@@ -55,8 +55,12 @@ new GLTFLoader().load(
       action.play();
       duration = clip.duration;
       $("time").max = String(duration);
-      const names = new Set(clip.tracks.map((t) => t.name.split(".")[0]));
-      for (const n of names) $("follow").add(new Option(n, n));
+      // Bodies to follow: nodes that move and are not scaled (arrows, strands and the shapes of
+      // deforming surfaces are).
+      const track = (t) => t.name.split(".");
+      const scaled = new Set(clip.tracks.filter((t) => track(t)[1] === "scale").map((t) => track(t)[0]));
+      const moving = new Set(clip.tracks.filter((t) => track(t)[1] === "position").map((t) => track(t)[0]));
+      for (const n of moving) if (!scaled.has(n)) $("follow").add(new Option(n, n));
     }
     $("status").textContent = "";
     // `?t=SECONDS` opens paused at that time (links to an instant; tests).

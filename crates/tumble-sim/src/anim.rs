@@ -5,7 +5,7 @@
 //! The recording interface is model-agnostic: a run adds its bodies once ([`Animation::body`],
 //! with meshes in the body frame), static scenery ([`Animation::scenery`]), then one pose per
 //! body per recorded instant ([`Animation::frame`]), and optionally arrows (forces) drawn from a
-//! base along a vector ([`Animation::arrow`], [`Animation::arrows`]; a scale channel sizes them). Tumble's world is Z-up and glTF's Y-up: a
+//! base along a vector ([`Animation::arrow`], [`Animation::strand`], [`Animation::overlays`]; a scale channel sizes them), and surfaces that change shape ([`Animation::surface`], [`Animation::shape`]). Tumble's world is Z-up and glTF's Y-up: a
 //! root node turns the one into the other (`(x, y, z) → (x, z, −y)`), so node data stay in
 //! Tumble's axes. Lengths in metres, times in seconds (f32, as glTF stores them).
 
@@ -14,7 +14,7 @@ use tumble_geometry::primitive::Primitive;
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// A triangle mesh with one colour.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
     /// Vertices, m.
     pub positions: Vec<[f32; 3]>,
@@ -206,7 +206,20 @@ pub fn primitive_mesh(p: &Primitive, size: f64, color: [f32; 4]) -> Mesh {
     }
 }
 
-/// A body: name, meshes in its frame, and its poses (one per frame), or fixed scenery.
+/// What a node is and how it moves.
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    /// A moving body: translation and rotation per frame.
+    Body,
+    /// Fixed at one pose.
+    Scenery,
+    /// An arrow or a strand: translation, rotation and scale per frame.
+    Overlay,
+    /// Geometry that changes shape: its successive shapes, each with the first frame it shows.
+    Surface(Vec<(usize, Mesh)>),
+}
+
+/// A node: name, meshes in its frame, and its poses (one per frame, one for scenery).
 #[derive(Clone, Debug)]
 struct Node {
     name: String,
@@ -214,11 +227,20 @@ struct Node {
     /// Positions (m) and attitudes `[x, y, z, w]` per frame; one entry for scenery.
     translations: Vec<[f32; 3]>,
     rotations: Vec<[f32; 4]>,
-    /// Scales per frame (arrows only).
+    /// Scales per frame (overlays only).
     scales: Vec<[f32; 3]>,
-    animated: bool,
-    arrow: bool,
+    kind: Kind,
 }
+
+impl Node {
+    fn new(name: &str, meshes: Vec<Mesh>, kind: Kind) -> Self {
+        Node { name: name.into(), meshes, translations: Vec::new(), rotations: Vec::new(), scales: Vec::new(), kind }
+    }
+}
+
+/// At most this many distinct shapes of a surface are written (a longer run shows every k-th);
+/// each costs a mesh in the file.
+pub const MAX_SHAPES: usize = 600;
 
 /// An animation being recorded.
 #[derive(Clone, Debug, Default)]
@@ -239,20 +261,12 @@ impl Animation {
 
     /// Adds a moving body (meshes in its frame); returns its index for [`Animation::frame`].
     pub fn body(&mut self, name: &str, meshes: Vec<Mesh>) -> usize {
-        self.nodes.push(Node {
-            name: name.into(),
-            meshes,
-            translations: Vec::new(),
-            rotations: Vec::new(),
-            scales: Vec::new(),
-            animated: true,
-            arrow: false,
-        });
+        self.nodes.push(Node::new(name, meshes, Kind::Body));
         self.nodes.len() - 1
     }
 
     /// Adds an arrow overlay (a force, a velocity): `width` its shaft's thickness (m);
-    /// [`Animation::arrows`] gives its base and vector at each instant.
+    /// [`Animation::overlays`] gives its base and vector at each instant.
     pub fn arrow(&mut self, name: &str, width: f64, color: [f32; 4]) {
         // Unit length along +z: a shaft to 0.8 and a square pyramid to 1.
         let (w, h) = (0.5 * width, 1.5 * width);
@@ -269,22 +283,21 @@ impl Animation {
             f.push([8 + k, 8 + (k + 1) % 4, 12]);
         }
         f.extend([[8, 11, 10], [8, 10, 9]]);
-        self.nodes.push(Node {
-            name: name.into(),
-            meshes: vec![Mesh::new(&v, &f, color)],
-            translations: Vec::new(),
-            rotations: Vec::new(),
-            scales: Vec::new(),
-            animated: true,
-            arrow: true,
-        });
+        self.nodes.push(Node::new(name, vec![Mesh::new(&v, &f, color)], Kind::Overlay));
     }
 
-    /// The arrows at the last recorded instant, in the order they were added: base and vector
-    /// (m; a zero vector hides the arrow).
-    pub fn arrows(&mut self, values: &[(Vec3, Vec3)]) {
+    /// Adds a strand overlay (a wire, a tether): a rod `width` thick (m) whose ends
+    /// [`Animation::overlays`] gives at each instant (as base and vector).
+    pub fn strand(&mut self, name: &str, width: f64, color: [f32; 4]) {
+        let rod = rod(&Vec3::zeros(), &Vec3::z(), 0.5 * width, color);
+        self.nodes.push(Node::new(name, vec![rod], Kind::Overlay));
+    }
+
+    /// The overlays (arrows and strands) at the last recorded instant, in the order they were
+    /// added: base and vector (m; a zero vector hides the overlay).
+    pub fn overlays(&mut self, values: &[(Vec3, Vec3)]) {
         let mut it = values.iter();
-        for n in self.nodes.iter_mut().filter(|n| n.arrow) {
+        for n in self.nodes.iter_mut().filter(|n| n.kind == Kind::Overlay) {
             let (base, vec) = it.next().copied().unwrap_or((Vec3::zeros(), Vec3::zeros()));
             let len = vec.norm();
             let q = if len > 0.0 {
@@ -301,25 +314,43 @@ impl Animation {
         }
     }
 
+    /// Adds a surface whose shape changes (a deflecting membrane), in world coordinates;
+    /// returns its handle for [`Animation::shape`].
+    pub fn surface(&mut self, name: &str, color: [f32; 4]) -> usize {
+        self.nodes.push(Node::new(name, vec![Mesh { color, ..Mesh::default() }], Kind::Surface(Vec::new())));
+        self.nodes.len() - 1
+    }
+
+    /// The shape of surface `id` from the last recorded instant on (until the next call that
+    /// changes it): vertices (m) and triangles. In the file, each distinct shape is a mesh shown
+    /// (unit scale, step interpolation) while it holds and hidden (zero scale) otherwise.
+    pub fn shape(&mut self, id: usize, vertices: &[Vec3], triangles: &[[u32; 3]]) {
+        let frame = self.times.len().saturating_sub(1);
+        let Some(Node { meshes, kind: Kind::Surface(shapes), .. }) = self.nodes.get_mut(id) else {
+            return;
+        };
+        let mesh = Mesh::new(vertices, triangles, meshes[0].color);
+        match shapes.last_mut() {
+            Some((_, last)) if last.positions == mesh.positions && last.triangles == mesh.triangles => {}
+            Some((f, last)) if *f == frame => *last = mesh,
+            _ => shapes.push((frame, mesh)),
+        }
+    }
+
     /// Adds fixed scenery at a pose.
     pub fn scenery(&mut self, name: &str, meshes: Vec<Mesh>, p: &Vec3, q: &UnitQuat) {
         let (t, r) = pose_f32(p, q);
-        self.nodes.push(Node {
-            name: name.into(),
-            meshes,
-            translations: vec![t],
-            rotations: vec![r],
-            scales: Vec::new(),
-            animated: false,
-            arrow: false,
-        });
+        let mut n = Node::new(name, meshes, Kind::Scenery);
+        n.translations.push(t);
+        n.rotations.push(r);
+        self.nodes.push(n);
     }
 
     /// Records an instant: the pose of every body, in the order they were added.
     pub fn frame(&mut self, t: f64, poses: &[(Vec3, UnitQuat)]) {
         self.times.push(t as f32);
         let mut it = poses.iter();
-        for n in self.nodes.iter_mut().filter(|n| n.animated && !n.arrow) {
+        for n in self.nodes.iter_mut().filter(|n| n.kind == Kind::Body) {
             let (p, q) = it.next().copied().unwrap_or((Vec3::zeros(), UnitQuat::identity()));
             let (t, r) = pose_f32(&p, &q);
             n.translations.push(t);
@@ -336,39 +367,7 @@ impl Animation {
     /// The binary glTF bytes.
     pub fn glb(&self) -> Result<Vec<u8>, String> {
         use serde_json::{Value, json};
-        let mut bin: Vec<u8> = Vec::new();
-        let mut views: Vec<Value> = Vec::new();
-        let mut accessors: Vec<Value> = Vec::new();
-        // Appends data as a buffer view and an accessor; returns the accessor's index.
-        let mut add = |data: Vec<u8>, target: Option<u32>, accessor: Value| -> usize {
-            while !bin.len().is_multiple_of(4) {
-                bin.push(0);
-            }
-            let mut view = json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": data.len() });
-            if let Some(t) = target {
-                view["target"] = json!(t);
-            }
-            bin.extend(data);
-            views.push(view);
-            let mut a = accessor;
-            a["bufferView"] = json!(views.len() - 1);
-            accessors.push(a);
-            accessors.len() - 1
-        };
-        let f32s = |v: &mut dyn Iterator<Item = f32>| v.flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
-        let bounds = |pts: &[[f32; 3]]| {
-            let mut lo = [f32::INFINITY; 3];
-            let mut hi = [f32::NEG_INFINITY; 3];
-            for p in pts {
-                for k in 0..3 {
-                    lo[k] = lo[k].min(p[k]);
-                    hi[k] = hi[k].max(p[k]);
-                }
-            }
-            (lo, hi)
-        };
-        let mut materials: Vec<Value> = Vec::new();
-        let mut meshes: Vec<Value> = Vec::new();
+        let mut g = Builder::default();
         let mut nodes: Vec<Value> = vec![json!({
             "name": "tumble (Z up)",
             // Z-up into glTF's Y-up: −90° about x.
@@ -377,101 +376,67 @@ impl Animation {
         })];
         let mut channels: Vec<Value> = Vec::new();
         let mut samplers: Vec<Value> = Vec::new();
-        let time_acc = if self.times.is_empty() {
-            None
-        } else {
-            let (lo, hi) =
-                self.times.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &t| (a.min(t), b.max(t)));
-            Some(add(
-                f32s(&mut self.times.iter().copied()),
-                None,
-                json!({ "componentType": 5126, "count": self.times.len(), "type": "SCALAR", "min": [lo], "max": [hi] }),
-            ))
+        let time_acc = (!self.times.is_empty()).then(|| g.times(&self.times));
+        let mut channel = |samplers: &mut Vec<Value>, input: usize, output: usize, step: bool, node: usize, path| {
+            let interpolation = if step { "STEP" } else { "LINEAR" };
+            samplers.push(json!({ "input": input, "output": output, "interpolation": interpolation }));
+            channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": node, "path": path } }));
         };
         for n in &self.nodes {
-            let mut prims = Vec::new();
-            for m in n.meshes.iter().filter(|m| !m.triangles.is_empty()) {
-                if let Some(bad) = m.triangles.iter().flatten().find(|&&i| i as usize >= m.positions.len()) {
-                    return Err(format!("body '{}': triangle index {bad} out of range", n.name));
-                }
-                let (lo, hi) = bounds(&m.positions);
-                let pos = add(
-                    f32s(&mut m.positions.iter().flatten().copied()),
-                    Some(34962),
-                    json!({ "componentType": 5126, "count": m.positions.len(), "type": "VEC3", "min": lo, "max": hi }),
-                );
-                let normals = m.normals();
-                let nor = add(
-                    f32s(&mut normals.iter().flatten().copied()),
-                    Some(34962),
-                    json!({ "componentType": 5126, "count": normals.len(), "type": "VEC3" }),
-                );
-                let idx = add(
-                    m.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()).collect(),
-                    Some(34963),
-                    json!({ "componentType": 5125, "count": m.triangles.len() * 3, "type": "SCALAR" }),
-                );
-                materials.push(json!({
-                    "pbrMetallicRoughness": { "baseColorFactor": m.color, "metallicFactor": 0.1, "roughnessFactor": 0.7 },
-                    "doubleSided": true,
-                }));
-                prims.push(json!({
-                    "attributes": { "POSITION": pos, "NORMAL": nor },
-                    "indices": idx,
-                    "material": materials.len() - 1,
-                }));
-            }
             let index = nodes.len();
             let mut node = json!({ "name": n.name, "translation": n.translations.first().copied().unwrap_or([0.0; 3]),
                 "rotation": n.rotations.first().copied().unwrap_or([0.0, 0.0, 0.0, 1.0]) });
-            if !prims.is_empty() {
-                meshes.push(json!({ "name": n.name, "primitives": prims }));
-                node["mesh"] = json!(meshes.len() - 1);
+            if let Some(mesh) = g.mesh(&n.name, &n.meshes)? {
+                node["mesh"] = json!(mesh);
             }
             nodes.push(node);
             nodes[0]["children"].as_array_mut().expect("root children").push(json!(index));
-            if let (true, Some(time)) = (n.animated, time_acc) {
-                if n.translations.len() != self.times.len() {
-                    return Err(format!(
-                        "body '{}': {} poses for {} instants",
-                        n.name,
-                        n.translations.len(),
-                        self.times.len()
-                    ));
-                }
-                let tr = add(
-                    f32s(&mut n.translations.iter().flatten().copied()),
-                    None,
-                    json!({ "componentType": 5126, "count": n.translations.len(), "type": "VEC3" }),
-                );
-                let ro = add(
-                    f32s(&mut n.rotations.iter().flatten().copied()),
-                    None,
-                    json!({ "componentType": 5126, "count": n.rotations.len(), "type": "VEC4" }),
-                );
-                let mut outputs = vec![("translation", tr), ("rotation", ro)];
-                if n.arrow {
-                    if n.scales.len() != self.times.len() {
-                        return Err(format!(
-                            "arrow '{}': {} values for {} instants",
-                            n.name,
-                            n.scales.len(),
-                            self.times.len()
-                        ));
+            let Some(time) = time_acc else { continue };
+            match &n.kind {
+                Kind::Scenery => {}
+                Kind::Body | Kind::Overlay => {
+                    let count = self.times.len();
+                    if n.translations.len() != count || (n.kind == Kind::Overlay && n.scales.len() != count) {
+                        return Err(format!("'{}': {} poses for {count} instants", n.name, n.translations.len()));
                     }
-                    let sc = add(
-                        f32s(&mut n.scales.iter().flatten().copied()),
-                        None,
-                        json!({ "componentType": 5126, "count": n.scales.len(), "type": "VEC3" }),
-                    );
-                    outputs.push(("scale", sc));
+                    let tr = g.vec3s(&n.translations);
+                    channel(&mut samplers, time, tr, false, index, "translation");
+                    let ro = g.floats(n.rotations.iter().flatten().copied(), n.rotations.len(), "VEC4");
+                    channel(&mut samplers, time, ro, false, index, "rotation");
+                    if n.kind == Kind::Overlay {
+                        let sc = g.vec3s(&n.scales);
+                        channel(&mut samplers, time, sc, false, index, "scale");
+                    }
                 }
-                for (path, out) in outputs {
-                    samplers.push(json!({ "input": time, "output": out, "interpolation": "LINEAR" }));
-                    channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": index, "path": path } }));
+                Kind::Surface(shapes) => {
+                    // Every k-th shape within the budget, each shown until the next kept one.
+                    let kept: Vec<&(usize, Mesh)> =
+                        shapes.iter().step_by(shapes.len().div_ceil(MAX_SHAPES).max(1)).collect();
+                    let mut children = Vec::new();
+                    for (j, (first, mesh)) in kept.iter().enumerate() {
+                        let Some(m) = g.mesh(&n.name, std::slice::from_ref(mesh))? else { continue };
+                        let mut keys = Vec::new();
+                        if *first > 0 {
+                            keys.push((self.times[0], 0.0));
+                        }
+                        keys.push((self.times[*first], 1.0));
+                        if let Some((next, _)) = kept.get(j + 1) {
+                            keys.push((self.times[*next], 0.0));
+                        }
+                        let child = nodes.len();
+                        let s0 = keys[0].1;
+                        nodes.push(json!({ "name": format!("{} {j}", n.name), "mesh": m, "scale": [s0, s0, s0] }));
+                        children.push(child);
+                        let input = g.times(&keys.iter().map(|k| k.0).collect::<Vec<_>>());
+                        let scales: Vec<[f32; 3]> = keys.iter().map(|k| [k.1; 3]).collect();
+                        let output = g.vec3s(&scales);
+                        channel(&mut samplers, input, output, true, child, "scale");
+                    }
+                    nodes[index]["children"] = json!(children);
                 }
             }
         }
+        let Builder { mut bin, views, accessors, materials, meshes } = g;
         let mut doc = json!({
             "asset": { "version": "2.0", "generator": "Tumble" },
             "scene": 0,
@@ -505,6 +470,103 @@ impl Animation {
         out.extend(0x004E4942u32.to_le_bytes());
         out.extend(bin);
         Ok(out)
+    }
+}
+
+/// The binary chunk and the arrays that index it, as they are built.
+#[derive(Default)]
+struct Builder {
+    bin: Vec<u8>,
+    views: Vec<serde_json::Value>,
+    accessors: Vec<serde_json::Value>,
+    materials: Vec<serde_json::Value>,
+    meshes: Vec<serde_json::Value>,
+}
+
+impl Builder {
+    /// Appends data as a buffer view and an accessor; returns the accessor's index.
+    fn add(&mut self, data: Vec<u8>, target: Option<u32>, mut accessor: serde_json::Value) -> usize {
+        use serde_json::json;
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let mut view = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": data.len() });
+        if let Some(t) = target {
+            view["target"] = json!(t);
+        }
+        self.bin.extend(data);
+        self.views.push(view);
+        accessor["bufferView"] = json!(self.views.len() - 1);
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+
+    /// `count` elements of `kind` (f32 components) as an accessor.
+    fn floats(&mut self, v: impl Iterator<Item = f32>, count: usize, kind: &str) -> usize {
+        let data = v.flat_map(f32::to_le_bytes).collect();
+        self.add(data, None, serde_json::json!({ "componentType": 5126, "count": count, "type": kind }))
+    }
+
+    fn vec3s(&mut self, v: &[[f32; 3]]) -> usize {
+        self.floats(v.iter().flatten().copied(), v.len(), "VEC3")
+    }
+
+    /// Key times (an animation input: min and max required).
+    fn times(&mut self, t: &[f32]) -> usize {
+        let (lo, hi) = t.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &t| (a.min(t), b.max(t)));
+        let data = t.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let acc =
+            serde_json::json!({ "componentType": 5126, "count": t.len(), "type": "SCALAR", "min": [lo], "max": [hi] });
+        self.add(data, None, acc)
+    }
+
+    /// A mesh of the non-empty `meshes` (one primitive and material each); `None` if all are
+    /// empty.
+    fn mesh(&mut self, name: &str, meshes: &[Mesh]) -> Result<Option<usize>, String> {
+        use serde_json::json;
+        let mut prims = Vec::new();
+        for m in meshes.iter().filter(|m| !m.triangles.is_empty()) {
+            if let Some(bad) = m.triangles.iter().flatten().find(|&&i| i as usize >= m.positions.len()) {
+                return Err(format!("'{name}': triangle index {bad} out of range"));
+            }
+            let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+            for p in &m.positions {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                }
+            }
+            let data = m.positions.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+            let pos = self.add(
+                data,
+                Some(34962),
+                json!({ "componentType": 5126, "count": m.positions.len(), "type": "VEC3", "min": lo, "max": hi }),
+            );
+            let normals = m.normals();
+            let data = normals.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+            let nor =
+                self.add(data, Some(34962), json!({ "componentType": 5126, "count": normals.len(), "type": "VEC3" }));
+            let data = m.triangles.iter().flatten().flat_map(|i| i.to_le_bytes()).collect();
+            let idx = self.add(
+                data,
+                Some(34963),
+                json!({ "componentType": 5125, "count": m.triangles.len() * 3, "type": "SCALAR" }),
+            );
+            self.materials.push(json!({
+                "pbrMetallicRoughness": { "baseColorFactor": m.color, "metallicFactor": 0.1, "roughnessFactor": 0.7 },
+                "doubleSided": true,
+            }));
+            prims.push(json!({
+                "attributes": { "POSITION": pos, "NORMAL": nor },
+                "indices": idx,
+                "material": self.materials.len() - 1,
+            }));
+        }
+        if prims.is_empty() {
+            return Ok(None);
+        }
+        self.meshes.push(json!({ "name": name, "primitives": prims }));
+        Ok(Some(self.meshes.len() - 1))
     }
 }
 

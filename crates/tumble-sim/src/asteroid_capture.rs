@@ -801,34 +801,52 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
     Ok(summary)
 }
 
-/// The capture as an animation: the asteroid's mesh, and the spacecraft's links (inertia-equivalent
-/// boxes; the bus carries the membrane's undeflected polygon), all animated.
+/// The capture as an animation: the asteroid's mesh and the spacecraft's links
+/// (inertia-equivalent boxes), all animated; the membrane as it deflects and its force on the
+/// asteroid.
 pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Animation {
     use crate::anim::{Animation, Mesh, inertia_box_at};
+    use crate::membrane::{FORCE_COLOR, MEMBRANE_COLOR, membrane_shape};
     let mut anim = Animation::new();
     anim.body("asteroid", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.5, 0.45, 0.4, 1.0])]);
     let sc = &model.spacecraft.model;
-    for (k, l) in sc.links.iter().enumerate() {
-        let mut meshes = Vec::new();
-        if l.mass > 0.0 {
-            meshes.push(inertia_box_at(l.mass, &l.inertia, &l.com, [0.75, 0.75, 0.8, 1.0]));
-        }
-        if k == 0 {
-            // The membrane's frame M: `offset` ahead of the bus centre of mass along its z.
-            let o = Vec3::new(0.0, 0.0, model.offset);
-            let rim = model.membrane.suspension();
-            let mut v = vec![o];
-            v.extend(rim.iter().map(|p| o + p));
-            let n = rim.len() as u32;
-            let fan: Vec<[u32; 3]> = (0..n).map(|i| [0, 1 + i, 1 + (i + 1) % n]).collect();
-            meshes.push(Mesh::new(&v, &fan, [0.85, 0.85, 0.95, 0.6]));
-        }
+    for l in &sc.links {
+        let meshes = if l.mass > 0.0 {
+            vec![inertia_box_at(l.mass, &l.inertia, &l.com, [0.75, 0.75, 0.8, 1.0])]
+        } else {
+            Vec::new()
+        };
         anim.body(&l.name, meshes);
     }
+    // The membrane (in `M`: `offset` ahead of the bus centre of mass, bus axes) drawn in the
+    // world, and its force on the asteroid at the asteroid's centre of mass, the largest as
+    // long as the asteroid's radius.
+    let surface = anim.surface("membrane", MEMBRANE_COLOR);
+    let force = |s: &CaptureSample| s.contact.normal_force + s.contact.friction_force;
+    let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { model.radius / peak } else { 0.0 };
+    anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);
+    let mut ws = tumble_contact::membrane::MembraneWorkspace::default();
+    let o = Vec3::new(0.0, 0.0, model.offset);
     for s in &run.samples {
         let mut poses = vec![s.asteroid_pose];
         poses.extend(s.link_poses.iter().copied());
         anim.frame(s.t, &poses);
+        let ((p_A, q_A), (p_b, q_b)) = (s.asteroid_pose, s.link_poses[0]);
+        let R_b = q_b.to_rotation_matrix().into_inner();
+        anim.overlays(&[(p_A, R_b * force(s) * per_newton)]);
+        let motion = RelativeMotion {
+            vertices: &model.mesh.vertices,
+            radius: model.radius,
+            R_MB: R_b.transpose() * q_A.to_rotation_matrix().into_inner(),
+            p_MB: R_b.transpose() * (p_A - p_b) - o,
+            v_MB: Vec3::zeros(),
+            w_MB: Vec3::zeros(),
+            hull: model.hull.as_ref(),
+        };
+        let (v, t) = membrane_shape(&model.membrane, &motion, &mut ws);
+        let world: Vec<Vec3> = v.iter().map(|x| p_b + R_b * (x + o)).collect();
+        anim.shape(surface, &world, &t);
     }
     anim
 }

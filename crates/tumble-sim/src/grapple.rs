@@ -304,17 +304,10 @@ impl Coupled<'_> {
             }
         }
         // Shaft crossing the wire or ring plane.
-        let plane = match &cap.effector {
-            Effector::Wire { depth, .. } => -depth,
-            Effector::Snare(sn) => -sn.depth,
-        };
         let (a, u) = (to_e(pp + rp * pl.base), re.transpose() * (rp * pl.axis));
-        if u.x.abs() > 1e-3 {
-            let tau = (plane - a.x) / u.x;
-            if (0.0..=pl.shaft_length).contains(&tau) {
-                c.crossing = Some((a + tau * u, tau));
-                c.crossing_velocity = rel(oe + re * (a + tau * u));
-            }
+        c.crossing = cap.crossing(&a, &u);
+        if let Some((ce, _)) = c.crossing {
+            c.crossing_velocity = rel(oe + re * ce);
         }
         c.tip = a.x + pl.shaft_length * u.x;
         let r = pl.shaft_radius;
@@ -368,6 +361,20 @@ impl Coupled<'_> {
 
 /// Effector pose (rotation, origin), link pose (rotation, origin), and the effector's angular
 /// velocity and link-origin velocity (world) from the arm's kinematics.
+impl GrappleCapture {
+    /// Where the shaft (base `a`, unit axis `u`, effector frame) crosses the wire's or the
+    /// ring's plane `x = −depth`, and how far along the shaft; `None` if it does not, or runs
+    /// within 1e-3 rad of parallel to the plane.
+    fn crossing(&self, a: &Vec3, u: &Vec3) -> Option<(Vec3, f64)> {
+        let plane = match &self.effector {
+            Effector::Wire { depth, .. } => -depth,
+            Effector::Snare(sn) => -sn.depth,
+        };
+        let tau = (plane - a.x) / u.x;
+        (u.x.abs() > 1e-3 && (0.0..=self.payload.shaft_length).contains(&tau)).then(|| (a + tau * u, tau))
+    }
+}
+
 fn effector_state(k: &Kinematics, link: usize, frame: &(Mat3, Vec3)) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
     let (r, p) = k.pose[link];
     let sv = k.v[link];
@@ -899,13 +906,17 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
 }
 
 /// The capture as an animation: the arm's links (inertia-equivalent boxes; the effector's link
-/// with its face and, for a snare, its ring), and the payload (its inertia box, shaft and plate
-/// points), all animated.
+/// with its ring or the wire's span), and the payload (its inertia box, shaft and plate points),
+/// all animated; the wires as they close or bend, and their force on the payload.
 pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animation {
     use crate::anim::{Animation, ellipsoid_mesh, inertia_box, inertia_box_at, rod};
     let mb = &cap.arm.system.model;
     let mut anim = Animation::new();
     let (re, oe) = cap.frame;
+    let (depth, radius) = match &cap.effector {
+        Effector::Snare(sn) => (sn.depth, sn.snare.ring_radius),
+        Effector::Wire { depth, .. } => (*depth, 0.5 * WIRE_SPAN),
+    };
     for (k, l) in mb.links.iter().enumerate() {
         let mut meshes = Vec::new();
         if l.mass > 0.0 {
@@ -913,10 +924,6 @@ pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animati
         }
         if k == cap.link {
             // The effector: its ring (or the wire's span) in the plane x = −depth of frame E.
-            let (depth, radius) = match &cap.effector {
-                Effector::Snare(sn) => (sn.depth, sn.snare.ring_radius),
-                Effector::Wire { depth, .. } => (*depth, 0.5 * WIRE_SPAN),
-            };
             let at = |a: f64| oe + re * Vec3::new(-depth, radius * a.cos(), radius * a.sin());
             for i in 0..24 {
                 let (a0, a1) = (i as f64 / 24.0 * std::f64::consts::TAU, (i + 1) as f64 / 24.0 * std::f64::consts::TAU);
@@ -932,14 +939,56 @@ pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animati
     ];
     payload.extend(pl.plate.iter().map(|p| ellipsoid_mesh(p, &(Mat3::identity() * 0.02), [0.9, 0.3, 0.2, 1.0])));
     anim.body("payload", payload);
+    // The wires (effector frame, plane x = −depth): the snare's three chords from the fixed
+    // anchors at 2πi/3 to the turning ones at 2πi/3 + Δ; the loose wire's two segments from its
+    // ends to the shaft's surface while the shaft presses it, straight otherwise. Then the wires'
+    // force on the payload at the crossing, the largest as long as the ring's radius.
+    let wires = match &cap.effector {
+        Effector::Snare(_) => 3,
+        Effector::Wire { .. } => 2,
+    };
+    for i in 0..wires {
+        anim.strand(&format!("wire {}", i + 1), 0.1 * pl.shaft_radius, [0.9, 0.3, 0.2, 1.0]);
+    }
+    let peak = run.samples.iter().map(|s| Vec3::from(s.wire_force).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { radius / peak } else { 0.0 };
+    anim.arrow("wire force", 0.2 * pl.shaft_radius, crate::membrane::FORCE_COLOR);
     let q0 = UnitQuat::from_matrix(&rotation(&cap.start[3..7]));
     let nv = mb.nv();
+    let on_ring = |a: f64| Vec3::new(-depth, radius * a.cos(), radius * a.sin());
     for s in &run.samples {
         let k = mb.kinematics(&s.q, &vec![0.0; nv]);
         let mut poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
         let [roll, pitch, yaw] = s.attitude;
-        poses.push((Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw)));
+        let (pp, qp) = (Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw));
+        poses.push((pp, qp));
         anim.frame(s.t, &poses);
+        let (rl, pl_) = k.pose[cap.link];
+        let (rw, ow) = (rl * re, pl_ + rl * oe);
+        let world = |x: Vec3| ow + rw * x;
+        let crossing = cap.crossing(&(rw.transpose() * (pp + qp * pl.base - ow)), &(rw.transpose() * (qp * pl.axis)));
+        let mut overlays: Vec<(Vec3, Vec3)> = match &cap.effector {
+            Effector::Snare(_) => (0..3)
+                .map(|i| {
+                    let a = i as f64 * std::f64::consts::TAU / 3.0;
+                    let from = world(on_ring(a));
+                    (from, world(on_ring(a + s.closing_angle)) - from)
+                })
+                .collect(),
+            Effector::Wire { .. } => {
+                let ends = [Vec3::new(-depth, 0.0, -radius), Vec3::new(-depth, 0.0, radius)];
+                let bend = match crossing {
+                    Some((ce, _)) if s.penetration > 0.0 && ce.z.abs() < radius => {
+                        Vec3::new(-depth, ce.y + pl.shaft_radius, ce.z)
+                    }
+                    _ => Vec3::new(-depth, 0.0, 0.0),
+                };
+                ends.iter().map(|e| (world(*e), rw * (bend - e))).collect()
+            }
+        };
+        let at = crossing.map_or(pp, |(ce, _)| world(ce));
+        overlays.push((at, rw * Vec3::from(s.wire_force) * per_newton));
+        anim.overlays(&overlays);
     }
     anim
 }

@@ -663,7 +663,7 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         let poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
         anim.frame(s.t, &poses);
         let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
-        anim.arrows(&arrows);
+        anim.overlays(&arrows);
     }
     anim
 }

@@ -360,28 +360,61 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     Ok(summary)
 }
 
-/// The drop as an animation: the body's mesh, moving; the membrane's undeflected polygon.
+/// The drop as an animation: the body's mesh, moving; the membrane as it deflects; the membrane's force on
+/// the body.
 pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animation {
     use crate::anim::{Animation, Mesh};
     let mut anim = Animation::new();
     anim.body("body", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.55, 0.45, 0.35, 1.0])]);
-    let rim = model.membrane.suspension();
-    let mut v = vec![Vec3::zeros()];
-    v.extend(rim.iter().copied());
-    let n = rim.len() as u32;
-    let fan: Vec<[u32; 3]> = (0..n).map(|k| [0, 1 + k, 1 + (k + 1) % n]).collect();
-    anim.scenery(
-        "membrane",
-        vec![Mesh::new(&v, &fan, [0.8, 0.8, 0.9, 0.6])],
-        &Vec3::zeros(),
-        &tumble_math::UnitQuat::identity(),
-    );
+    let surface = anim.surface("membrane", MEMBRANE_COLOR);
+    // The membrane's force on the body at its centre of mass, the largest as long as the body's
+    // radius.
+    let force = |s: &MembraneSample| s.contact.normal_force + s.contact.friction_force;
+    let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { model.radius / peak } else { 0.0 };
+    anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);
+    let mut ws = MembraneWorkspace::default();
     for s in &run.samples {
-        let [w, x, y, z] = s.attitude;
-        let q = tumble_math::UnitQuat::new_normalize(tumble_math::nalgebra::Quaternion::new(w, x, y, z));
-        anim.frame(s.t, &[(Vec3::from(s.position), q)]);
+        let q = quat_from_wxyz(s.attitude).unwrap_or_else(|_| tumble_math::UnitQuat::identity());
+        let p = Vec3::from(s.position);
+        anim.frame(s.t, &[(p, q)]);
+        anim.overlays(&[(p, force(s) * per_newton)]);
+        let motion = RelativeMotion {
+            vertices: &model.mesh.vertices,
+            radius: model.radius,
+            R_MB: q.to_rotation_matrix().into_inner(),
+            p_MB: p,
+            v_MB: Vec3::zeros(),
+            w_MB: Vec3::zeros(),
+            hull: model.hull.as_ref(),
+        };
+        let (v, t) = membrane_shape(&model.membrane, &motion, &mut ws);
+        anim.shape(surface, &v, &t);
     }
     anim
+}
+
+/// Colours of the membrane and of force arrows in animations.
+pub(crate) const MEMBRANE_COLOR: [f32; 4] = [0.8, 0.8, 0.9, 0.6];
+pub(crate) const FORCE_COLOR: [f32; 4] = [0.95, 0.25, 0.2, 1.0];
+
+/// The membrane's shape with the body at `motion`, in `M`: out of contact its suspension polygon
+/// (a fan about the polygon's mean point), in contact the hull's membrane triangles (the
+/// triangles with a body corner: the deflected sheet, including where it wraps the body).
+pub(crate) fn membrane_shape(
+    m: &Membrane,
+    motion: &RelativeMotion,
+    ws: &mut MembraneWorkspace,
+) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let n = m.suspension().len();
+    if m.evaluate(motion, ws).in_contact {
+        let t = ws.membrane_triangles(n).map(|t| t.map(|i| i as u32)).collect();
+        return (ws.points().to_vec(), t);
+    }
+    let mut v = vec![m.suspension().iter().sum::<Vec3>() / n as f64];
+    v.extend_from_slice(m.suspension());
+    let n = n as u32;
+    (v, (0..n).map(|k| [0, 1 + k, 1 + (k + 1) % n]).collect())
 }
 
 /// The `membrane` plot's curves: `A − A₀`, the normal force and the friction force.

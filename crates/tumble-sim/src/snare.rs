@@ -357,7 +357,8 @@ pub fn write_wire_run(
 }
 
 /// The experiment as an animation in its plane (z up): the target as the square plate of its
-/// mass and planar inertia (`I = m s²/6`), its probe to the tip, and the wire's chord.
+/// mass and planar inertia (`I = m s²/6`) with its probe to the tip, the wire (bent at the tip
+/// while the tip presses it) and its force on the probe.
 pub fn animation(exp: &WireExperiment, samples: &[&WireSample]) -> crate::anim::Animation {
     use crate::anim::{Animation, box_mesh, rod};
     use tumble_math::{Mat3, UnitQuat};
@@ -376,11 +377,25 @@ pub fn animation(exp: &WireExperiment, samples: &[&WireSample]) -> crate::anim::
             rod(&Vec3::zeros(), &tip, 0.01, [0.8, 0.8, 0.8, 1.0]),
         ],
     );
-    let wire = rod(&Vec3::zeros(), &Vec3::new(WIRE_SPAN, 0.0, 0.0), 0.003, [0.9, 0.3, 0.2, 1.0]);
-    anim.scenery("wire", vec![wire], &Vec3::zeros(), &UnitQuat::identity());
+    // The wire from its ends to the probe's tip while the tip presses it (its two segments),
+    // straight otherwise; the wire's force on the probe at the tip, the largest as long as the
+    // target's side.
+    anim.strand("wire to the left end", 0.006, [0.9, 0.3, 0.2, 1.0]);
+    anim.strand("wire to the right end", 0.006, [0.9, 0.3, 0.2, 1.0]);
+    let peak = samples.iter().map(|s| s.force[0].hypot(s.force[1])).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { side / peak } else { 0.0 };
+    anim.arrow("wire force", 0.02 * side, crate::membrane::FORCE_COLOR);
+    let ends = [Vec3::zeros(), Vec3::new(WIRE_SPAN, 0.0, 0.0)];
     for s in samples {
         let [x, y, th] = s.pose;
-        anim.frame(s.t, &[(Vec3::new(x, y, 0.0), UnitQuat::from_axis_angle(&Vec3::z_axis(), th))]);
+        let q = UnitQuat::from_axis_angle(&Vec3::z_axis(), th);
+        let p = Vec3::new(x, y, 0.0);
+        anim.frame(s.t, &[(p, q)]);
+        let at = p + q * tip;
+        let pressed = s.force[1] != 0.0;
+        let bend = if pressed { at } else { 0.5 * (ends[0] + ends[1]) };
+        let force = Vec3::new(s.force[0], s.force[1], 0.0) * per_newton;
+        anim.overlays(&[(ends[0], bend - ends[0]), (ends[1], bend - ends[1]), (at, force)]);
     }
     anim
 }

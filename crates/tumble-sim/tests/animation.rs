@@ -50,22 +50,71 @@ fn a_mechanism_run_animates_each_moving_body() {
     }
 }
 
+/// The surface `name`'s shapes: for each, the lowest vertex height (f32, from the accessor's
+/// bounds) and its scale sampler's key times and values.
+fn surface_shapes(g: &gltf::Gltf, name: &str) -> Vec<(f64, Vec<f32>, Vec<f32>)> {
+    let bin = g.blob.as_deref().unwrap();
+    let floats = |a: &gltf::Accessor, n: usize| -> Vec<f32> {
+        let at = a.view().unwrap().offset() + a.offset();
+        (0..a.count() * n).map(|k| f32::from_le_bytes(bin[at + 4 * k..at + 4 * k + 4].try_into().unwrap())).collect()
+    };
+    let anim = g.animations().next().unwrap();
+    let surface = g.nodes().find(|n| n.name() == Some(name)).expect("the surface node");
+    surface
+        .children()
+        .map(|c| {
+            let pos = c.mesh().unwrap().primitives().next().unwrap().get(&gltf::Semantic::Positions).unwrap();
+            let zmin = pos.min().unwrap()[2].as_f64().unwrap();
+            let ch = anim.channels().find(|ch| ch.target().node().index() == c.index()).expect("a scale channel");
+            assert_eq!(ch.target().property(), gltf::animation::Property::Scale);
+            assert_eq!(ch.sampler().interpolation(), gltf::animation::Interpolation::Step);
+            let scales: Vec<f32> = floats(&ch.sampler().output(), 3).iter().step_by(3).copied().collect();
+            (zmin, floats(&ch.sampler().input(), 1), scales)
+        })
+        .collect()
+}
+
+/// Exactly one of the shapes is shown at each sample time `t` (the last key at or before `t`
+/// holds under step interpolation).
+fn one_shape_at_a_time(shapes: &[(f64, Vec<f32>, Vec<f32>)], times: impl Iterator<Item = f64>) {
+    for t in times {
+        let shown = shapes
+            .iter()
+            .filter(|(_, keys, scales)| {
+                let k = keys.iter().rposition(|&k| k <= t as f32).expect("a key at the start");
+                scales[k] == 1.0
+            })
+            .count();
+        assert_eq!(shown, 1, "{shown} shapes at t = {t}");
+    }
+}
+
 #[test]
-fn a_membrane_drop_animates_the_body_over_the_membrane() {
+fn a_membrane_drop_animates_the_body_and_the_deflecting_membrane() {
     let sc = scenario("capture/drop_test.toml");
     let m = tumble_sim::membrane::MembraneDrop::build(&sc).unwrap();
     let run = m.run();
     let bytes = tumble_sim::membrane::animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let names: Vec<_> = g.nodes().filter_map(|n| n.name().map(str::to_string)).collect();
-    assert!(names.contains(&"body".to_string()) && names.contains(&"membrane".to_string()), "{names:?}");
+    assert!(names.contains(&"body".to_string()) && names.contains(&"membrane force".to_string()), "{names:?}");
     let a = g.animations().next().expect("an animation");
-    assert!(a.channels().all(|c| c.target().node().name() == Some("body")));
-    assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
+    let body: Vec<_> = a.channels().filter(|c| c.target().node().name() == Some("body")).collect();
+    assert_eq!(body.len(), 2);
+    assert!(body.iter().all(|c| c.sampler().input().count() == run.samples.len()));
     // The body's mesh keeps every triangle of the shape.
-    let body = g.meshes().find(|m| m.name() == Some("body")).unwrap();
-    let idx = body.primitives().next().unwrap().indices().unwrap();
+    let mesh = g.meshes().find(|m| m.name() == Some("body")).unwrap();
+    let idx = mesh.primitives().next().unwrap().indices().unwrap();
     assert_eq!(idx.count(), 3 * m.mesh.faces.len());
+    // The membrane: flat before contact, then deflected; its lowest point over the run is the
+    // run's deepest penetration (the hull's lowest corner is the deepest body vertex; f32).
+    let shapes = surface_shapes(&g, "membrane");
+    assert!(shapes.len() > 10, "{} shapes", shapes.len());
+    assert_eq!(shapes[0].0, 0.0);
+    let deepest = run.samples.iter().map(|s| s.contact.depth).fold(0.0, f64::max);
+    let lowest = shapes.iter().map(|s| -s.0).fold(0.0, f64::max);
+    assert!(deepest > 0.01 && (lowest - deepest).abs() < 1e-6 * deepest.max(1.0), "{lowest} vs {deepest}");
+    one_shape_at_a_time(&shapes, run.samples.iter().map(|s| s.t));
 }
 
 #[test]
@@ -130,19 +179,39 @@ fn an_arm_run_animates_every_link() {
 }
 
 #[test]
-fn a_grapple_run_animates_the_arm_and_the_payload() {
+fn a_grapple_run_animates_the_arm_the_payload_and_the_closing_wires() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/snare/jemrms_snare.toml");
-    let sc = Scenario::load(&path, &[("simulation.duration".into(), "0.5".into())]).expect("scenario");
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "3".into())]).expect("scenario");
     let cap = tumble_sim::grapple::GrappleCapture::build(&sc).unwrap();
     let run = cap.run();
     let bytes = tumble_sim::grapple::animation(&cap, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let links = cap.arm.system.model.links.len();
-    assert_eq!(g.nodes().count(), links + 2);
+    // Root, links, payload, three wires, the force arrow.
+    assert_eq!(g.nodes().count(), links + 6);
     let a = g.animations().next().unwrap();
-    assert_eq!(a.channels().count(), 2 * (links + 1));
+    assert_eq!(a.channels().count(), 2 * (links + 1) + 3 * 4);
     assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
     assert!(g.nodes().any(|n| n.name() == Some("payload")));
+    // Each wire is a chord of the ring spanning the closing angle Δ: length 2R sin(Δ/2) (f32).
+    let tumble_sim::grapple::Effector::Snare(sn) = &cap.effector else { panic!("a snare") };
+    let bin = g.blob.as_deref().unwrap();
+    let scale = a
+        .channels()
+        .find(|c| {
+            c.target().node().name() == Some("wire 2") && c.target().property() == gltf::animation::Property::Scale
+        })
+        .unwrap();
+    let out = scale.sampler().output();
+    let base = out.view().unwrap().offset() + out.offset();
+    let (first, last) = (run.samples[0].closing_angle, run.samples.last().unwrap().closing_angle);
+    assert!(last > first, "the snare closes within the run: {first} → {last}");
+    for (k, s) in run.samples.iter().enumerate() {
+        let at = base + 12 * k + 8;
+        let len = f32::from_le_bytes(bin[at..at + 4].try_into().unwrap()) as f64;
+        let want = 2.0 * sn.snare.ring_radius * (0.5 * s.closing_angle).sin();
+        assert!((len - want).abs() < 1e-6, "t = {}: {len} vs {want}", s.t);
+    }
 }
 
 #[test]
@@ -154,22 +223,51 @@ fn an_asteroid_capture_animates_the_asteroid_and_the_spacecraft() {
     let bytes = tumble_sim::asteroid_capture::animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let links = m.spacecraft.model.links.len();
-    // Root, asteroid, links; every one of them animated.
-    assert_eq!(g.nodes().count(), links + 2);
+    // Root, asteroid, links, the force arrow, the membrane and its shapes.
+    let shapes = surface_shapes(&g, "membrane");
+    assert_eq!(g.nodes().count(), links + 4 + shapes.len());
+    // The asteroid and every link move (translation, rotation), the arrow also scales.
     let a = g.animations().next().unwrap();
-    assert_eq!(a.channels().count(), 2 * (links + 1));
-    assert!(a.channels().all(|c| c.sampler().input().count() == run.samples.len()));
+    let moving: Vec<_> =
+        a.channels().filter(|c| c.sampler().interpolation() == gltf::animation::Interpolation::Linear).collect();
+    assert_eq!(moving.len(), 2 * (links + 1) + 3);
+    assert!(moving.iter().all(|c| c.sampler().input().count() == run.samples.len()));
+    // The membrane meets the asteroid within these 20 s and deflects.
+    assert!(shapes.len() > 2 && run.samples.iter().any(|s| s.contact.in_contact), "{} shapes", shapes.len());
+    one_shape_at_a_time(&shapes, run.samples.iter().map(|s| s.t));
 }
 
 #[test]
-fn the_floating_target_experiment_animates_the_target_over_the_wire() {
+fn the_floating_target_experiment_animates_the_target_and_the_bending_wire() {
     let exp = tumble_sim::snare::WireExperiment::table5(0.05);
     let run = exp.run().unwrap();
     let kept: Vec<_> = run.samples.iter().step_by(10).collect();
     let bytes = tumble_sim::snare::animation(&exp, &kept).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
-    assert_eq!(g.nodes().count(), 3);
+    // Root, target, the wire's two segments, the force arrow.
+    assert_eq!(g.nodes().count(), 5);
     let a = g.animations().next().unwrap();
-    assert!(a.channels().all(|c| c.target().node().name() == Some("target")));
+    assert_eq!(a.channels().filter(|c| c.target().node().name() == Some("target")).count(), 2);
     assert!(a.channels().all(|c| c.sampler().input().count() == kept.len()));
+    // At the deepest sample the two segments run from the wire's ends to the probe's tip: their
+    // lengths (the z scales) are the distances from the tip, computed here from the pose (f32).
+    let bin = g.blob.as_deref().unwrap();
+    let k = (0..kept.len()).max_by(|&i, &j| kept[i].delta.total_cmp(&kept[j].delta)).unwrap();
+    assert!(kept[k].delta > 1e-3, "{}", kept[k].delta);
+    let [x, y, th] = kept[k].pose;
+    let tip =
+        [x + th.cos() * exp.probe[0] - th.sin() * exp.probe[1], y + th.sin() * exp.probe[0] + th.cos() * exp.probe[1]];
+    for (name, end) in [("wire to the left end", 0.0), ("wire to the right end", 0.175)] {
+        let c = a
+            .channels()
+            .find(|c| {
+                c.target().node().name() == Some(name) && c.target().property() == gltf::animation::Property::Scale
+            })
+            .unwrap();
+        let out = c.sampler().output();
+        let at = out.view().unwrap().offset() + out.offset() + 12 * k + 8;
+        let len = f32::from_le_bytes(bin[at..at + 4].try_into().unwrap()) as f64;
+        let want = (tip[0] - end).hypot(tip[1]);
+        assert!((len - want).abs() < 1e-6, "{name}: {len} vs {want}");
+    }
 }
