@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn tumble(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tumble")).args(args).output().expect("tumble runs")
 }
@@ -22,25 +24,13 @@ fn tmp(name: &str) -> PathBuf {
 /// present).
 #[test]
 fn check_prints_ok_for_every_bundled_scenario() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").exists();
     let mut checked = 0;
-    for dir in std::fs::read_dir(&root).expect("scenarios") {
-        for f in std::fs::read_dir(dir.expect("entry").path()).expect("folder") {
-            let path = f.expect("entry").path();
-            if path.extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("scenario");
-            if !shared && text.contains("shared/data") {
-                continue;
-            }
-            let p = path.display().to_string();
-            let out = tumble(&["check", &p]);
-            assert_eq!(out.status.code(), Some(0), "{p}: {}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
-            checked += 1;
-        }
+    for path in common::bundled() {
+        let p = path.display().to_string();
+        let out = tumble(&["check", &p]);
+        assert_eq!(out.status.code(), Some(0), "{p}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+        checked += 1;
     }
     assert!(checked >= 10, "{checked} scenarios checked");
 }

@@ -238,6 +238,9 @@ impl Node {
     }
 }
 
+/// The colour of force arrows.
+pub const FORCE_COLOR: [f32; 4] = [0.95, 0.25, 0.2, 1.0];
+
 /// At most this many distinct shapes of a surface are written (a longer run shows every k-th);
 /// each costs a mesh in the file.
 pub const MAX_SHAPES: usize = 600;

@@ -805,8 +805,9 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
 /// (inertia-equivalent boxes), all animated; the membrane as it deflects and its force on the
 /// asteroid.
 pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Animation {
+    use crate::anim::FORCE_COLOR;
     use crate::anim::{Animation, Mesh, inertia_box_at};
-    use crate::membrane::{FORCE_COLOR, MEMBRANE_COLOR, membrane_shape};
+    use crate::membrane::{MEMBRANE_COLOR, membrane_shape};
     let mut anim = Animation::new();
     anim.body("asteroid", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.5, 0.45, 0.4, 1.0])]);
     let sc = &model.spacecraft.model;

@@ -952,7 +952,7 @@ pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animati
     }
     let peak = run.samples.iter().map(|s| Vec3::from(s.wire_force).norm()).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { radius / peak } else { 0.0 };
-    anim.arrow("wire force", 0.2 * pl.shaft_radius, crate::membrane::FORCE_COLOR);
+    anim.arrow("wire force", 0.2 * pl.shaft_radius, crate::anim::FORCE_COLOR);
     let q0 = UnitQuat::from_matrix(&rotation(&cap.start[3..7]));
     let nv = mb.nv();
     let on_ring = |a: f64| Vec3::new(-depth, radius * a.cos(), radius * a.sin());

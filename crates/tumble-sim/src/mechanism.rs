@@ -657,7 +657,7 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
     let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { size / peak } else { 0.0 };
     for &i in &moving {
-        anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, [0.95, 0.25, 0.2, 1.0]);
+        anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, crate::anim::FORCE_COLOR);
     }
     for s in &run.samples {
         let poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();

@@ -372,7 +372,7 @@ pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animat
     let force = |s: &MembraneSample| s.contact.normal_force + s.contact.friction_force;
     let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { model.radius / peak } else { 0.0 };
-    anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);
+    anim.arrow("membrane force", 0.06 * model.radius, crate::anim::FORCE_COLOR);
     let mut ws = MembraneWorkspace::default();
     for s in &run.samples {
         let q = quat_from_wxyz(s.attitude).unwrap_or_else(|_| tumble_math::UnitQuat::identity());
@@ -394,9 +394,8 @@ pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animat
     anim
 }
 
-/// Colours of the membrane and of force arrows in animations.
+/// The membrane's colour in animations.
 pub(crate) const MEMBRANE_COLOR: [f32; 4] = [0.8, 0.8, 0.9, 0.6];
-pub(crate) const FORCE_COLOR: [f32; 4] = [0.95, 0.25, 0.2, 1.0];
 
 /// The membrane's shape with the body at `motion`, in `M`: out of contact its suspension polygon
 /// (a fan about the polygon's mean point), in contact the hull's membrane triangles (the

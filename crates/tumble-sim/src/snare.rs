@@ -384,7 +384,7 @@ pub fn animation(exp: &WireExperiment, samples: &[&WireSample]) -> crate::anim::
     anim.strand("wire to the right end", 0.006, [0.9, 0.3, 0.2, 1.0]);
     let peak = samples.iter().map(|s| s.force[0].hypot(s.force[1])).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { side / peak } else { 0.0 };
-    anim.arrow("wire force", 0.02 * side, crate::membrane::FORCE_COLOR);
+    anim.arrow("wire force", 0.02 * side, crate::anim::FORCE_COLOR);
     let ends = [Vec3::zeros(), Vec3::new(WIRE_SPAN, 0.0, 0.0)];
     for s in samples {
         let [x, y, th] = s.pose;

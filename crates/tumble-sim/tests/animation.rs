@@ -155,8 +155,10 @@ fn a_lander_run_animates_the_lander_over_its_target() {
     let run = tumble_sim::lander::simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
     let bytes = tumble_sim::lander::animation(&model, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    // The lander moves; the contact-force arrow moves, turns and scales.
     let a = g.animations().next().unwrap();
-    assert!(a.channels().all(|c| c.target().node().name() == Some("lander")));
+    assert_eq!(a.channels().filter(|c| c.target().node().name() == Some("lander")).count(), 2);
+    assert_eq!(a.channels().filter(|c| c.target().node().name() == Some("contact force")).count(), 3);
     assert!(a.channels().all(|c| c.sampler().input().count() == run.rows.len()));
     // The comet drawn from its mesh, within the face budget.
     let target = g.meshes().find(|m| m.name() == Some("target")).expect("the target");

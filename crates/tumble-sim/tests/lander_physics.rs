@@ -165,6 +165,17 @@ fn a_block_on_a_slope_sticks_below_atan_mu_and_slides_above() {
     // that): a residual yaw of ~4e-7 rad/s moves the centre of mass sideways by well under a
     // micrometre.
     assert!(creep.norm() < 1e-6, "creep {creep}");
+    // At rest the recorded contact force carries the weight: normal load m g cos θ, friction
+    // m g sin θ, their sum −m g; for the moments to balance, applied where the vertical through
+    // the centre of mass meets the face (n·r = −0.1 m): r = −0.1/cos θ ẑ. The transient has
+    // decayed to ~1e-9 (creep above), so 1e-6 on forces; the application point is a weighted
+    // mean of vertex positions, off by the cube's elastic tilt on its springs (~1e-5 rad × 0.1 m).
+    let r = run.rows.last().unwrap();
+    let (load, friction) = (r[24], r[25]);
+    let (f, at) = (Vec3::new(r[26], r[27], r[28]), Vec3::new(r[29], r[30], r[31]));
+    assert!((load - G * th.cos()).abs() < 1e-6 && (friction - G * th.sin()).abs() < 1e-6, "{load} {friction}");
+    assert!((f - Vec3::new(0.0, 0.0, G)).norm() < 1e-6, "{f}");
+    assert!((at - Vec3::new(0.0, 0.0, -0.1 / th.cos())).norm() < 1e-5, "{at}");
 
     let (run, n) = on_slope(35.0, mu, 1.0);
     let th = 35f64.to_radians();

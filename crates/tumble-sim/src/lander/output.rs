@@ -96,8 +96,9 @@ pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Res
 const TARGET_FACES: usize = 60_000;
 
 /// The run as an animation in the target's body-fixed frame: the target (its mesh, coarsened
-/// past [`TARGET_FACES`] faces, or a square of the plane under the start), and the lander as
-/// the convex hull of its contact vertices, animated.
+/// past [`TARGET_FACES`] faces, or a square of the plane under the start), the lander as the
+/// convex hull of its contact vertices, animated, and the contact force at its application
+/// point.
 pub fn animation(model: &LanderModel, run: &LanderRun) -> crate::anim::Animation {
     use crate::anim::{Animation, Mesh};
     use tumble_math::UnitQuat;
@@ -148,12 +149,18 @@ pub fn animation(model: &LanderModel, run: &LanderRun) -> crate::anim::Animation
         }
     };
     anim.scenery("target", vec![target], &Vec3::zeros(), &UnitQuat::identity());
+    // The contact's total force at its application point, the largest as long as the lander's
+    // reach (landers see brief impact peaks: the arrow shows the bounces).
+    let reach = verts.iter().map(|v| v.norm()).fold(0.0, f64::max).max(1e-3);
+    let force = |r: &[f64; COLUMNS.len()]| Vec3::new(r[26], r[27], r[28]);
+    let peak = run.rows.iter().map(|r| force(r).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { reach / peak } else { 0.0 };
+    anim.arrow("contact force", 0.05 * reach, crate::anim::FORCE_COLOR);
     for r in &run.rows {
         let q = tumble_math::nalgebra::Quaternion::new(r[9], r[10], r[11], r[12]);
-        anim.frame(
-            r[0],
-            &[(Vec3::new(r[1], r[2], r[3]), UnitQuat::try_new(q, 0.0).unwrap_or_else(UnitQuat::identity))],
-        );
+        let p = Vec3::new(r[1], r[2], r[3]);
+        anim.frame(r[0], &[(p, UnitQuat::try_new(q, 0.0).unwrap_or_else(UnitQuat::identity))]);
+        anim.overlays(&[(p + Vec3::new(r[29], r[30], r[31]), force(r) * per_newton)]);
     }
     anim
 }
@@ -214,6 +221,18 @@ fn plots(dir: &Path, run: &LanderRun) -> Result<(), String> {
         "time [s]",
         "log10 of |v_T,p| [m/s]",
         &[Series { label: String::new(), x: &t, y: log(col(15)) }],
+        false,
+        &shade,
+    )?;
+    shaded_plot(
+        &dir.join("contact_forces"),
+        "Contact forces (contact phases shaded)",
+        "time [s]",
+        "force [N]",
+        &[
+            Series { label: "normal load".into(), x: &t, y: col(24) },
+            Series { label: "|friction|".into(), x: &t, y: col(25) },
+        ],
         false,
         &shade,
     )?;

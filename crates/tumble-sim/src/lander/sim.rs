@@ -96,7 +96,7 @@ pub struct ContactEvent {
 }
 
 /// Recorded columns (one row per sample).
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 32] = [
     "t [s]",
     "x [m]",
     "y [m]",
@@ -121,6 +121,14 @@ pub const COLUMNS: [&str; 24] = [
     "dissipated_friction [J]",
     "dissipated_rolling [J]",
     "balance_error [J]",
+    "normal_load [N]",
+    "friction [N]",
+    "fx_contact [N]",
+    "fy_contact [N]",
+    "fz_contact [N]",
+    "rx_contact [m]",
+    "ry_contact [m]",
+    "rz_contact [m]",
 ];
 
 /// What a run produced.
@@ -316,6 +324,11 @@ pub fn simulate(
 
 fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, err: f64) {
     let (x, v) = (snap.kin.x, snap.kin.v);
+    // The contact's total force (normal, friction, rolling resistance; target axes) and its
+    // application point from the centre of mass.
+    let (n, tg) = (&snap.normal, &snap.tangential);
+    let f = n.force + tg.friction + tg.rolling_force;
+    let r = if n.active > 0 { n.r_p } else { Vec3::zeros() };
     run.rows.push([
         t,
         x.x,
@@ -341,5 +354,13 @@ fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, err: f64) {
         -y[WORK + 1],
         -y[WORK + 2],
         err,
+        snap.normal.load,
+        snap.tangential.friction.norm(),
+        f.x,
+        f.y,
+        f.z,
+        r.x,
+        r.y,
+        r.z,
     ]);
 }
