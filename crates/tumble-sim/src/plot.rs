@@ -152,15 +152,20 @@ where
     chart.draw_series(
         shade.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), y0), (b.min(x1), y1)], COLORS[0].mix(0.15).filled())),
     )?;
+    // Plot units per data unit (the plot area is about SIZE less the label areas).
+    let scale = ((SIZE.0 as f64 - 120.0) / (x1 - x0), (SIZE.1 as f64 - 100.0) / (y1 - y0));
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
-        chart
-            .draw_series(LineSeries::new(
-                s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite()),
-                c.stroke_width(2),
-            ))?
-            .label(s.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        let points = s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite());
+        let runs = runs(points, scale);
+        for (k, run) in runs.iter().enumerate() {
+            let drawn = chart.draw_series(LineSeries::new(run.iter().copied(), c.stroke_width(2)))?;
+            if k == 0 {
+                drawn
+                    .label(s.label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+            }
+        }
     }
     if series.len() > 1 || series.first().is_some_and(|s| !s.label.is_empty()) {
         chart
@@ -172,6 +177,31 @@ where
     }
     root.present()?;
     Ok(())
+}
+
+/// A polyline cut where it turns back by more than 120° in plot proportions (`scale`: plot units
+/// per data unit along x and y): a thick stroke joined at such a turn is mitred into a spike far
+/// past the data (a force pulse would seem to go negative). At least one run, maybe empty.
+fn runs(points: impl Iterator<Item = (f64, f64)>, scale: (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    let mut dir: Option<(f64, f64)> = None;
+    for p in points {
+        let run = out.last_mut().expect("a run");
+        if let Some(&q) = run.last() {
+            let d = ((p.0 - q.0) * scale.0, (p.1 - q.1) * scale.1);
+            if d == (0.0, 0.0) {
+                continue;
+            }
+            if let Some(e) = dir
+                && d.0 * e.0 + d.1 * e.1 < -0.5 * d.0.hypot(d.1) * e.0.hypot(e.1)
+            {
+                out.push(vec![q]);
+            }
+            dir = Some(d);
+        }
+        out.last_mut().expect("a run").push(p);
+    }
+    out
 }
 
 /// Writes `stem.svg` and `stem.png` with points (a scatter plot), e.g. landing sites.
@@ -222,6 +252,100 @@ where
     Ok(())
 }
 
+/// A field over the sphere: `values[i][j]` for latitude band `i` (south to north, `180/rows`
+/// degrees each) and longitude band `j` (from `west` eastwards, `360/cols` degrees each); NaN
+/// where it has no value.
+pub struct LatLonField<'a> {
+    /// What the colours show, with its unit (the colour bar's label).
+    pub label: &'a str,
+    /// The map's western edge, degrees.
+    pub west: f64,
+    /// The values, rows south to north.
+    pub values: &'a [Vec<f64>],
+}
+
+/// Writes `stem.svg` and `stem.png`: a latitude/longitude map (equirectangular, whole sphere,
+/// from the field's western edge) with `field` in colour (viridis, with its colour bar) and
+/// `points` `(longitude, latitude)` (degrees, any turn) over it.
+pub fn map_plot(stem: &Path, title: &str, field: &LatLonField, points: &[(f64, f64)]) -> Result<(), String> {
+    svg_and_png!(stem, draw_map(title, field, points))
+}
+
+fn draw_map<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    field: &LatLonField,
+    points: &[(f64, f64)],
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    use plotters::style::colors::colormaps::{ColorMap, ViridisRGB};
+    root.fill(&WHITE)?;
+    let (map, bar) = root.split_horizontally(SIZE.0 - 130);
+    let (lo, hi) = range(field.values.iter().flatten().copied());
+    let mut chart = ChartBuilder::on(&map)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(field.west..field.west + 360.0, -90.0..90.0)?;
+    let rows = field.values.len();
+    for (i, row) in field.values.iter().enumerate() {
+        let (la0, la1) = (-90.0 + 180.0 * i as f64 / rows as f64, -90.0 + 180.0 * (i + 1) as f64 / rows as f64);
+        let cols = row.len();
+        chart.draw_series(row.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(j, &v)| {
+            let (lo0, lo1) = (360.0 * j as f64 / cols as f64, 360.0 * (j + 1) as f64 / cols as f64);
+            let (lo0, lo1) = (field.west + lo0, field.west + lo1);
+            Rectangle::new([(lo0, la0), (lo1, la1)], ViridisRGB.get_color_normalized(v, lo, hi).filled())
+        }))?;
+    }
+    chart
+        .configure_mesh()
+        .x_desc("longitude [deg]")
+        .y_desc("latitude [deg]")
+        .x_labels(9)
+        .y_labels(7)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(WHITE.mix(0.3))
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .draw()?;
+    chart.draw_series(
+        points
+            .iter()
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .map(|&(lon, lat)| (field.west + (lon - field.west).rem_euclid(360.0), lat))
+            .flat_map(|p| [Circle::new(p, 4, WHITE.filled()), Circle::new(p, 4, BLACK.stroke_width(1))]),
+    )?;
+    // The colour bar: the field's range, bottom to top.
+    let mut scale = ChartBuilder::on(&bar)
+        .margin_top(50)
+        .margin_bottom(57)
+        .margin_right(12)
+        .y_label_area_size(80)
+        .build_cartesian_2d(0.0..1.0, lo..hi)?;
+    scale
+        .configure_mesh()
+        .disable_x_mesh()
+        .disable_y_mesh()
+        .disable_x_axis()
+        .y_desc(field.label)
+        .y_label_formatter(&|v| tick(*v, hi - lo))
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .draw()?;
+    let n = 64;
+    scale.draw_series((0..n).map(|k| {
+        let (a, b) = (lo + (hi - lo) * k as f64 / n as f64, lo + (hi - lo) * (k + 1) as f64 / n as f64);
+        Rectangle::new([(0.0, a), (1.0, b)], ViridisRGB.get_color_normalized(0.5 * (a + b), lo, hi).filled())
+    }))?;
+    root.present()?;
+    Ok(())
+}
+
 /// Writes `stem.svg` and `stem.png` with a histogram of `values` in `bins` equal bins.
 pub fn histogram_plot(stem: &Path, title: &str, x_label: &str, values: &[f64], bins: usize) -> Result<(), String> {
     svg_and_png!(stem, draw_histogram(title, x_label, values, bins))
@@ -253,4 +377,21 @@ where
     }))?;
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polylines_are_cut_at_reversals_only() {
+        // A pulse: up, down (a reversal), flat (a right angle, kept); a repeated point dropped.
+        let pts = [(0.0, 0.0), (1.0, 0.0), (1.001, 5.0), (1.002, 0.0), (2.0, 0.0), (2.0, 0.0)];
+        let r = runs(pts.iter().copied(), (100.0, 100.0));
+        assert_eq!(r, vec![vec![(0.0, 0.0), (1.0, 0.0), (1.001, 5.0)], vec![(1.001, 5.0), (1.002, 0.0), (2.0, 0.0)]]);
+        // A smooth curve stays one run; no points, one empty run.
+        let sine: Vec<(f64, f64)> = (0..100).map(|k| (k as f64 * 0.1, (k as f64 * 0.1).sin())).collect();
+        assert_eq!(runs(sine.iter().copied(), (80.0, 200.0)).len(), 1);
+        assert_eq!(runs(std::iter::empty(), (1.0, 1.0)), vec![Vec::<(f64, f64)>::new()]);
+    }
 }

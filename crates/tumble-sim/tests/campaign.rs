@@ -126,3 +126,21 @@ fn capture_campaigns_share_the_machinery() {
     let summary = tumble_sim::campaign::write_report(&c, &rows, 1.0, 4).expect("report");
     assert_eq!(summary["peak_sada_bending_N_m"]["count"], 4);
 }
+
+/// A campaign on a body draws its landing sites on a latitude/longitude map of the body (with
+/// the map's field marched on the comet), and close up.
+#[test]
+fn a_body_campaign_maps_its_landing_sites() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/hopper_comet.toml");
+    // Short runs: the map is drawn whether or not runs settle (only settled sites are marked).
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "120".into())]).expect("scenario");
+    let out = tmp("mc_body");
+    let c = Campaign::new(sc, CampaignOptions { runs: 2, seed: 3, threads: 1, out: out.clone(), resume: false })
+        .expect("campaign");
+    let (rows, ran) = c.execute(&|_, _| {}).expect("runs");
+    assert_eq!(rows.len(), 2);
+    tumble_sim::campaign::write_report(&c, &rows, 1.0, ran).expect("report");
+    for f in ["landing_map.png", "landing_map.svg", "landing_sites.png"] {
+        assert!(out.join("plots").join(f).is_file(), "missing {f}");
+    }
+}

@@ -1,13 +1,17 @@
 //! A campaign's `summary.json` and plots. Landers: landing sites on a latitude/longitude map of
-//! the body (x–y on a plane), settling-time histogram and cumulative distribution. Captures:
-//! distributions of the peak SADA bending moment (against its limit) and of the time the
-//! spacecraft takes to catch up with the asteroid's rotation.
+//! the body coloured by its surface radius, and close up (x–y on a plane), settling-time
+//! histogram and cumulative distribution. Captures: distributions of the peak SADA bending
+//! moment (against its limit) and of the time the spacecraft takes to catch up with the
+//! asteroid's rotation.
 
 use super::{Campaign, Kind, RunRow};
-use crate::plot::{Series, histogram_plot, line_plot, scatter_plot};
+use crate::plot::{LatLonField, Series, histogram_plot, line_plot, map_plot, scatter_plot};
 use serde_json::{Value, json};
 use std::fs;
 use std::path::Path;
+
+/// Latitude bands of the landing map (4° cells; twice as many longitude bands).
+const MAP_ROWS: usize = 45;
 
 fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     (!sorted.is_empty()).then(|| sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)])
@@ -66,7 +70,13 @@ fn lander_report(c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, S
     let centre = sy.atan2(sx).to_degrees();
     let sites: Vec<(f64, f64)> =
         sites.iter().map(|&(lat, lon)| (lat, centre + (lon - centre + 540.0).rem_euclid(360.0) - 180.0)).collect();
-    let body = rows.iter().any(|r| lat_lon(r).is_some());
+    // The nominal target (each run's own when a dispersion touches it): a body has a size.
+    let Kind::Lander(shared) = &c.kind else { unreachable!("a lander campaign") };
+    let nominal = match shared {
+        Some(t) => Some(t.clone()),
+        None => crate::lander::build_target(&c.scenario).ok(),
+    };
+    let body = nominal.as_ref().is_some_and(|t| t.size.is_some()) || rows.iter().any(|r| lat_lon(r).is_some());
     let planar: Vec<(f64, f64)> = rows
         .iter()
         .filter(|r| r.status == "settled")
@@ -90,6 +100,15 @@ fn lander_report(c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, S
         "max_balance_error_J": rows.iter().filter_map(|r| r.get(k, "balance_error [J]")).fold(0.0, f64::max),
     });
     if body {
+        // The sites on the whole body, its radius as the map's colour, centred on the sites'
+        // mean longitude.
+        let west = centre.rem_euclid(360.0) - 180.0;
+        if let Some(values) = nominal.and_then(|t| t.radius_map(MAP_ROWS, 2 * MAP_ROWS, west)) {
+            let field = LatLonField { label: "surface radius [m]", west, values: &values };
+            let raw: Vec<(f64, f64)> =
+                rows.iter().filter(|r| r.status == "settled").filter_map(lat_lon).map(|(la, lo)| (lo, la)).collect();
+            map_plot(&plots.join("landing_map"), "Landing sites on the body", &field, &raw)?;
+        }
         scatter_plot(
             &plots.join("landing_sites"),
             "Landing sites",

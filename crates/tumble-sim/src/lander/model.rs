@@ -57,6 +57,47 @@ pub struct Target {
     pub mesh: Option<Arc<TriMesh>>,
 }
 
+impl Target {
+    /// The surface's distance from the origin of T (the centre of mass) over latitude and
+    /// longitude (as [`crate::plot::LatLonField`] orders them: `rows` bands south to north,
+    /// `cols` from longitude `west` (degrees) east, each value at its cell's centre), the
+    /// outermost surface point on each ray ([`tumble_geometry::sdf::radial_extent`], to 1e-4 of
+    /// the size). Rays start where they leave the grid's box, inside which the field is a
+    /// distance. `None` for a plane.
+    pub fn radius_map(&self, rows: usize, cols: usize, west: f64) -> Option<Vec<Vec<f64>>> {
+        let size = self.size?;
+        let (lo, hi) = self.grid_box.unwrap_or((Vec3::repeat(-size), Vec3::repeat(size)));
+        let cell = |k: usize, n: usize, span: f64| (k as f64 + 0.5) / n as f64 * span;
+        let map = (0..rows)
+            .map(|i| {
+                let lat = (cell(i, rows, 180.0) - 90.0).to_radians();
+                (0..cols)
+                    .map(|j| {
+                        let lon = (west + cell(j, cols, 360.0)).to_radians();
+                        let u = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
+                        // Where the ray leaves the box (the origin is inside it).
+                        let exit = (0..3)
+                            .map(|k| {
+                                if u[k] > 0.0 {
+                                    hi[k] / u[k]
+                                } else if u[k] < 0.0 {
+                                    lo[k] / u[k]
+                                } else {
+                                    f64::INFINITY
+                                }
+                            })
+                            .fold(f64::INFINITY, f64::min);
+                        let start = if exit.is_finite() && exit > 0.0 { exit } else { 2.0 * size };
+                        tumble_geometry::sdf::radial_extent(self.surface.as_ref(), &u, start, 1e-4 * size)
+                            .unwrap_or(f64::NAN)
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(map)
+    }
+}
+
 /// Builds the surface and gravity of a scenario's `[target]` and `[gravity]`.
 pub fn build_target(sc: &Scenario) -> Result<Target, ScenarioError> {
     build_target_checked(sc).map_err(|(key, msg)| sc.error_at(&key, msg))
