@@ -441,7 +441,15 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
         &moments,
         false,
     )?;
-    line_plot(&plots.join("energy"), "Energy", "time [s]", "energy [J]", &series("energy", 1), false)?;
+    // The energy's change from the start: a conservative tree's drift reads directly, and a
+    // damped or driven one's loss or gain.
+    let mut energy = series("energy", 1);
+    for s in &mut energy {
+        let e0 = s.y.first().copied().unwrap_or(0.0);
+        s.y.iter_mut().for_each(|e| *e -= e0);
+        s.label = "E − E₀".into();
+    }
+    line_plot(&plots.join("energy"), "Energy change from the start", "time [s]", "E − E₀ [J]", &energy, false)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }

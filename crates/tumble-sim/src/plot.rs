@@ -77,15 +77,19 @@ pub fn shaded_plot(
     svg_and_png!(stem, draw((title, x_label, y_label), series, equal_axes, shade))
 }
 
-/// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large;
-/// rounding residue below 1e-9 of the axis span reads 0.
+/// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large, with
+/// the digits that tell ticks about `span/8` apart from one another (a small change on a large
+/// value keeps its distinct labels); rounding residue below 1e-9 of the axis span reads 0.
 fn tick(v: f64, span: f64) -> String {
     let v = if v.abs() < 1e-9 * span { 0.0 } else { v };
-    let a = v.abs();
+    let (a, step) = (v.abs(), span / 8.0);
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        format!("{v:.2e}")
+        let digits = if step > 0.0 { (a / step).log10().ceil().clamp(2.0, 12.0) as usize } else { 3 };
+        format!("{v:.*e}", digits - 1)
     } else {
-        format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string()
+        let decimals = if step > 0.0 { (-step.log10()).ceil().clamp(0.0, 12.0) as usize } else { 4 };
+        trim(format!("{v:.*}", decimals.max(1)))
     }
 }
 
@@ -382,6 +386,18 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_labels_tell_neighbouring_ticks_apart() {
+        assert_eq!(tick(0.5, 1.0), "0.5");
+        assert_eq!(tick(150.0, 400.0), "150");
+        assert_eq!(tick(2e-14, 2e-14), "2.0e-14");
+        assert_eq!(tick(1e-20, 1.0), "0");
+        // A 1e-9 change on −5.68: ticks 1.25e-10 apart keep distinct labels.
+        let (a, b) = (tick(-5.6791000010, 1e-9), tick(-5.6791000012, 1e-9));
+        assert_ne!(a, b);
+        assert_eq!(a, "-5.679100001");
+    }
 
     #[test]
     fn polylines_are_cut_at_reversals_only() {
