@@ -4,8 +4,11 @@
 //!
 //! The recording interface is model-agnostic: a run adds its bodies once ([`Animation::body`],
 //! with meshes in the body frame), static scenery ([`Animation::scenery`]), then one pose per
-//! body per recorded instant ([`Animation::frame`]), and optionally arrows (forces) drawn from a
-//! base along a vector ([`Animation::arrow`], [`Animation::strand`], [`Animation::overlays`]; a scale channel sizes them), and surfaces that change shape ([`Animation::surface`], [`Animation::shape`]). Tumble's world is Z-up and glTF's Y-up: a
+//! body per recorded instant ([`Animation::frame`]); optionally overlays drawn from a base along
+//! a vector, arrows for forces and strands for wires ([`Animation::arrow`],
+//! [`Animation::strand`], [`Animation::overlays`]; a scale channel sizes them), and surfaces that
+//! change shape ([`Animation::surface`], [`Animation::shape`]: a mesh per distinct shape, shown
+//! by a step-interpolated scale while it holds). Tumble's world is Z-up and glTF's Y-up: a
 //! root node turns the one into the other (`(x, y, z) → (x, z, −y)`), so node data stay in
 //! Tumble's axes. Lengths in metres, times in seconds (f32, as glTF stores them).
 
@@ -215,8 +218,9 @@ enum Kind {
     Scenery,
     /// An arrow or a strand: translation, rotation and scale per frame.
     Overlay,
-    /// Geometry that changes shape: its successive shapes, each with the first frame it shows.
-    Surface(Vec<(usize, Mesh)>),
+    /// Geometry that changes shape: its colour and its successive shapes, each with the first
+    /// frame it shows.
+    Surface { color: [f32; 4], shapes: Vec<(usize, Mesh)> },
 }
 
 /// A node: name, meshes in its frame, and its poses (one per frame, one for scenery).
@@ -320,7 +324,7 @@ impl Animation {
     /// Adds a surface whose shape changes (a deflecting membrane), in world coordinates;
     /// returns its handle for [`Animation::shape`].
     pub fn surface(&mut self, name: &str, color: [f32; 4]) -> usize {
-        self.nodes.push(Node::new(name, vec![Mesh { color, ..Mesh::default() }], Kind::Surface(Vec::new())));
+        self.nodes.push(Node::new(name, Vec::new(), Kind::Surface { color, shapes: Vec::new() }));
         self.nodes.len() - 1
     }
 
@@ -329,10 +333,10 @@ impl Animation {
     /// (unit scale, step interpolation) while it holds and hidden (zero scale) otherwise.
     pub fn shape(&mut self, id: usize, vertices: &[Vec3], triangles: &[[u32; 3]]) {
         let frame = self.times.len().saturating_sub(1);
-        let Some(Node { meshes, kind: Kind::Surface(shapes), .. }) = self.nodes.get_mut(id) else {
+        let Some(Node { kind: Kind::Surface { color, shapes }, .. }) = self.nodes.get_mut(id) else {
             return;
         };
-        let mesh = Mesh::new(vertices, triangles, meshes[0].color);
+        let mesh = Mesh::new(vertices, triangles, *color);
         match shapes.last_mut() {
             Some((_, last)) if last.positions == mesh.positions && last.triangles == mesh.triangles => {}
             Some((f, last)) if *f == frame => *last = mesh,
@@ -411,7 +415,7 @@ impl Animation {
                         channel(&mut samplers, time, sc, false, index, "scale");
                     }
                 }
-                Kind::Surface(shapes) => {
+                Kind::Surface { shapes, .. } => {
                     // Every k-th shape within the budget, each shown until the next kept one.
                     let kept: Vec<&(usize, Mesh)> =
                         shapes.iter().step_by(shapes.len().div_ceil(MAX_SHAPES).max(1)).collect();

@@ -821,11 +821,11 @@ pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Anim
     }
     // The membrane (in `M`: `offset` ahead of the bus centre of mass, bus axes) drawn in the
     // world, and its force on the asteroid at the asteroid's centre of mass, the largest as
-    // long as the asteroid's radius.
+    // long as the asteroid's diameter (out of the asteroid).
     let surface = anim.surface("membrane", MEMBRANE_COLOR);
     let force = |s: &CaptureSample| s.contact.normal_force + s.contact.friction_force;
     let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
-    let per_newton = if peak > 0.0 { model.radius / peak } else { 0.0 };
+    let per_newton = if peak > 0.0 { 2.0 * model.radius / peak } else { 0.0 };
     anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);
     let mut ws = tumble_contact::membrane::MembraneWorkspace::default();
     let o = Vec3::new(0.0, 0.0, model.offset);

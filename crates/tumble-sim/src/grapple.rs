@@ -361,20 +361,6 @@ impl Coupled<'_> {
 
 /// Effector pose (rotation, origin), link pose (rotation, origin), and the effector's angular
 /// velocity and link-origin velocity (world) from the arm's kinematics.
-impl GrappleCapture {
-    /// Where the shaft (base `a`, unit axis `u`, effector frame) crosses the wire's or the
-    /// ring's plane `x = −depth`, and how far along the shaft; `None` if it does not, or runs
-    /// within 1e-3 rad of parallel to the plane.
-    fn crossing(&self, a: &Vec3, u: &Vec3) -> Option<(Vec3, f64)> {
-        let plane = match &self.effector {
-            Effector::Wire { depth, .. } => -depth,
-            Effector::Snare(sn) => -sn.depth,
-        };
-        let tau = (plane - a.x) / u.x;
-        (u.x.abs() > 1e-3 && (0.0..=self.payload.shaft_length).contains(&tau)).then(|| (a + tau * u, tau))
-    }
-}
-
 fn effector_state(k: &Kinematics, link: usize, frame: &(Mat3, Vec3)) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
     let (r, p) = k.pose[link];
     let sv = k.v[link];
@@ -428,6 +414,18 @@ impl OdeSystem for Coupled<'_> {
 }
 
 impl GrappleCapture {
+    /// Where the shaft (base `a`, unit axis `u`, effector frame) crosses the wire's or the
+    /// ring's plane `x = −depth`, and how far along the shaft; `None` if it does not, or runs
+    /// within 1e-3 rad of parallel to the plane.
+    fn crossing(&self, a: &Vec3, u: &Vec3) -> Option<(Vec3, f64)> {
+        let plane = match &self.effector {
+            Effector::Wire { depth, .. } => -depth,
+            Effector::Snare(sn) => -sn.depth,
+        };
+        let tau = (plane - a.x) / u.x;
+        (u.x.abs() > 1e-3 && (0.0..=self.payload.shaft_length).contains(&tau)).then(|| (a + tau * u, tau))
+    }
+
     /// Validates `[arm]`, `[grapple]` and `[simulation]` (RK4).
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
@@ -963,8 +961,8 @@ pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animati
         let (pp, qp) = (Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw));
         poses.push((pp, qp));
         anim.frame(s.t, &poses);
-        let (rl, pl_) = k.pose[cap.link];
-        let (rw, ow) = (rl * re, pl_ + rl * oe);
+        let (rl, ol) = k.pose[cap.link];
+        let (rw, ow) = (rl * re, ol + rl * oe);
         let world = |x: Vec3| ow + rw * x;
         let crossing = cap.crossing(&(rw.transpose() * (pp + qp * pl.base - ow)), &(rw.transpose() * (qp * pl.axis)));
         let mut overlays: Vec<(Vec3, Vec3)> = match &cap.effector {

@@ -360,7 +360,7 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     Ok(summary)
 }
 
-/// The drop as an animation: the body's mesh, moving; the membrane as it deflects; the membrane's force on
+/// The drop as an animation: the body's mesh, moving; the membrane as it deflects; its force on
 /// the body.
 pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animation {
     use crate::anim::{Animation, Mesh};
@@ -368,10 +368,10 @@ pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animat
     anim.body("body", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.55, 0.45, 0.35, 1.0])]);
     let surface = anim.surface("membrane", MEMBRANE_COLOR);
     // The membrane's force on the body at its centre of mass, the largest as long as the body's
-    // radius.
+    // diameter (out of the body).
     let force = |s: &MembraneSample| s.contact.normal_force + s.contact.friction_force;
     let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
-    let per_newton = if peak > 0.0 { model.radius / peak } else { 0.0 };
+    let per_newton = if peak > 0.0 { 2.0 * model.radius / peak } else { 0.0 };
     anim.arrow("membrane force", 0.06 * model.radius, crate::anim::FORCE_COLOR);
     let mut ws = MembraneWorkspace::default();
     for s in &run.samples {
