@@ -1,0 +1,175 @@
+//! GPU batch backend: compute kernels in 64-bit floats that advance many independent runs at
+//! once, one run per invocation, state in structure-of-arrays device buffers.
+//!
+//! Tumble's GPU path runs on Vulkan through `wgpu` and needs an adapter with 64-bit float shaders
+//! (`SHADER_F64`: NVIDIA GPUs; Mesa's lavapipe on the CPU, which CI uses). Where there is none,
+//! [`Gpu::new`] says so in one line and suggests the CPU backend; nothing falls back silently.
+//!
+//! Vulkan defines `log`, `atan` and the other transcendentals for 32-bit floats only (given f64
+//! some drivers return garbage without an error), so kernels take theirs from [`MATH_WGSL`]:
+//! `ln64`, `atan64`, `atan2_64`, built from exact reductions and series.
+
+use wgpu::util::DeviceExt;
+
+/// WGSL source of the 64-bit `ln64`, `atan64` and `atan2_64` (prepend it to a kernel).
+pub const MATH_WGSL: &str = include_str!("math.wgsl");
+
+/// Invocations per workgroup of Tumble's kernels (`@workgroup_size(64)`).
+pub const WORKGROUP: u32 = 64;
+
+/// A device able to run Tumble's kernels.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+}
+
+impl Gpu {
+    /// The first Vulkan adapter with 64-bit float shaders (a discrete GPU first, then any,
+    /// lavapipe included), or why there is none, in one line.
+    pub fn new() -> Result<Self, String> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN;
+        let instance = wgpu::Instance::new(desc);
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        if adapters.is_empty() {
+            return Err("no Vulkan device found (install a GPU driver, or Mesa's lavapipe: Debian's mesa-vulkan-drivers); use the CPU backend (`--backend cpu`)".into());
+        }
+        adapters.sort_by_key(|a| match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            _ => 3,
+        });
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let Some(adapter) = adapters.into_iter().find(|a| a.features().contains(wgpu::Features::SHADER_F64)) else {
+            return Err(format!(
+                "no Vulkan device offers 64-bit float shaders (SHADER_F64; found: {}); use the CPU backend (`--backend cpu`)",
+                names.join(", ")
+            ));
+        };
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("tumble"),
+            required_features: wgpu::Features::SHADER_F64,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            format!(
+                "the Vulkan device {} refused to open: {e}; use the CPU backend (`--backend cpu`)",
+                adapter.get_info().name
+            )
+        })?;
+        Ok(Self { device, queue, info: adapter.get_info(), limits })
+    }
+
+    /// The adapter's name and driver, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), Mesa 22.3.6".
+    pub fn name(&self) -> String {
+        format!("{} ({:?}, {} {})", self.info.name, self.info.device_type, self.info.driver, self.info.driver_info)
+    }
+
+    /// The largest storage buffer the device binds, bytes.
+    pub fn max_buffer(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
+    }
+
+    /// Runs `entry` of the WGSL `source` over `count` invocations (workgroups of [`WORKGROUP`])
+    /// with `buffers` bound read-write at group 0, bindings 0, 1, …, and reads them back. A
+    /// shader that does not compile or validate is an error, not a panic.
+    pub fn run_f64(&self, source: &str, entry: &str, buffers: &mut [&mut [f64]], count: u32) -> Result<(), String> {
+        let d = &self.device;
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(entry),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        // Every buffer bound, used by this entry point or not (kernels share one layout).
+        let layout_entries: Vec<wgpu::BindGroupLayoutEntry> = (0..buffers.len() as u32)
+            .map(|binding| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let group_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(entry),
+            entries: &layout_entries,
+        });
+        let layout = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(entry),
+            bind_group_layouts: &[Some(&group_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("kernel `{entry}`: {e}"));
+        }
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let storage: Vec<wgpu::Buffer> = buffers
+            .iter()
+            .map(|b| {
+                d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(b),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                })
+            })
+            .collect();
+        let entries: Vec<wgpu::BindGroupEntry> = storage
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        let group =
+            d.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &group_layout, entries: &entries });
+        let readback: Vec<wgpu::Buffer> = storage
+            .iter()
+            .map(|b| {
+                d.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size: b.size(),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(entry) });
+        {
+            let mut pass =
+                enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(entry), timestamp_writes: None });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(count.div_ceil(WORKGROUP), 1, 1);
+        }
+        for (s, r) in storage.iter().zip(&readback) {
+            enc.copy_buffer_to_buffer(s, 0, r, 0, s.size());
+        }
+        self.queue.submit([enc.finish()]);
+        for r in &readback {
+            r.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        }
+        d.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("kernel `{entry}`: {e}"))?;
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(format!("kernel `{entry}`: {e}"));
+        }
+        for (b, r) in buffers.iter_mut().zip(&readback) {
+            let view = r.slice(..).get_mapped_range().map_err(|e| format!("kernel `{entry}`: {e}"))?;
+            b.copy_from_slice(bytemuck::cast_slice(&view));
+        }
+        Ok(())
+    }
+}
