@@ -11,6 +11,8 @@
 
 use wgpu::util::DeviceExt;
 
+pub mod lander;
+
 /// WGSL source of the 64-bit `ln64`, `atan64` and `atan2_64` (prepend it to a kernel).
 pub const MATH_WGSL: &str = include_str!("math.wgsl");
 

@@ -1,0 +1,156 @@
+//! The lander's right-hand side on the device against tumble-sim's `LanderSystem` on the CPU,
+//! state by state: a cube on a plane under uniform gravity in a uniformly rotating frame, and on
+//! a sampled sphere grid under point-mass gravity in a torque-free tumbling frame, with vertices
+//! in and out of contact, sticking and slipping, rolling resistance on.
+
+use std::sync::Arc;
+use tumble_contact::VertexContactParams;
+use tumble_dynamics::rotating::TargetSpin;
+use tumble_dynamics::{PointMass, Uniform};
+use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
+use tumble_gpu::Gpu;
+use tumble_gpu::lander::{Field, GpuLander, STATE_LEN, Spin, Surface, rates};
+use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
+use tumble_sim::lander::{LanderSystem, pack};
+
+fn gpu() -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("CI installs a Vulkan driver with f64 shaders: {e}"),
+    }
+}
+
+const CONTACT: [f64; 8] = [2e4, 40.0, 0.5, 0.6, 0.01, 1e-3, 1e-3, 1e-3];
+
+fn params() -> VertexContactParams {
+    let [stiffness, damping, mu, mu_static, rolling, v_star, w_star, stable_dt] = CONTACT;
+    VertexContactParams { stiffness, damping, mu, mu_static, rolling, v_star, w_star, stable_dt }
+}
+
+fn rows(m: &Mat3) -> [[f64; 3]; 3] {
+    std::array::from_fn(|r| std::array::from_fn(|c| m[(r, c)]))
+}
+
+/// A 2 kg box 0.3 × 0.2 × 0.1 m with its 8 corners as contact vertices.
+fn spacecraft() -> (f64, Mat3, Vec<Vec3>) {
+    let (m, a, b, c) = (2.0, 0.3, 0.2, 0.1);
+    let i = Mat3::from_diagonal(&Vec3::new(b * b + c * c, a * a + c * c, a * a + b * b)) * (m / 12.0);
+    let v = (0..8)
+        .map(|k| {
+            let s = |bit: usize, h: f64| if k & bit == 0 { 0.5 * h } else { -0.5 * h };
+            Vec3::new(s(1, a), s(2, b), s(4, c))
+        })
+        .collect();
+    (m, i, v)
+}
+
+/// Random states with the centre of mass `0.05 ± 0.01` m above the surface point under
+/// `foot(u)`, random attitude (some corners in, some out), speeds from 0 (sticking) to 0.2 m/s.
+fn states(rng: &mut Lcg, n: usize, foot: &dyn Fn(Vec3) -> (Vec3, Vec3), omega: f64) -> Vec<[f64; STATE_LEN]> {
+    (0..n)
+        .map(|k| {
+            let dir = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
+            let (p, nrm) = foot(dir);
+            let x = p + nrm * (0.05 + 0.01 * rng.symmetric());
+            let q = UnitQuat::from_scaled_axis(Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * 0.6);
+            let speed = if k % 4 == 0 { 0.0 } else { 0.2 * rng.unit() };
+            let v = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * speed;
+            let w = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * speed;
+            let big_q = UnitQuat::from_scaled_axis(Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()));
+            let o = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * omega;
+            pack(x, v, q, w, big_q, o)
+        })
+        .collect()
+}
+
+/// Largest difference per state component, relative to that component's largest magnitude over
+/// the batch; and how many states had a vertex in contact.
+fn compare(cpu: &mut LanderSystem, gpu_rates: &[[f64; STATE_LEN]], ys: &[[f64; STATE_LEN]]) -> (f64, usize, usize) {
+    let want: Vec<[f64; STATE_LEN]> = ys.iter().map(|y| cpu.snapshot(y).rates).collect();
+    let touching = ys.iter().filter(|y| cpu.snapshot(&y[..]).normal.active > 0).count();
+    let (mut worst, mut at) = (0.0f64, 0);
+    for c in 0..STATE_LEN {
+        let scale = want.iter().map(|r| r[c].abs()).fold(0.0, f64::max).max(1e-300);
+        for (w, g) in want.iter().zip(gpu_rates) {
+            let e = (w[c] - g[c]).abs() / scale;
+            if e > worst {
+                (worst, at) = (e, c);
+            }
+        }
+    }
+    (worst, at, touching)
+}
+
+#[test]
+fn the_rates_on_the_device_are_the_cpu_rates() {
+    let Some(gpu) = gpu() else { return };
+    let (mass, inertia, vertices) = spacecraft();
+    let inv = inertia.try_inverse().expect("pd");
+    let mut rng = Lcg::new(42);
+
+    // A plane tilted 10° about x, uniform gravity, uniform spin.
+    let normal = Vec3::new(0.0, -(10f64.to_radians()).sin(), (10f64.to_radians()).cos());
+    let g = Vec3::new(0.0, 0.0, -0.3);
+    let mut cpu = LanderSystem {
+        mass,
+        inertia,
+        inertia_inv: inv,
+        vertices: vertices.clone(),
+        contact: params(),
+        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
+        gravity: Arc::new(Uniform { g }),
+        spin: TargetSpin::Uniform,
+        expansion_radius: 0.0,
+        expansion: None,
+    };
+    let model = GpuLander {
+        mass,
+        inertia: rows(&inertia),
+        inertia_inv: rows(&inv),
+        vertices: vertices.iter().map(|v| [v.x, v.y, v.z]).collect(),
+        contact: CONTACT,
+        spin: Spin::Uniform,
+        gravity: Field::Uniform([g.x, g.y, g.z]),
+        surface: Surface::Plane { point: [0.0; 3], normal: [normal.x, normal.y, normal.z] },
+    };
+    let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
+    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let (worst, at, touching) = compare(&mut cpu, &got, &ys);
+    assert!(touching > 500, "{touching} of 2000 states touch");
+    // Same operations in the same order; drivers may fuse a multiply and an add (one rounding
+    // less) and compute sqrt and division to their own last bit: differences of a few ulps of
+    // the intermediate sums, which the contact's stiff terms (k = 2e4 on mm penetrations,
+    // cancelling against gravity) lift to 1e-15 (plane) and 1e-14 (grid) of a component's range
+    // (measured). Bound 1e-12.
+    assert!(worst < 1e-12, "plane: component {at} differs by {worst:e} of its range");
+
+    // A sphere of radius 5 m sampled every 0.1 m (trilinear), point-mass gravity at its centre,
+    // torque-free tumbling.
+    let (radius, h) = (5.0, 0.1);
+    let sphere = tumble_geometry::sdf::Sphere { center: Vec3::zeros(), radius };
+    let grid = GridSdf::from_fn(Vec3::repeat(-5.6), h, [113; 3], |p| sphere.distance(p));
+    let moments = [3.0, 4.0, 5.0];
+    let mu = 0.05;
+    let values = grid.values.clone();
+    let mut cpu = LanderSystem {
+        surface: Arc::new(grid),
+        gravity: Arc::new(PointMass { center: Vec3::zeros(), mu }),
+        spin: TargetSpin::TorqueFree { moments },
+        ..cpu
+    };
+    let model = GpuLander {
+        spin: Spin::TorqueFree(moments),
+        gravity: Field::PointMass { center: [0.0; 3], mu },
+        surface: Surface::Grid { origin: [-5.6; 3], spacing: h, dims: [113; 3], values },
+        ..model
+    };
+    let ys = states(&mut rng, 2000, &|d| (d.normalize() * radius, d.normalize()), 1e-2);
+    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let (worst, at, touching) = compare(&mut cpu, &got, &ys);
+    assert!(touching > 500, "{touching} of 2000 states touch");
+    assert!(worst < 1e-12, "grid: component {at} differs by {worst:e} of its range");
+}
