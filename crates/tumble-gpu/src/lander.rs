@@ -2,6 +2,7 @@
 //! `lander.wgsl`, and the right-hand side over a batch of states ([`rates`]).
 
 use crate::Gpu;
+pub use tumble_geometry::noise::Fbm;
 
 /// WGSL of the lander kernels (prepend [`crate::MATH_WGSL`] when a kernel needs it).
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
@@ -40,6 +41,22 @@ pub enum Surface {
     Grid { origin: [f64; 3], spacing: f64, dims: [usize; 3], values: Vec<f64> },
 }
 
+/// fBm terrain on the surface (tumble-geometry's `Terrain` without its base): sandy and rocky
+/// heights blended by a smoothstep of the region field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Terrain {
+    /// Heights of the smooth ground.
+    pub sandy: Fbm,
+    /// Heights of the rough ground.
+    pub rocky: Fbm,
+    /// Region field.
+    pub region: Fbm,
+    /// Region value at the middle of the transition.
+    pub threshold: f64,
+    /// Width of the transition in region values.
+    pub width: f64,
+}
+
 /// A lander model the GPU kernels run: spacecraft, contact, target.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuLander {
@@ -59,12 +76,14 @@ pub struct GpuLander {
     pub gravity: Field,
     /// Its surface.
     pub surface: Surface,
+    /// Terrain on the surface.
+    pub terrain: Option<Terrain>,
 }
 
 impl GpuLander {
     /// The `model`, `verts` and `grid` buffers of `lander.wgsl`.
     pub fn pack(&self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-        let mut m = vec![0.0; 45];
+        let mut m = vec![0.0; 69];
         m[0] = self.mass;
         for r in 0..3 {
             for c in 0..3 {
@@ -107,6 +126,18 @@ impl GpuLander {
             }
         };
         m[44] = self.vertices.len() as f64;
+        if let Some(t) = &self.terrain {
+            m[45] = 1.0;
+            for (k, f) in [t.sandy, t.rocky, t.region].iter().enumerate() {
+                let at = 46 + 7 * k;
+                // The seed as two exact 32-bit halves.
+                m[at] = (f.seed & 0xFFFF_FFFF) as f64;
+                m[at + 1] = (f.seed >> 32) as f64;
+                m[at + 2..at + 7].copy_from_slice(&[f.octaves as f64, f.lacunarity, f.gain, f.amplitude, f.frequency]);
+            }
+            m[67] = t.threshold;
+            m[68] = t.width;
+        }
         let mut verts: Vec<f64> = self.vertices.iter().flatten().copied().collect();
         if verts.is_empty() {
             verts.push(0.0);

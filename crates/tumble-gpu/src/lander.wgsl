@@ -22,7 +22,8 @@ const M_SPIN: u32 = 27u;        // 0 uniform, 1 torque-free with moments at 28..
 const M_GRAV: u32 = 31u;        // 0 none, 1 uniform (g at 32..35), 2 point mass (centre 32..35, μ 35)
 const M_SURF: u32 = 36u;        // 0 plane (point 37..40, normal 40..43), 1 grid (origin 37..40, spacing 40, dims 41..44)
 const M_NVERT: u32 = 44u;
-const MODEL_LEN: u32 = 45u;
+const M_TERRAIN: u32 = 45u;     // 0 none, 1 fBm terrain on the surface: sandy, rocky, region (7 each from 46), threshold 67, width 68
+const MODEL_LEN: u32 = 69u;
 const STATE: u32 = 24u;
 
 @group(0) @binding(0) var<storage, read_write> model: array<f64>;
@@ -73,8 +74,118 @@ fn grid_at(i: u32, j: u32, k: u32) -> f64 {
     return grid[(k * ny + j) * nx + i];
 }
 
-// The surface's signed distance and gradient at p (T frame).
+// Gradient noise and fBm, as tumble-geometry's `noise` (SplitMix64 lattice hash on u64, the 12
+// cube-edge gradients, quintic fade, analytic gradient).
+const GRADIENTS = array<vec3<f64>, 12>(
+    vec3<f64>(1.0lf, 1.0lf, 0.0lf), vec3<f64>(-1.0lf, 1.0lf, 0.0lf), vec3<f64>(1.0lf, -1.0lf, 0.0lf),
+    vec3<f64>(-1.0lf, -1.0lf, 0.0lf), vec3<f64>(1.0lf, 0.0lf, 1.0lf), vec3<f64>(-1.0lf, 0.0lf, 1.0lf),
+    vec3<f64>(1.0lf, 0.0lf, -1.0lf), vec3<f64>(-1.0lf, 0.0lf, -1.0lf), vec3<f64>(0.0lf, 1.0lf, 1.0lf),
+    vec3<f64>(0.0lf, -1.0lf, 1.0lf), vec3<f64>(0.0lf, 1.0lf, -1.0lf), vec3<f64>(0.0lf, -1.0lf, -1.0lf));
+
+fn splitmix(h0: u64) -> u64 {
+    var h = h0;
+    h = (h ^ (h >> 30u)) * 0xBF58476D1CE4E5B9lu;
+    h = (h ^ (h >> 27u)) * 0x94D049BB133111EBlu;
+    return h ^ (h >> 31u);
+}
+
+fn floor_i64(x: f64) -> i64 {
+    let i = i64(x);
+    if (f64(i) > x) { return i - 1li; }
+    return i;
+}
+
+// (value, derivative) of the quintic fade.
+fn fade(t: f64) -> vec2<f64> {
+    return vec2<f64>(t * t * t * (t * (t * 6.0lf - 15.0lf) + 10.0lf), 30.0lf * t * t * (t * (t - 2.0lf) + 1.0lf));
+}
+
+struct Noise { v: f64, g: vec3<f64> }
+
+fn gradient_noise(p: vec3<f64>, seed: u64) -> Noise {
+    let i0 = floor_i64(p.x); let j0 = floor_i64(p.y); let k0 = floor_i64(p.z);
+    let t = p - vec3<f64>(f64(i0), f64(j0), f64(k0));
+    let fx = fade(t.x); let fy = fade(t.y); let fz = fade(t.z);
+    let hx = array<u64, 2>(u64(i0) * 0x9E3779B97F4A7C15lu, u64(i0 + 1li) * 0x9E3779B97F4A7C15lu);
+    let hy = array<u64, 2>(u64(j0) * 0xC2B2AE3D27D4EB4Flu, u64(j0 + 1li) * 0xC2B2AE3D27D4EB4Flu);
+    let hz = array<u64, 2>(u64(k0) * 0x165667B19E3779F9lu, u64(k0 + 1li) * 0x165667B19E3779F9lu);
+    var v = 0.0lf;
+    var g = vec3<f64>(0.0lf);
+    for (var c = 0u; c < 8u; c++) {
+        let a = c & 1u; let b = (c >> 1u) & 1u; let e = (c >> 2u) & 1u;
+        let h = splitmix(seed ^ hx[a] ^ hy[b] ^ hz[e]);
+        let gr = GRADIENTS[u32(((h >> 32u) * 12lu) >> 32u)];
+        let d = t - vec3<f64>(f64(a), f64(b), f64(e));
+        let dt = dot(gr, d);
+        var wx = 1.0lf - fx.x; var dwx = -fx.y;
+        if (a == 1u) { wx = fx.x; dwx = fx.y; }
+        var wy = 1.0lf - fy.x; var dwy = -fy.y;
+        if (b == 1u) { wy = fy.x; dwy = fy.y; }
+        var wz = 1.0lf - fz.x; var dwz = -fz.y;
+        if (e == 1u) { wz = fz.x; dwz = fz.y; }
+        let w = wx * wy * wz;
+        v += w * dt;
+        g += w * gr + dt * vec3<f64>(dwx * wy * wz, wx * dwy * wz, wx * wy * dwz);
+    }
+    return Noise(v, g);
+}
+
+// fBm with the parameters at `at`: seed (low and high 32 bits), octaves, lacunarity, gain,
+// amplitude, frequency.
+fn fbm(p: vec3<f64>, at: u32) -> Noise {
+    let seed = u64(u32(model[at])) | (u64(u32(model[at + 1u])) << 32u);
+    let octaves = u32(model[at + 2u]);
+    let lacunarity = model[at + 3u];
+    let gain = model[at + 4u];
+    var amp = model[at + 5u];
+    var freq = model[at + 6u];
+    var v = 0.0lf;
+    var g = vec3<f64>(0.0lf);
+    for (var o = 0u; o < octaves; o++) {
+        let n = gradient_noise(p * freq, seed + u64(o) * 0x632BE59BD9B4E019lu);
+        v += amp * n.v;
+        g += amp * freq * n.g;
+        amp *= gain;
+        freq *= lacunarity;
+    }
+    return Noise(v, g);
+}
+
+// The surface's signed distance and gradient at p (T frame): the base surface, then the terrain's
+// heights (tumble-geometry's `Terrain`: sandy and rocky fBm blended by a smoothstep of the
+// region fBm).
 fn field(p: vec3<f64>) -> Field {
+    let base = base_field(p);
+    if (model[M_TERRAIN] == 0.0lf) { return base; }
+    // Rocky weight w = smoothstep of the region field, and its gradient.
+    let r = fbm(p, M_TERRAIN + 15u);
+    let width = model[M_TERRAIN + 23u];
+    let x = (r.v - model[M_TERRAIN + 22u]) / width + 0.5lf;
+    var w = 0.0lf;
+    var dw = vec3<f64>(0.0lf);
+    if (x >= 1.0lf) {
+        w = 1.0lf;
+    } else if (x > 0.0lf) {
+        w = x * x * (3.0lf - 2.0lf * x);
+        dw = 6.0lf * x * (1.0lf - x) / width * r.g;
+    }
+    // Inside a region only its own heights count.
+    if (w == 0.0lf) {
+        let s = fbm(p, M_TERRAIN + 1u);
+        return Field(base.d - s.v, base.g - s.g);
+    }
+    if (w == 1.0lf) {
+        let k = fbm(p, M_TERRAIN + 8u);
+        return Field(base.d - k.v, base.g - k.g);
+    }
+    let s = fbm(p, M_TERRAIN + 1u);
+    let k = fbm(p, M_TERRAIN + 8u);
+    let h = (1.0lf - w) * s.v + w * k.v;
+    return Field(base.d - h, base.g - (1.0lf - w) * s.g - w * k.g - (k.v - s.v) * dw);
+}
+
+// The surface without terrain.
+fn base_field(p: vec3<f64>) -> Field {
     if (model[M_SURF] == 0.0lf) {
         let n = v3(M_SURF + 4u);
         return Field(dot(p - v3(M_SURF + 1u), n), n);

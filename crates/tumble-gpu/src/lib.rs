@@ -1,8 +1,9 @@
 //! GPU batch backend: compute kernels in 64-bit floats that advance many independent runs at
 //! once, one run per invocation, state in structure-of-arrays device buffers.
 //!
-//! Tumble's GPU path runs on Vulkan through `wgpu` and needs an adapter with 64-bit float shaders
-//! (`SHADER_F64`: NVIDIA GPUs; Mesa's lavapipe on the CPU, which CI uses). Where there is none,
+//! Tumble's GPU path runs on Vulkan through `wgpu` and needs an adapter with 64-bit float and
+//! integer shaders (`SHADER_F64`, `SHADER_INT64`, for the terrain's lattice hash: NVIDIA GPUs;
+//! Mesa's lavapipe on the CPU, which CI uses). Where there is none,
 //! [`Gpu::new`] says so in one line and suggests the CPU backend; nothing falls back silently.
 //!
 //! Vulkan defines `log`, `atan` and the other transcendentals for 32-bit floats only (given f64
@@ -28,8 +29,8 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// The first Vulkan adapter with 64-bit float shaders (a discrete GPU first, then any,
-    /// lavapipe included), or why there is none, in one line.
+    /// The first Vulkan adapter with 64-bit float and integer shaders (a discrete GPU first,
+    /// then any, lavapipe included), or why there is none, in one line.
     pub fn new() -> Result<Self, String> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = wgpu::Backends::VULKAN;
@@ -45,16 +46,17 @@ impl Gpu {
             _ => 3,
         });
         let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        let Some(adapter) = adapters.into_iter().find(|a| a.features().contains(wgpu::Features::SHADER_F64)) else {
+        let needs = wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64;
+        let Some(adapter) = adapters.into_iter().find(|a| a.features().contains(needs)) else {
             return Err(format!(
-                "no Vulkan device offers 64-bit float shaders (SHADER_F64; found: {}); use the CPU backend (`--backend cpu`)",
+                "no Vulkan device offers 64-bit float and integer shaders (SHADER_F64, SHADER_INT64; found: {}); use the CPU backend (`--backend cpu`)",
                 names.join(", ")
             ));
         };
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("tumble"),
-            required_features: wgpu::Features::SHADER_F64,
+            required_features: needs,
             required_limits: limits.clone(),
             ..Default::default()
         }))

@@ -1,7 +1,7 @@
 //! The lander's right-hand side on the device against tumble-sim's `LanderSystem` on the CPU,
 //! state by state: a cube on a plane under uniform gravity in a uniformly rotating frame, and on
-//! a sampled sphere grid under point-mass gravity in a torque-free tumbling frame, with vertices
-//! in and out of contact, sticking and slipping, rolling resistance on.
+//! a sampled sphere grid under point-mass gravity in a torque-free tumbling frame, and that grid
+//! with fBm terrain; vertices in and out of contact, sticking and slipping, rolling resistance on.
 
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
@@ -9,7 +9,7 @@ use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{PointMass, Uniform};
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
 use tumble_gpu::Gpu;
-use tumble_gpu::lander::{Field, GpuLander, STATE_LEN, Spin, Surface, rates};
+use tumble_gpu::lander::{Fbm, Field, GpuLander, STATE_LEN, Spin, Surface, Terrain, rates};
 use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
 use tumble_sim::lander::{LanderSystem, pack};
 
@@ -116,6 +116,7 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         spin: Spin::Uniform,
         gravity: Field::Uniform([g.x, g.y, g.z]),
         surface: Surface::Plane { point: [0.0; 3], normal: [normal.x, normal.y, normal.z] },
+        terrain: None,
     };
     let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
     let got = rates(&gpu, &model, &ys).expect("kernel runs");
@@ -124,8 +125,8 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     // Same operations in the same order; drivers may fuse a multiply and an add (one rounding
     // less) and compute sqrt and division to their own last bit: differences of a few ulps of
     // the intermediate sums, which the contact's stiff terms (k = 2e4 on mm penetrations,
-    // cancelling against gravity) lift to 1e-15 (plane) and 1e-14 (grid) of a component's range
-    // (measured). Bound 1e-12.
+    // cancelling against gravity) lift to 1e-15 (plane), 1e-14 (grid) and 5e-14 (terrain) of a
+    // component's range (measured). Bound 1e-12.
     assert!(worst < 1e-12, "plane: component {at} differs by {worst:e} of its range");
 
     // A sphere of radius 5 m sampled every 0.1 m (trilinear), point-mass gravity at its centre,
@@ -137,7 +138,7 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     let mu = 0.05;
     let values = grid.values.clone();
     let mut cpu = LanderSystem {
-        surface: Arc::new(grid),
+        surface: Arc::new(grid.clone()),
         gravity: Arc::new(PointMass { center: Vec3::zeros(), mu }),
         spin: TargetSpin::TorqueFree { moments },
         ..cpu
@@ -148,9 +149,38 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         surface: Surface::Grid { origin: [-5.6; 3], spacing: h, dims: [113; 3], values },
         ..model
     };
-    let ys = states(&mut rng, 2000, &|d| (d.normalize() * radius, d.normalize()), 1e-2);
+    let on_sphere = |d: Vec3| (d.normalize() * radius, d.normalize());
+    let ys = states(&mut rng, 2000, &on_sphere, 1e-2);
     let got = rates(&gpu, &model, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 500, "{touching} of 2000 states touch");
     assert!(worst < 1e-12, "grid: component {at} differs by {worst:e} of its range");
+
+    // The same grid with fBm terrain: sandy and rocky ground (heights up to ~5 cm) and the
+    // transition between them, where the region weight's gradient enters.
+    let f = |seed, amplitude, frequency| Fbm { seed, octaves: 4, lacunarity: 2.0, gain: 0.5, amplitude, frequency };
+    let terrain = Terrain {
+        sandy: f(11, 0.01, 3.0),
+        rocky: f(12, 0.03, 8.0),
+        region: f(13, 1.0, 0.4),
+        threshold: 0.0,
+        width: 0.3,
+    };
+    let mut cpu = LanderSystem {
+        surface: Arc::new(tumble_geometry::sdf::Terrain {
+            base: Box::new(grid),
+            sandy: terrain.sandy,
+            rocky: terrain.rocky,
+            region: terrain.region,
+            threshold: terrain.threshold,
+            width: terrain.width,
+        }),
+        ..cpu
+    };
+    let model = GpuLander { terrain: Some(terrain), ..model };
+    let ys = states(&mut rng, 2000, &on_sphere, 1e-2);
+    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let (worst, at, touching) = compare(&mut cpu, &got, &ys);
+    assert!(touching > 500, "{touching} of 2000 states touch");
+    assert!(worst < 1e-12, "terrain: component {at} differs by {worst:e} of its range");
 }
