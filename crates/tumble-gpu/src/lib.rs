@@ -12,6 +12,7 @@
 
 use wgpu::util::DeviceExt;
 
+pub mod gravity;
 pub mod lander;
 
 /// WGSL source of the 64-bit `ln64`, `atan64` and `atan2_64` (prepend it to a kernel).

@@ -1,4 +1,4 @@
-//! The 64-bit `ln64`, `atan64` and `atan2_64` of `math.wgsl`, run on the device, against the
+//! The 64-bit `ln64`, `ln1p64`, `atan64` and `atan2_64` of `math.wgsl`, run on the device, against the
 //! Rust library's. Where no Vulkan device with f64 shaders exists the test says it skipped,
 //! except under CI (`.ci/run` installs Mesa's lavapipe), where that is a failure.
 
@@ -39,6 +39,11 @@ fn ln(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(64)
+fn ln1p(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&a)) { out[id.x] = ln1p64(a[id.x]); }
+}
+
+@compute @workgroup_size(64)
 fn atan2(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x < arrayLength(&a)) { out[id.x] = atan2_64(a[id.x], b[id.x]); }
 }
@@ -54,7 +59,7 @@ fn worst_ulps(got: &[f64], want: &[f64], floor: f64) -> (f64, usize) {
 }
 
 #[test]
-fn ln64_and_atan2_64_match_the_library_to_a_few_ulps() {
+fn ln64_ln1p64_and_atan2_64_match_the_library_to_a_few_ulps() {
     let Some(gpu) = gpu() else { return };
     let src = format!("{MATH_WGSL}\n{KERNEL}");
     // ln over 600 decades, log-uniform, and close to 1 where ln x → 0.
@@ -69,6 +74,23 @@ fn ln64_and_atan2_64_match_the_library_to_a_few_ulps() {
     // Series remainder < 1e-21; the reductions are exact; the sum of ~15 rounded terms and
     // e ln 2 with ln 2 rounded: a few ulps. Bound 4.
     assert!(ulps <= 4.0, "ln({}) = {} vs {}: {ulps} ulps", x[i], out[i], want[i]);
+
+    // ln1p from −0.9 to 1e6, and tiny arguments (1e-300 to 1e-1) of either sign.
+    let u = uniform(20_000);
+    let mut x: Vec<f64> = u[..10_000].iter().map(|v| -0.9 + 0.9 * 10f64.powf(6.0 * v)).collect();
+    x.extend(
+        u[10_000..]
+            .iter()
+            .enumerate()
+            .map(|(k, v)| if k % 2 == 0 { 1.0 } else { -1.0 } * 10f64.powf(-300.0 + 299.0 * v)),
+    );
+    let n = x.len();
+    let (mut b, mut out) = (vec![0.0; n], vec![0.0; n]);
+    gpu.run_f64(&src, "ln1p", &mut [&mut x, &mut b, &mut out], n as u32).expect("kernel runs");
+    let want: Vec<f64> = x.iter().map(|v| v.ln_1p()).collect();
+    let (ulps, i) = worst_ulps(&out, &want, f64::MIN_POSITIVE);
+    // As ln64: an exact quotient s up to one rounding, a short sum. Bound 4.
+    assert!(ulps <= 4.0, "ln1p({}) = {} vs {}: {ulps} ulps", x[i], out[i], want[i]);
 
     // atan2 over every quadrant and ratio, magnitudes from 1e-200 to 1e200.
     let mag = |v: f64| 10f64.powf(-200.0 + 400.0 * v);

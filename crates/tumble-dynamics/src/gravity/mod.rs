@@ -5,7 +5,7 @@
 
 mod polyhedron;
 
-pub use polyhedron::{FieldSample, G, Polyhedron, PolyhedronError};
+pub use polyhedron::{FieldSample, G, Polyhedron, PolyhedronError, PolyhedronParts};
 use tumble_math::{Mat3, Vec3};
 
 /// A gravity field in the world frame W.

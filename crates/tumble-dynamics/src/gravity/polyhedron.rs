@@ -76,6 +76,24 @@ pub struct Polyhedron {
     radius: f64,
 }
 
+/// A polyhedron model's terms: `Gρ` (1/s²), the vertices (m), and per face and per edge its
+/// vertex indices and dyad.
+#[derive(Clone, Copy, Debug)]
+pub struct PolyhedronParts<'a> {
+    /// `G` times the density, 1/s².
+    pub g_rho: f64,
+    /// Vertices, m.
+    pub vertices: &'a [Vec3],
+    /// Faces (vertex indices, outward).
+    pub faces: &'a [[u32; 3]],
+    /// `n_f n_fᵀ` per face.
+    pub face_dyads: &'a [Mat3],
+    /// Edges (vertex indices, each once).
+    pub edges: &'a [[u32; 2]],
+    /// `n_A n_{A,e}ᵀ + n_B n_{B,e}ᵀ` per edge.
+    pub edge_dyads: &'a [Mat3],
+}
+
 thread_local! {
     /// Per-thread scratch: `rᵢ = vᵢ − p` and `|rᵢ|` for every vertex.
     static SCRATCH: RefCell<Vec<(Vec3, f64)>> = const { RefCell::new(Vec::new()) };
@@ -148,6 +166,19 @@ impl Polyhedron {
     /// Gravitational parameter `GM`, m³/s².
     pub fn mu(&self) -> f64 {
         G * self.mass
+    }
+
+    /// The terms [`Polyhedron::sample`] sums (for other evaluators of the same model, e.g. GPU
+    /// kernels).
+    pub fn parts(&self) -> PolyhedronParts<'_> {
+        PolyhedronParts {
+            g_rho: self.g_rho,
+            vertices: &self.vertices,
+            faces: &self.faces,
+            face_dyads: &self.face_dyads,
+            edges: &self.edges,
+            edge_dyads: &self.edge_dyads,
+        }
     }
 
     /// Potential, acceleration and gradient tensor at `p` (m).
