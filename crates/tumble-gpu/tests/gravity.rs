@@ -3,20 +3,11 @@
 
 use tumble_dynamics::Polyhedron;
 use tumble_geometry::TriMesh;
-use tumble_gpu::Gpu;
 use tumble_gpu::gravity::polyhedron_samples;
 use tumble_math::{Lcg, Vec3};
 
-fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("CI installs a Vulkan driver with f64 shaders: {e}"),
-    }
-}
+mod common;
+use common::gpu;
 
 #[test]
 fn polyhedron_gravity_on_the_device_is_the_cpu_model() {

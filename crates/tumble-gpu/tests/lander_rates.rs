@@ -8,21 +8,12 @@ use tumble_contact::VertexContactParams;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{PointMass, Uniform};
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
-use tumble_gpu::Gpu;
 use tumble_gpu::lander::{Fbm, Field, GpuLander, STATE_LEN, Spin, Surface, Terrain, rates};
 use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
 use tumble_sim::lander::{LanderSystem, pack};
 
-fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("CI installs a Vulkan driver with f64 shaders: {e}"),
-    }
-}
+mod common;
+use common::gpu;
 
 const CONTACT: [f64; 8] = [2e4, 40.0, 0.5, 0.6, 0.01, 1e-3, 1e-3, 1e-3];
 

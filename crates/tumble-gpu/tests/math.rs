@@ -2,18 +2,10 @@
 //! Rust library's. Where no Vulkan device with f64 shaders exists the test says it skipped,
 //! except under CI (`.ci/run` installs Mesa's lavapipe), where that is a failure.
 
-use tumble_gpu::{Gpu, MATH_WGSL};
+use tumble_gpu::MATH_WGSL;
 
-fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("CI installs a Vulkan driver with f64 shaders: {e}"),
-    }
-}
+mod common;
+use common::gpu;
 
 /// Deterministic values (xorshift), no dependency needed.
 fn uniform(n: usize) -> Vec<f64> {
