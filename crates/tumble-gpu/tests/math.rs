@@ -1,6 +1,5 @@
-//! The 64-bit `ln64`, `ln1p64`, `atan64` and `atan2_64` of `math.wgsl`, run on the device, against the
-//! Rust library's. Where no Vulkan device with f64 shaders exists the test says it skipped,
-//! except under CI (`.ci/run` installs Mesa's lavapipe), where that is a failure.
+//! The 64-bit `ln64`, `ln1p64`, `atan64` and `atan2_64` of `math.wgsl`, run on the device,
+//! against the Rust library's (skipped with a message where there is no device, see `common`).
 
 use tumble_gpu::MATH_WGSL;
 
