@@ -703,8 +703,8 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
             out.display()
         );
     }
-    if let Some(d) = &run.diagnosis {
-        return stopped(d, &out);
+    if run.diagnosis.is_some() {
+        return ended(run.diagnosis.as_deref(), &out);
     }
     if let (Some(why), false) = (&run.failure, quiet) {
         println!("capture failed: {why}");
@@ -748,10 +748,7 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             out.display()
         );
     }
-    match &run.diagnosis {
-        Some(d) => stopped(d, &out),
-        None => ExitCode::SUCCESS,
-    }
+    ended(run.diagnosis.as_deref(), &out)
 }
 
 fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
@@ -793,10 +790,7 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
             out.display()
         );
     }
-    match &run.diagnosis {
-        Some(d) => stopped(d, &out),
-        None => ExitCode::SUCCESS,
-    }
+    ended(run.diagnosis.as_deref(), &out)
 }
 
 fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
@@ -830,14 +824,13 @@ fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::Astero
             out.display()
         );
     }
-    match &run.diagnosis {
-        Some(d) => stopped(d, &out),
-        None => ExitCode::SUCCESS,
-    }
+    ended(run.diagnosis.as_deref(), &out)
 }
 
 /// A run stopped early with diagnosis `d`: says so and where its samples are, exit status 1.
-fn stopped(d: &str, out: &Path) -> ExitCode {
+/// Success, or the run's diagnosis and where its samples up to the failure are (exit 1).
+fn ended(diagnosis: Option<&str>, out: &Path) -> ExitCode {
+    let Some(d) = diagnosis else { return ExitCode::SUCCESS };
     eprintln!("error: simulation failed: {d}");
     eprintln!("samples up to the failure are in {}", out.display());
     ExitCode::from(1)

@@ -7,9 +7,10 @@
 //! both); without them the test says so and passes, so that a machine without a browser can
 //! still run the rest.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+mod common;
 
 fn tumble() -> &'static str {
     env!("CARGO_BIN_EXE_tumble")
@@ -60,20 +61,11 @@ fn the_viewer_renders_scrubs_and_logs_no_error_in_chromium() {
         .status()
         .expect("tumble run");
     assert!(run.success());
-    let mut server = Command::new(tumble())
-        .args(["view", dir.to_str().unwrap(), "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tumble view");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base = line.split("at ").nth(1).and_then(|s| s.split_whitespace().next()).expect("the URL").to_string();
-    let page = ureq_get(&base);
+    let server = common::start(&dir);
+    let base = format!("http://{}/", server.1);
+    let page = common::request(&server.1, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").1;
     let bundled = page.contains("<canvas");
     if !(has_chromium && bundled) {
-        let _ = server.kill();
-        let _ = server.wait();
         eprintln!(
             "skipped: {}",
             if has_chromium {
@@ -87,8 +79,7 @@ fn the_viewer_renders_scrubs_and_logs_no_error_in_chromium() {
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let (a, log_a) = shoot(&format!("{base}?t=0.2"), &shots.join("viewer_t0.png"));
     let (b, log_b) = shoot(&format!("{base}?t=2.8"), &shots.join("viewer.png"));
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     // The 3D view (above the controls and the plot) draws more than its background colour.
     let scene = |rgb: &[u8]| -> Vec<u8> { rgb[..1000 * 480 * 3].to_vec() };
     let background = [0x15u8, 0x17, 0x1c];
@@ -106,15 +97,4 @@ fn the_viewer_renders_scrubs_and_logs_no_error_in_chromium() {
         assert!(errors.is_empty(), "console errors: {errors:?}");
         assert!(!log.contains("Uncaught"), "uncaught exception in the page");
     }
-}
-
-/// A plain GET on the loopback server (no HTTP client dependency).
-fn ureq_get(url: &str) -> String {
-    use std::io::{Read, Write};
-    let addr = url.trim_start_matches("http://").trim_end_matches('/');
-    let mut s = std::net::TcpStream::connect(addr).expect("connect");
-    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
 }

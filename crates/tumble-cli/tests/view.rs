@@ -1,43 +1,8 @@
 //! `tumble view`: serves a run's folder read-only on the loopback interface, refuses paths out of
 //! it however they are spelt, and answers only GET and HEAD.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(dir: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args(["view", dir.to_str().unwrap(), "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tumble view starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).expect("the URL").to_string();
-    Server(child, addr)
-}
-
-/// Sends a raw request; returns (status, headers and body as text).
-fn request(addr: &str, raw: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(raw.as_bytes()).unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (status, text)
-}
+mod common;
+use common::{request, start};
 
 fn get(addr: &str, path: &str) -> (u16, String) {
     request(addr, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"))

@@ -623,13 +623,11 @@ impl AsteroidCapture {
                     break;
                 }
             }
-            if k < steps && y.iter().any(|x| !x.is_finite()) {
-                run.diagnosis = Some(format!(
-                    "the state stopped being finite at t = {:.6} s: lower simulation.dt (now {} s)",
-                    t + self.dt,
-                    self.dt
-                ));
-                break;
+            if k < steps {
+                run.diagnosis = crate::run::non_finite(&y, t + self.dt, self.dt, "");
+                if run.diagnosis.is_some() {
+                    break;
+                }
             }
         }
         run.contact_time = ode.contact_time;

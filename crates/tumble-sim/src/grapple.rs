@@ -655,9 +655,8 @@ impl GrappleCapture {
             }
             integ.step_once(&mut ode, t, &mut y, self.dt);
             on_step(t + self.dt, &y);
-            if y.iter().any(|x| !x.is_finite()) {
-                run.diagnosis =
-                    Some(format!("the state stopped being finite at t = {:.6} s: lower simulation.dt", t + self.dt));
+            run.diagnosis = crate::run::non_finite(&y, t + self.dt, self.dt, "");
+            if run.diagnosis.is_some() {
                 break;
             }
         }

@@ -511,12 +511,8 @@ impl Mechanism {
                 break;
             }
             integ.step_once(&mut ode, t, &mut y, self.dt);
-            if y.iter().any(|x| !x.is_finite()) {
-                run.diagnosis = Some(format!(
-                    "the state stopped being finite at t = {:.6} s: lower simulation.dt (now {} s) or the contact stiffness",
-                    t + self.dt,
-                    self.dt
-                ));
+            run.diagnosis = crate::run::non_finite(&y, t + self.dt, self.dt, " or the contact stiffness");
+            if run.diagnosis.is_some() {
                 break;
             }
             // The accepted step: contacts at its end advance the friction state.

@@ -238,12 +238,8 @@ impl MembraneDrop {
                 break;
             }
             integ.step_once(&mut ode, t, &mut y, self.dt);
-            if y.iter().any(|x| !x.is_finite()) {
-                run.diagnosis = Some(format!(
-                    "the state stopped being finite at t = {:.6} s: lower simulation.dt (now {} s)",
-                    t + self.dt,
-                    self.dt
-                ));
+            run.diagnosis = crate::run::non_finite(&y, t + self.dt, self.dt, "");
+            if run.diagnosis.is_some() {
                 break;
             }
         }

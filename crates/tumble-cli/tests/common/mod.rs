@@ -1,6 +1,11 @@
 //! Shared by the command-line tests.
 
+#![allow(dead_code)] // each test file uses its part
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 /// The repository's root.
 pub fn root() -> PathBuf {
@@ -24,4 +29,40 @@ pub fn bundled() -> Vec<PathBuf> {
     }
     all.sort();
     all
+}
+
+/// A `tumble view` server on a free loopback port, stopped when dropped: the child and its
+/// address (`127.0.0.1:PORT`).
+pub struct Server(pub Child, pub String);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `tumble view DIR --port 0` and reads the address it prints.
+pub fn start(dir: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["view", dir.to_str().unwrap(), "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tumble view starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).expect("the URL").to_string();
+    Server(child, addr)
+}
+
+/// Sends a raw request; returns (status, headers and body as text).
+pub fn request(addr: &str, raw: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(raw.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text)
 }

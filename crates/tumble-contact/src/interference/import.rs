@@ -221,8 +221,8 @@ pub fn primitives(objects: &[MeshObject], axes: Axes, contact: Option<&str>) -> 
             contact: contact.clone(),
             ..Default::default()
         };
-        let need =
-            |ok: bool, what: &str| if ok { Ok(()) } else { Err(format!("object '{}' ({kind}): {what}", o.name)) };
+        let bad = |what: &str| format!("object '{}' ({kind}): {what}", o.name);
+        let need = |ok: bool, what: &str| if ok { Ok(()) } else { Err(bad(what)) };
         match kind {
             "point" => out
                 .extend(v.iter().enumerate().map(|(i, x)| PrimSpec { point: Some(arr(x)), ..spec("point", Some(i)) })),
@@ -241,9 +241,9 @@ pub fn primitives(objects: &[MeshObject], axes: Axes, contact: Option<&str>) -> 
                 }
             }
             "ray" => {
-                let l = o.lines.first().filter(|l| l.len() >= 2);
-                need(l.is_some(), "a ray needs a line element (an edge) from its base to its tip")?;
-                let l = l.expect("checked");
+                let Some(l) = o.lines.first().filter(|l| l.len() >= 2) else {
+                    return Err(bad("a ray needs a line element (an edge) from its base to its tip"));
+                };
                 let d = v[l[1]] - v[l[0]];
                 out.push(PrimSpec {
                     origin: Some(arr(&v[l[0]])),
@@ -253,9 +253,7 @@ pub fn primitives(objects: &[MeshObject], axes: Axes, contact: Option<&str>) -> 
                 });
             }
             "plane" => {
-                let f = o.faces.first();
-                need(f.is_some(), "a plane needs a face")?;
-                let f = f.expect("checked");
+                let Some(f) = o.faces.first() else { return Err(bad("a plane needs a face")) };
                 let n = (v[f[1]] - v[f[0]]).cross(&(v[f[2]] - v[f[0]]));
                 out.push(PrimSpec { point: Some(arr(&v[f[0]])), normal: Some(arr(&n)), ..spec("plane", None) });
             }

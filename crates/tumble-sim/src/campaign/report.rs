@@ -47,7 +47,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         "runs_per_second": if wall > 0.0 { ran as f64 / wall } else { 0.0 },
     });
     let specific = match &c.kind {
-        Kind::Lander(_) => lander_report(c, rows, &plots)?,
+        Kind::Lander(shared) => lander_report(c, shared.as_ref(), rows, &plots)?,
         Kind::Capture => capture_report(c, rows, &plots)?,
     };
     if let (Some(s), Value::Object(m)) = (summary.as_object_mut(), specific) {
@@ -58,7 +58,13 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
     Ok(summary)
 }
 
-fn lander_report(c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
+/// `shared`: the target every run shares, when no dispersion touches it.
+fn lander_report(
+    c: &Campaign,
+    shared: Option<&crate::lander::Target>,
+    rows: &[RunRow],
+    plots: &Path,
+) -> Result<Value, String> {
     let k = &c.kind;
     let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     let mut settle: Vec<f64> = rows.iter().filter_map(|r| r.get(k, "settle_time [s]")).collect();
@@ -71,7 +77,6 @@ fn lander_report(c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, S
     let sites: Vec<(f64, f64)> =
         sites.iter().map(|&(lat, lon)| (lat, centre + (lon - centre + 540.0).rem_euclid(360.0) - 180.0)).collect();
     // The nominal target (each run's own when a dispersion touches it): a body has a size.
-    let Kind::Lander(shared) = &c.kind else { unreachable!("a lander campaign") };
     let nominal = match shared {
         Some(t) => Some(t.clone()),
         None => crate::lander::build_target(&c.scenario).ok(),
