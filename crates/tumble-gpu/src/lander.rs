@@ -1,163 +1,398 @@
-//! The lander model on the GPU: its description ([`GpuLander`]), packed into the buffers of
-//! `lander.wgsl`, and the right-hand side over a batch of states ([`rates`]).
+//! The lander on the GPU: tumble-sim's [`LanderSystem`] and [`LanderSettings`] packed into the
+//! buffers of `lander.wgsl`, the right-hand side over a batch of states ([`rates`]) and whole
+//! runs, one per invocation ([`simulate`]).
+//!
+//! What the device runs is the CPU model, read from the same structures: a plane, a sampled
+//! grid (without a mesh's exact near-surface refinement) or fBm terrain on either; uniform,
+//! point-mass or polyhedron gravity (expanded to second order and refreshed exactly as on the
+//! CPU); uniform or torque-free target spin; the vertex contact with regularised friction, the
+//! stick force and rolling resistance; RK4 with free-flight steps and touchdown sub-steps;
+//! settling, escape, the energy budget and its growth stop. Hops and local surface models are
+//! not on the device: [`unsupported`] names what a run needs that it lacks, and such runs are
+//! refused, never simulated differently.
 
-use crate::Gpu;
-pub use tumble_geometry::noise::Fbm;
+use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
+use crate::{Gpu, Kernels, MATH_WGSL};
+use std::any::Any;
+use std::sync::Arc;
+use tumble_dynamics::rotating::TargetSpin;
+use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
+use tumble_geometry::noise::Fbm;
+use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
+use tumble_sim::lander::{LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite};
 
-/// WGSL of the lander kernels (prepend [`crate::MATH_WGSL`] when a kernel needs it).
+/// WGSL of the lander kernels (after [`MATH_WGSL`] and [`GRAVITY_WGSL`]).
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
 
-/// Length of a run's state (as tumble-sim's lander: x, v, q_TS, ω, Q_NT, Ω, four work
-/// accumulators).
-pub const STATE_LEN: usize = 24;
+/// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
+const MODEL_LEN: usize = 81;
+/// Length of a run's record (`REC_LEN` of lander.wgsl) and the fields the host reads.
+const REC_LEN: usize = 29;
+const R_K: usize = 0;
+const R_OUTCOME: usize = 2;
+const R_WHEN: usize = 3;
+const R_BOUNCES: usize = 5;
+const R_PEN: usize = 7;
+const R_ERR: usize = 8;
+const R_GROWTH: usize = 11;
+/// Buffers, in binding order.
+const Y: usize = 4;
+const RECORD: usize = 5;
+const CHECK: usize = 6;
+const SETTINGS: usize = 7;
+const OUT: usize = 8;
+const Y_SAVED: usize = 9;
+const RECORD_SAVED: usize = 10;
+/// Loop iterations a lavapipe invocation group may run in all (LP_MAX_TGSI_LOOP_ITERATIONS),
+/// less a margin for the loops outside the step loop.
+const LOOP_LIMIT: usize = 65_535 - 5_000;
 
-/// How the target turns.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Spin {
-    /// Constant Ω.
-    Uniform,
-    /// Torque-free with principal moments `[A, B, C]` (T axes principal).
-    TorqueFree([f64; 3]),
+fn source() -> String {
+    format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}")
 }
 
-/// The target's gravity in T.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Field {
-    /// None.
-    None,
-    /// Uniform `g`, m/s².
-    Uniform([f64; 3]),
-    /// Point mass `μ` (m³/s²) at a centre (m).
-    PointMass { center: [f64; 3], mu: f64 },
+/// The surface a kernel evaluates: the base (plane or grid) and terrain on it.
+struct SurfaceParts<'a> {
+    plane: Option<&'a HalfSpace>,
+    grid: Option<&'a GridSdf>,
+    terrain: Option<&'a Terrain>,
 }
 
-/// The target's surface in T.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Surface {
-    /// A half-space: a point of the plane and the outward unit normal.
-    Plane { point: [f64; 3], normal: [f64; 3] },
-    /// A sampled grid (trilinear, clamped to its box as tumble-geometry's `GridSdf` without
-    /// refinement): origin (m), spacing (m), samples per axis, values x fastest (m).
-    Grid { origin: [f64; 3], spacing: f64, dims: [usize; 3], values: Vec<f64> },
-}
-
-/// fBm terrain on the surface (tumble-geometry's `Terrain` without its base): sandy and rocky
-/// heights blended by a smoothstep of the region field.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Terrain {
-    /// Heights of the smooth ground.
-    pub sandy: Fbm,
-    /// Heights of the rough ground.
-    pub rocky: Fbm,
-    /// Region field.
-    pub region: Fbm,
-    /// Region value at the middle of the transition.
-    pub threshold: f64,
-    /// Width of the transition in region values.
-    pub width: f64,
-}
-
-/// A lander model the GPU kernels run: spacecraft, contact, target.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GpuLander {
-    /// Mass, kg.
-    pub mass: f64,
-    /// Inertia about the centre of mass, body axes, row-major, kg·m².
-    pub inertia: [[f64; 3]; 3],
-    /// Its inverse.
-    pub inertia_inv: [[f64; 3]; 3],
-    /// Contact vertices from the centre of mass, body axes, m.
-    pub vertices: Vec<[f64; 3]>,
-    /// Stiffness (N/m), damping (N·s/m), μ, μ_s, C_RR (m), v* (m/s), ω* (rad/s), stable dt (s).
-    pub contact: [f64; 8],
-    /// The target's rotation law.
-    pub spin: Spin,
-    /// Its gravity.
-    pub gravity: Field,
-    /// Its surface.
-    pub surface: Surface,
-    /// Terrain on the surface.
-    pub terrain: Option<Terrain>,
-}
-
-impl GpuLander {
-    /// The `model`, `verts` and `grid` buffers of `lander.wgsl`.
-    pub fn pack(&self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-        let mut m = vec![0.0; 69];
-        m[0] = self.mass;
-        for r in 0..3 {
-            for c in 0..3 {
-                m[1 + 3 * r + c] = self.inertia[r][c];
-                m[10 + 3 * r + c] = self.inertia_inv[r][c];
-            }
-        }
-        m[19..27].copy_from_slice(&self.contact);
-        if let Spin::TorqueFree(moments) = self.spin {
-            m[27] = 1.0;
-            m[28..31].copy_from_slice(&moments);
-        }
-        match self.gravity {
-            Field::None => {}
-            Field::Uniform(g) => {
-                m[31] = 1.0;
-                m[32..35].copy_from_slice(&g);
-            }
-            Field::PointMass { center, mu } => {
-                m[31] = 2.0;
-                m[32..35].copy_from_slice(&center);
-                m[35] = mu;
-            }
-        }
-        // A grid buffer is never empty (a binding needs at least one element).
-        let grid = match &self.surface {
-            Surface::Plane { point, normal } => {
-                m[37..40].copy_from_slice(point);
-                m[40..43].copy_from_slice(normal);
-                vec![0.0]
-            }
-            Surface::Grid { origin, spacing, dims, values } => {
-                m[36] = 1.0;
-                m[37..40].copy_from_slice(origin);
-                m[40] = *spacing;
-                for a in 0..3 {
-                    m[41 + a] = dims[a] as f64;
-                }
-                values.clone()
-            }
-        };
-        m[44] = self.vertices.len() as f64;
-        if let Some(t) = &self.terrain {
-            m[45] = 1.0;
-            for (k, f) in [t.sandy, t.rocky, t.region].iter().enumerate() {
-                let at = 46 + 7 * k;
-                // The seed as two exact 32-bit halves.
-                m[at] = (f.seed & 0xFFFF_FFFF) as f64;
-                m[at + 1] = (f.seed >> 32) as f64;
-                m[at + 2..at + 7].copy_from_slice(&[f.octaves as f64, f.lacunarity, f.gain, f.amplitude, f.frequency]);
-            }
-            m[67] = t.threshold;
-            m[68] = t.width;
-        }
-        let mut verts: Vec<f64> = self.vertices.iter().flatten().copied().collect();
-        if verts.is_empty() {
-            verts.push(0.0);
-        }
-        (m, verts, grid)
+fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
+    let any = sdf as &dyn Any;
+    let (base, terrain) = match any.downcast_ref::<Terrain>() {
+        Some(t) => (t.base.as_ref(), Some(t)),
+        None => (sdf, None),
+    };
+    let base = base as &dyn Any;
+    if let Some(p) = base.downcast_ref::<HalfSpace>() {
+        return Ok(SurfaceParts { plane: Some(p), grid: None, terrain });
+    }
+    match base.downcast_ref::<GridSdf>() {
+        Some(g) if g.refinement.is_some() => Err(
+            "the target's grid was built from a mesh and answers near the surface from the mesh itself (exact refinement), which the GPU path does not implement"
+                .into(),
+        ),
+        Some(g) => Ok(SurfaceParts { plane: None, grid: Some(g), terrain }),
+        None => Err("the target's surface is not a plane, a sampled grid or fBm terrain on them, the surfaces the GPU path implements".into()),
     }
 }
 
-/// The rates of every state of `states` (one `[f64; STATE_LEN]` per run), evaluated on the
-/// device.
-pub fn rates(gpu: &Gpu, model: &GpuLander, states: &[[f64; STATE_LEN]]) -> Result<Vec<[f64; STATE_LEN]>, String> {
+/// Why the GPU path cannot run this model with these settings, or `None` when it can.
+pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
+    if !s.hops.is_empty() {
+        return Some("hops (`lander.hops`) are not implemented on the GPU path".into());
+    }
+    if s.surface_expansion > 0.0 {
+        return Some(
+            "local surface models (`target.surface_expansion` > 0) are not implemented on the GPU path: set it to 0 to query the surface exactly"
+                .into(),
+        );
+    }
+    if let Err(e) = surface_parts(sys.surface.as_ref()) {
+        return Some(e);
+    }
+    let g = sys.gravity.as_ref() as &dyn Any;
+    if !(g.is::<NoGravity>() || g.is::<Uniform>() || g.is::<PointMass>() || g.is::<Polyhedron>()) {
+        return Some(
+            "the gravity model is not one the GPU path implements (none, uniform, point mass, polyhedron)".into(),
+        );
+    }
+    None
+}
+
+fn fbm_parts(m: &mut [f64], at: usize, f: &Fbm) {
+    // The seed as two exact 32-bit halves.
+    m[at] = (f.seed & 0xFFFF_FFFF) as f64;
+    m[at + 1] = (f.seed >> 32) as f64;
+    m[at + 2..at + 7].copy_from_slice(&[f.octaves as f64, f.lacunarity, f.gain, f.amplitude, f.frequency]);
+}
+
+/// A run's `model` record: spacecraft, contact, target, step-loop settings; its vertices start
+/// at `vertex_offset` in `verts`.
+fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> Result<[f64; MODEL_LEN], String> {
+    if let Some(why) = unsupported(sys, s) {
+        return Err(why);
+    }
+    let mut m = [0.0; MODEL_LEN];
+    m[0] = sys.mass;
+    for r in 0..3 {
+        for c in 0..3 {
+            m[1 + 3 * r + c] = sys.inertia[(r, c)];
+            m[10 + 3 * r + c] = sys.inertia_inv[(r, c)];
+        }
+    }
+    let p = &sys.contact;
+    m[19..27].copy_from_slice(&[p.stiffness, p.damping, p.mu, p.mu_static, p.rolling, p.v_star, p.w_star, p.stable_dt]);
+    if let TargetSpin::TorqueFree { moments } = sys.spin {
+        m[27] = 1.0;
+        m[28..31].copy_from_slice(&moments);
+    }
+    let g = sys.gravity.as_ref() as &dyn Any;
+    if let Some(u) = g.downcast_ref::<Uniform>() {
+        m[31] = 1.0;
+        m[32..35].copy_from_slice(u.g.as_slice());
+    } else if let Some(pm) = g.downcast_ref::<PointMass>() {
+        m[31] = 2.0;
+        m[32..35].copy_from_slice(pm.center.as_slice());
+        m[35] = pm.mu;
+    } else if g.is::<Polyhedron>() {
+        m[31] = 3.0;
+    }
+    let parts = surface_parts(sys.surface.as_ref())?;
+    if let Some(h) = parts.plane {
+        m[37..40].copy_from_slice(h.point.as_slice());
+        m[40..43].copy_from_slice(h.normal.as_slice());
+    }
+    if let Some(grid) = parts.grid {
+        m[36] = 1.0;
+        m[37..40].copy_from_slice(grid.origin.as_slice());
+        m[40] = grid.spacing;
+        for a in 0..3 {
+            m[41 + a] = grid.dims[a] as f64;
+        }
+    }
+    m[44] = sys.vertices.len() as f64;
+    if let Some(t) = parts.terrain {
+        m[45] = 1.0;
+        for (k, f) in [t.sandy, t.rocky, t.region].iter().enumerate() {
+            fbm_parts(&mut m, 46 + 7 * k, f);
+        }
+        m[67] = t.threshold;
+        m[68] = t.width;
+    }
+    m[69] = vertex_offset as f64;
+    m[70] = s.dt;
+    m[71] = (s.duration / s.dt).round().max(1.0);
+    m[72] = s.output_every.max(1) as f64;
+    m[73] = s.flight_steps.max(1) as f64;
+    m[74] = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let [speed, rate, dwell] = s.settle.map_or([0.0, 0.0, -1.0], |st| [st.speed, st.rate, st.dwell]);
+    m[75..78].copy_from_slice(&[speed, rate, dwell]);
+    m[78] = s.escape_distance.unwrap_or(-1.0);
+    m[79] = s.energy_tolerance;
+    m[80] = sys.expansion_radius;
+    Ok(m)
+}
+
+/// The buffers every run of a batch shares: the grid's samples and the polyhedron.
+fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
+    let grid = surface_parts(sys.surface.as_ref())?.grid.map(|g| g.values.clone()).unwrap_or_default();
+    let poly = (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>().map(pack_polyhedron).unwrap_or_default();
+    Ok((grid, poly))
+}
+
+/// Loop iterations of one step of `sys` in the kernel, counting every loop as if the compiler
+/// kept it (an upper bound; see [`LOOP_LIMIT`]).
+fn step_loops(sys: &LanderSystem) -> usize {
+    let octaves = |f: &Fbm| f.octaves as usize * 9;
+    let field = match surface_parts(sys.surface.as_ref()) {
+        Ok(SurfaceParts { terrain: Some(t), .. }) => 6 + octaves(&t.sandy) + octaves(&t.rocky) + octaves(&t.region),
+        _ => 6,
+    };
+    let poly = (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>().map_or(0, |p| {
+        let t = p.parts();
+        t.faces.len() + t.edges.len()
+    });
+    // Without an expansion every evaluation sweeps the polyhedron.
+    let per_eval = (sys.vertices.len() + 1) * (field + 1) + if sys.expansion_radius > 0.0 { 0 } else { poly };
+    5 * per_eval + 6 * STATE_LEN + 10
+}
+
+/// The rates of every state of `states`, evaluated on the device (polyhedron gravity without
+/// an expansion).
+pub fn rates(gpu: &Gpu, sys: &LanderSystem, states: &[[f64; STATE_LEN]]) -> Result<Vec<[f64; STATE_LEN]>, String> {
     let n = states.len();
-    let (mut m, mut verts, mut grid) = model.pack();
+    let settings = LanderSettings {
+        dt: 1.0,
+        duration: 1.0,
+        output_every: 1,
+        settle: None,
+        escape_distance: None,
+        hops: vec![],
+        energy_tolerance: f64::INFINITY,
+        flight_steps: 1,
+        surface_expansion: 0.0,
+    };
+    let model = pack_model(sys, &settings, 0)?;
+    let verts: Vec<f64> = sys.vertices.iter().flat_map(|v| [v.x, v.y, v.z]).collect();
+    let (grid, poly) = shared_buffers(sys)?;
+    let y = soa(states);
+    let out = vec![0.0; STATE_LEN * n];
+    let k = gpu.kernels(
+        &source(),
+        &["lander_rates"],
+        &[&model, &verts, &grid, &poly, &y, &[0.0], &vec![0.0; n], &[0.0, 2.0, 1.0], &out],
+    )?;
+    k.dispatch("lander_rates", n as u32)?;
+    let mut check = vec![0.0; n];
+    k.read_into(CHECK, &mut check)?;
+    if check.contains(&-1.0) {
+        return Err(LOOP_CUT.into());
+    }
+    let mut out = out;
+    k.read_into(OUT, &mut out)?;
+    Ok((0..n).map(|i| std::array::from_fn(|c| out[c * n + i])).collect())
+}
+
+const LOOP_CUT: &str = "the Vulkan driver cut a kernel loop short (Mesa's lavapipe stops loops after 65,535 iterations per invocation group) even for a single step of this model: use the CPU backend (`--backend cpu`)";
+
+fn soa(states: &[[f64; STATE_LEN]]) -> Vec<f64> {
+    let n = states.len();
     let mut y = vec![0.0; STATE_LEN * n];
     for (i, s) in states.iter().enumerate() {
         for c in 0..STATE_LEN {
             y[c * n + i] = s[c];
         }
     }
-    let mut out = vec![0.0; STATE_LEN * n];
-    gpu.run_f64(LANDER_WGSL, "lander_rates", &mut [&mut m, &mut verts, &mut grid, &mut y, &mut out], n as u32)?;
-    Ok((0..n).map(|i| std::array::from_fn(|c| out[c * n + i])).collect())
+    y
+}
+
+/// One run of a batch: model, settings, initial state.
+#[derive(Clone, Copy)]
+pub struct GpuRun<'a> {
+    /// The model (as tumble-sim builds it).
+    pub system: &'a LanderSystem,
+    /// Its settings.
+    pub settings: &'a LanderSettings,
+    /// Initial state.
+    pub start: [f64; STATE_LEN],
+}
+
+/// How a run ended on the device: what `tumble mc` records of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRunEnd {
+    /// Outcome, with the CPU path's diagnoses.
+    pub outcome: LanderOutcome,
+    /// Final time, s.
+    pub final_time: f64,
+    /// Final state.
+    pub final_state: [f64; STATE_LEN],
+    /// Touchdowns.
+    pub bounces: usize,
+    /// Deepest penetration over the run, m.
+    pub max_penetration: f64,
+    /// Largest |energy balance error| over the run, J.
+    pub max_balance_error: f64,
+}
+
+/// Device memory a run of a batch takes, bytes (model, state, record, their saved copies,
+/// check), not counting the shared grid, polyhedron and vertices.
+pub const BYTES_PER_RUN: u64 = 8 * (MODEL_LEN + 2 * STATE_LEN + 2 * REC_LEN + 1) as u64;
+
+/// The most runs one batch on `gpu` can hold: its largest buffer (the models) bounds it.
+pub fn max_batch(gpu: &Gpu) -> usize {
+    (gpu.max_buffer() / (8 * MODEL_LEN as u64)) as usize
+}
+
+/// Runs every run to its end on the device, one run per invocation; `progress(finished)` after
+/// each dispatch. The runs share one target surface and gravity model (the same `Arc`s); a
+/// batch larger than [`max_batch`] is refused (split it).
+pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> Result<Vec<GpuRunEnd>, String> {
+    let n = runs.len();
+    let Some(first) = runs.first() else { return Ok(vec![]) };
+    if n > max_batch(gpu) {
+        return Err(format!(
+            "a batch of {n} runs exceeds the device's buffers ({} runs at most): split it",
+            max_batch(gpu)
+        ));
+    }
+    let mut model = Vec::with_capacity(n * MODEL_LEN);
+    let mut verts: Vec<f64> = Vec::new();
+    let mut last_vertices: Option<&[tumble_math::Vec3]> = None;
+    let mut offset = 0;
+    let mut loops = 0;
+    for (i, r) in runs.iter().enumerate() {
+        let shares = Arc::ptr_eq(&r.system.surface, &first.system.surface)
+            && Arc::ptr_eq(&r.system.gravity, &first.system.gravity);
+        let own = surface_parts(r.system.surface.as_ref()).is_ok_and(|p| p.grid.is_some())
+            || (r.system.gravity.as_ref() as &dyn Any).is::<Polyhedron>();
+        if own && !shares {
+            return Err(format!(
+                "run {i} has its own target grid or gravity polyhedron: the runs of a GPU batch share one target (disperse no `target.*` or `gravity.*` key with a grid or polyhedron target)"
+            ));
+        }
+        // Runs with the same vertices (the usual case) share them.
+        if last_vertices != Some(r.system.vertices.as_slice()) {
+            offset = verts.len() / 3;
+            verts.extend(r.system.vertices.iter().flat_map(|v| [v.x, v.y, v.z]));
+            last_vertices = Some(&r.system.vertices);
+        }
+        model.extend_from_slice(&pack_model(r.system, r.settings, offset).map_err(|e| format!("run {i}: {e}"))?);
+        loops = loops.max(step_loops(r.system));
+    }
+    let (grid, poly) = shared_buffers(first.system)?;
+    let starts: Vec<[f64; STATE_LEN]> = runs.iter().map(|r| r.start).collect();
+    let y = soa(&starts);
+    let record = vec![0.0; REC_LEN * n];
+    let check = vec![0.0; n];
+    let k = gpu.kernels(
+        &source(),
+        &["lander_init", "lander_steps"],
+        &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
+    )?;
+    drop((model, y, record));
+    let mut check = check;
+    k.dispatch("lander_init", n as u32)?;
+    k.read_into(CHECK, &mut check)?;
+    if check.contains(&-1.0) {
+        return Err(LOOP_CUT.into());
+    }
+    // Steps per dispatch: what lavapipe's loop limit allows (another driver has none; the
+    // bound also keeps a dispatch short), halved whenever the check says a loop was cut.
+    let poly_sweep = poly.first().map_or(0, |_| (poly[1] + poly[2]) as usize);
+    let mut budget = (LOOP_LIMIT.saturating_sub(poly_sweep) / loops.max(1)).clamp(1, 1000);
+    loop {
+        save(&k)?;
+        k.write(SETTINGS, &[budget as f64, 2.0, 1.0]);
+        k.dispatch("lander_steps", n as u32)?;
+        k.read_into(CHECK, &mut check)?;
+        if check.contains(&-1.0) {
+            if budget == 1 {
+                return Err(LOOP_CUT.into());
+            }
+            budget /= 2;
+            k.copy(Y_SAVED, Y)?;
+            k.copy(RECORD_SAVED, RECORD)?;
+            continue;
+        }
+        let finished = check.iter().filter(|&&c| c != 0.0).count();
+        progress(finished);
+        if finished == n {
+            break;
+        }
+    }
+    let mut y = vec![0.0; STATE_LEN * n];
+    let mut record = vec![0.0; REC_LEN * n];
+    k.read_into(Y, &mut y)?;
+    k.read_into(RECORD, &mut record)?;
+    Ok(runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let f = |field: usize| record[field * n + i];
+            let (dt, when) = (r.settings.dt, f(R_WHEN));
+            let outcome = match f(R_OUTCOME) as u32 {
+                1 => LanderOutcome::Settled(when),
+                2 => LanderOutcome::Escaped(when),
+                3 => LanderOutcome::Completed,
+                4 => LanderOutcome::Failed(not_finite(when, dt)),
+                _ => LanderOutcome::Failed(energy_grew(f(R_GROWTH), r.settings.energy_tolerance, when, dt)),
+            };
+            GpuRunEnd {
+                outcome,
+                final_time: f(R_K) * dt,
+                final_state: std::array::from_fn(|c| y[c * n + i]),
+                bounces: f(R_BOUNCES) as usize,
+                max_penetration: f(R_PEN),
+                max_balance_error: f(R_ERR),
+            }
+        })
+        .collect())
+}
+
+/// Saves the states and records before a dispatch that may have to be repeated.
+fn save(k: &Kernels) -> Result<(), String> {
+    k.copy(Y, Y_SAVED)?;
+    k.copy(RECORD, RECORD_SAVED)
 }

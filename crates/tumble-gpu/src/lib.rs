@@ -80,17 +80,26 @@ impl Gpu {
         self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
     }
 
-    /// Runs `entry` of the WGSL `source` over `count` invocations (workgroups of [`WORKGROUP`])
-    /// with `buffers` bound read-write at group 0, bindings 0, 1, …, and reads them back. A
-    /// shader that does not compile or validate is an error, not a panic.
-    pub fn run_f64(&self, source: &str, entry: &str, buffers: &mut [&mut [f64]], count: u32) -> Result<(), String> {
+    /// Compiles the WGSL `source` for the entry points `entries` and uploads `buffers`, bound
+    /// read-write at group 0, bindings 0, 1, … (every entry point sees the same layout). A shader
+    /// that does not compile or validate, or buffers the device cannot hold, are errors, not
+    /// panics.
+    pub fn kernels(&self, source: &str, entries: &[&str], buffers: &[&[f64]]) -> Result<Kernels<'_>, String> {
         let d = &self.device;
-        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let limit = self.max_buffer();
+        if let Some(b) = buffers.iter().find(|b| 8 * b.len() as u64 > limit) {
+            return Err(format!(
+                "a buffer of {} MiB exceeds the device's largest storage buffer ({} MiB): split the batch",
+                (8 * b.len() as u64) >> 20,
+                limit >> 20
+            ));
+        }
+        let memory = d.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = d.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(entry),
+            label: Some(entries.first().copied().unwrap_or("kernels")),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
-        // Every buffer bound, used by this entry point or not (kernels share one layout).
         let layout_entries: Vec<wgpu::BindGroupLayoutEntry> = (0..buffers.len() as u32)
             .map(|binding| wgpu::BindGroupLayoutEntry {
                 binding,
@@ -103,34 +112,37 @@ impl Gpu {
                 count: None,
             })
             .collect();
-        let group_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(entry),
-            entries: &layout_entries,
-        });
+        let group_layout =
+            d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &layout_entries });
         let layout = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(entry),
+            label: None,
             bind_group_layouts: &[Some(&group_layout)],
             immediate_size: 0,
         });
-        let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(format!("kernel `{entry}`: {e}"));
-        }
-        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let pipelines: Vec<(String, wgpu::ComputePipeline)> = entries
+            .iter()
+            .map(|entry| {
+                let p = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (entry.to_string(), p)
+            })
+            .collect();
         let storage: Vec<wgpu::Buffer> = buffers
             .iter()
             .map(|b| {
+                // A binding needs at least one element.
+                let one = [0.0];
+                let contents: &[f64] = if b.is_empty() { &one } else { b };
                 d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: None,
-                    contents: bytemuck::cast_slice(b),
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    contents: bytemuck::cast_slice(contents),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
                 })
             })
             .collect();
@@ -141,40 +153,96 @@ impl Gpu {
             .collect();
         let group =
             d.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &group_layout, entries: &entries });
-        let readback: Vec<wgpu::Buffer> = storage
-            .iter()
-            .map(|b| {
-                d.create_buffer(&wgpu::BufferDescriptor {
-                    label: None,
-                    size: b.size(),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })
-            .collect();
+        if let Some(e) = pollster::block_on(validation.pop()) {
+            return Err(format!("kernel `{}`: {e}", entries_name(&pipelines)));
+        }
+        if let Some(e) = pollster::block_on(memory.pop()) {
+            return Err(format!("the device is out of memory for this batch ({e}): split it"));
+        }
+        Ok(Kernels { gpu: self, pipelines, buffers: storage, group })
+    }
+
+    /// Runs `entry` of the WGSL `source` over `count` invocations (workgroups of [`WORKGROUP`])
+    /// with `buffers` bound read-write at group 0, bindings 0, 1, …, and reads them back.
+    pub fn run_f64(&self, source: &str, entry: &str, buffers: &mut [&mut [f64]], count: u32) -> Result<(), String> {
+        let views: Vec<&[f64]> = buffers.iter().map(|b| &**b).collect();
+        let k = self.kernels(source, &[entry], &views)?;
+        k.dispatch(entry, count)?;
+        for (i, b) in buffers.iter_mut().enumerate() {
+            k.read_into(i, b)?;
+        }
+        Ok(())
+    }
+}
+
+fn entries_name(p: &[(String, wgpu::ComputePipeline)]) -> String {
+    p.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join("`, `")
+}
+
+/// Compiled kernels and their buffers on the device (see [`Gpu::kernels`]).
+pub struct Kernels<'g> {
+    gpu: &'g Gpu,
+    pipelines: Vec<(String, wgpu::ComputePipeline)>,
+    buffers: Vec<wgpu::Buffer>,
+    group: wgpu::BindGroup,
+}
+
+impl Kernels<'_> {
+    /// Runs `entry` over `count` invocations and waits for it.
+    pub fn dispatch(&self, entry: &str, count: u32) -> Result<(), String> {
+        let Some((_, pipeline)) = self.pipelines.iter().find(|(n, _)| n == entry) else {
+            return Err(format!("no kernel `{entry}` (have `{}`)", entries_name(&self.pipelines)));
+        };
+        let d = &self.gpu.device;
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(entry) });
         {
             let mut pass =
                 enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(entry), timestamp_writes: None });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.group, &[]);
             pass.dispatch_workgroups(count.div_ceil(WORKGROUP), 1, 1);
         }
-        for (s, r) in storage.iter().zip(&readback) {
-            enc.copy_buffer_to_buffer(s, 0, r, 0, s.size());
-        }
-        self.queue.submit([enc.finish()]);
-        for r in &readback {
-            r.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        }
+        self.gpu.queue.submit([enc.finish()]);
         d.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("kernel `{entry}`: {e}"))?;
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(format!("kernel `{entry}`: {e}"));
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(format!("kernel `{entry}`: {e}")),
+            None => Ok(()),
         }
-        for (b, r) in buffers.iter_mut().zip(&readback) {
-            let view = r.slice(..).get_mapped_range().map_err(|e| format!("kernel `{entry}`: {e}"))?;
-            b.copy_from_slice(bytemuck::cast_slice(&view));
-        }
+    }
+
+    /// Replaces the contents of buffer `i` (same length).
+    pub fn write(&self, i: usize, data: &[f64]) {
+        self.gpu.queue.write_buffer(&self.buffers[i], 0, bytemuck::cast_slice(data));
+    }
+
+    /// Copies buffer `from` into buffer `to` (same size) on the device.
+    pub fn copy(&self, from: usize, to: usize) -> Result<(), String> {
+        let d = &self.gpu.device;
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copy") });
+        enc.copy_buffer_to_buffer(&self.buffers[from], 0, &self.buffers[to], 0, self.buffers[from].size());
+        self.gpu.queue.submit([enc.finish()]);
+        d.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| format!("copy: {e}"))
+    }
+
+    /// Reads buffer `i` back into `out` (its length, or less).
+    pub fn read_into(&self, i: usize, out: &mut [f64]) -> Result<(), String> {
+        let d = &self.gpu.device;
+        let size = 8 * out.len() as u64;
+        let staging = d.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: size.max(8),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read") });
+        enc.copy_buffer_to_buffer(&self.buffers[i], 0, &staging, 0, size.max(8));
+        self.gpu.queue.submit([enc.finish()]);
+        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        d.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("read: {e}"))?;
+        let view = staging.slice(..).get_mapped_range().map_err(|e| format!("read: {e}"))?;
+        let data: &[f64] = bytemuck::cast_slice(&view);
+        out.copy_from_slice(&data[..out.len()]);
         Ok(())
     }
 }

@@ -7,23 +7,26 @@ use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{PointMass, Uniform};
+use tumble_geometry::noise::Fbm;
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
-use tumble_gpu::lander::{Fbm, Field, GpuLander, STATE_LEN, Spin, Surface, Terrain, rates};
+use tumble_gpu::lander::rates;
 use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
-use tumble_sim::lander::{LanderSystem, pack};
+use tumble_sim::lander::{LanderSystem, STATE_LEN, pack};
 
 mod common;
 use common::gpu;
 
-const CONTACT: [f64; 8] = [2e4, 40.0, 0.5, 0.6, 0.01, 1e-3, 1e-3, 1e-3];
-
 fn params() -> VertexContactParams {
-    let [stiffness, damping, mu, mu_static, rolling, v_star, w_star, stable_dt] = CONTACT;
-    VertexContactParams { stiffness, damping, mu, mu_static, rolling, v_star, w_star, stable_dt }
-}
-
-fn rows(m: &Mat3) -> [[f64; 3]; 3] {
-    std::array::from_fn(|r| std::array::from_fn(|c| m[(r, c)]))
+    VertexContactParams {
+        stiffness: 2e4,
+        damping: 40.0,
+        mu: 0.5,
+        mu_static: 0.6,
+        rolling: 0.01,
+        v_star: 1e-3,
+        w_star: 1e-3,
+        stable_dt: 1e-3,
+    }
 }
 
 /// A 2 kg box 0.3 × 0.2 × 0.1 m with its 8 corners as contact vertices.
@@ -98,19 +101,8 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         expansion_radius: 0.0,
         expansion: None,
     };
-    let model = GpuLander {
-        mass,
-        inertia: rows(&inertia),
-        inertia_inv: rows(&inv),
-        vertices: vertices.iter().map(|v| [v.x, v.y, v.z]).collect(),
-        contact: CONTACT,
-        spin: Spin::Uniform,
-        gravity: Field::Uniform([g.x, g.y, g.z]),
-        surface: Surface::Plane { point: [0.0; 3], normal: [normal.x, normal.y, normal.z] },
-        terrain: None,
-    };
     let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
-    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 500, "{touching} of 2000 states touch");
     // Same operations in the same order; drivers may fuse a multiply and an add (one rounding
@@ -127,22 +119,15 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     let grid = GridSdf::from_fn(Vec3::repeat(-5.6), h, [113; 3], |p| sphere.distance(p));
     let moments = [3.0, 4.0, 5.0];
     let mu = 0.05;
-    let values = grid.values.clone();
     let mut cpu = LanderSystem {
         surface: Arc::new(grid.clone()),
         gravity: Arc::new(PointMass { center: Vec3::zeros(), mu }),
         spin: TargetSpin::TorqueFree { moments },
         ..cpu
     };
-    let model = GpuLander {
-        spin: Spin::TorqueFree(moments),
-        gravity: Field::PointMass { center: [0.0; 3], mu },
-        surface: Surface::Grid { origin: [-5.6; 3], spacing: h, dims: [113; 3], values },
-        ..model
-    };
     let on_sphere = |d: Vec3| (d.normalize() * radius, d.normalize());
     let ys = states(&mut rng, 2000, &on_sphere, 1e-2);
-    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 500, "{touching} of 2000 states touch");
     assert!(worst < 1e-12, "grid: component {at} differs by {worst:e} of its range");
@@ -150,27 +135,19 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     // The same grid with fBm terrain: sandy and rocky ground (heights up to ~5 cm) and the
     // transition between them, where the region weight's gradient enters.
     let f = |seed, amplitude, frequency| Fbm { seed, octaves: 4, lacunarity: 2.0, gain: 0.5, amplitude, frequency };
-    let terrain = Terrain {
-        sandy: f(11, 0.01, 3.0),
-        rocky: f(12, 0.03, 8.0),
-        region: f(13, 1.0, 0.4),
-        threshold: 0.0,
-        width: 0.3,
-    };
     let mut cpu = LanderSystem {
         surface: Arc::new(tumble_geometry::sdf::Terrain {
             base: Box::new(grid),
-            sandy: terrain.sandy,
-            rocky: terrain.rocky,
-            region: terrain.region,
-            threshold: terrain.threshold,
-            width: terrain.width,
+            sandy: f(11, 0.01, 3.0),
+            rocky: f(12, 0.03, 8.0),
+            region: f(13, 1.0, 0.4),
+            threshold: 0.0,
+            width: 0.3,
         }),
         ..cpu
     };
-    let model = GpuLander { terrain: Some(terrain), ..model };
     let ys = states(&mut rng, 2000, &on_sphere, 1e-2);
-    let got = rates(&gpu, &model, &ys).expect("kernel runs");
+    let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 500, "{touching} of 2000 states touch");
     assert!(worst < 1e-12, "terrain: component {at} differs by {worst:e} of its range");

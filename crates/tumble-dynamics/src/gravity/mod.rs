@@ -8,8 +8,9 @@ mod polyhedron;
 pub use polyhedron::{FieldSample, G, Polyhedron, PolyhedronError, PolyhedronParts};
 use tumble_math::{Mat3, Vec3};
 
-/// A gravity field in the world frame W.
-pub trait Gravity: Send + Sync {
+/// A gravity field in the world frame W. `Any`, so that a backend can recognise the models it
+/// implements itself (the GPU path packs point masses, uniform fields and polyhedra).
+pub trait Gravity: std::any::Any + Send + Sync {
     /// Acceleration `a = −∇U` at `p_W` (m), m/s².
     fn acceleration(&self, p_W: &Vec3) -> Vec3;
     /// Potential energy per unit mass `U` at `p_W` (m), J/kg.

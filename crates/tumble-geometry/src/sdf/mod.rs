@@ -20,8 +20,9 @@ pub use terrain::Terrain;
 
 use tumble_math::Vec3;
 
-/// A signed distance field (m), negative inside.
-pub trait Sdf: Send + Sync {
+/// A signed distance field (m), negative inside. `Any`, so that a backend can recognise the
+/// fields it implements itself (the GPU path packs planes, grids and terrain).
+pub trait Sdf: std::any::Any + Send + Sync {
     /// Signed distance at `p` (m) and its gradient.
     fn eval(&self, p: &Vec3) -> (f64, Vec3);
     /// Signed distance at `p`, m.

@@ -161,6 +161,21 @@ impl LanderRun {
     }
 }
 
+/// The diagnosis of a run whose state stopped being finite at `t` (s) with step `dt` (s).
+pub fn not_finite(t: f64, dt: f64) -> String {
+    format!(
+        "the state stopped being finite at t = {t:.6} s: the time step {dt} s is likely too large for the contact stiffness"
+    )
+}
+
+/// The diagnosis of a run stopped at `t` (s) because its energy grew by `err` (J) beyond
+/// `tolerance` (J), with step `dt` (s).
+pub fn energy_grew(err: f64, tolerance: f64, t: f64, dt: f64) -> String {
+    format!(
+        "energy grew by {err:.3e} J (tolerance {tolerance:.3e} J) at t = {t:.6} s: the time step {dt} s is too large for the contact stiffness or the regularisation tolerances"
+    )
+}
+
 /// Runs from `y0` at t = 0.
 pub fn simulate(
     sys: &mut LanderSystem,
@@ -230,10 +245,7 @@ pub fn simulate(
         k += n;
         t = k as f64 * s.dt;
         if y.iter().any(|c| !c.is_finite()) {
-            run.outcome = LanderOutcome::Failed(format!(
-                "the state stopped being finite at t = {t:.6} s: the time step {} s is likely too large for the contact stiffness",
-                s.dt
-            ));
+            run.outcome = LanderOutcome::Failed(not_finite(t, s.dt));
             break;
         }
         // A rebuilt gravity expansion or surface model moves the potential and elastic energy by
@@ -286,10 +298,7 @@ pub fn simulate(
             progress(t);
         }
         if err > s.energy_tolerance {
-            run.outcome = LanderOutcome::Failed(format!(
-                "energy grew by {err:.3e} J (tolerance {:.3e} J) at t = {t:.6} s: the time step {} s is too large for the contact stiffness or the regularisation tolerances",
-                s.energy_tolerance, s.dt
-            ));
+            run.outcome = LanderOutcome::Failed(energy_grew(err, s.energy_tolerance, t, s.dt));
             break;
         }
         if let Some(d) = s.escape_distance

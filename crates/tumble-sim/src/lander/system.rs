@@ -23,6 +23,7 @@ pub const STATE_LEN: usize = 24;
 pub const WORK: usize = 20;
 
 /// The constant model of a lander run: spacecraft, target and contact.
+#[derive(Clone)]
 pub struct LanderSystem {
     /// Spacecraft mass, kg.
     pub mass: f64,
