@@ -66,7 +66,8 @@ enum Command {
   tumble mc scenarios/capture/asteroid_capture.toml --runs 200
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
-  tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs")]
+  tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs
+  tumble mc scenarios/lander/comet_drop.toml --runs 100000 --backend gpu")]
     Mc {
         /// Scenario file (TOML) with `[lander]`, `[target]` and `[dispersions]` tables.
         scenario: PathBuf,
@@ -85,9 +86,18 @@ enum Command {
         /// Continue the campaign already in the output folder.
         #[arg(long)]
         resume: bool,
-        /// Run only this run index, with the full outputs of `tumble run`, into OUT/run_I.
+        /// Run only this run index, with the full outputs of `tumble run` (on the CPU), into
+        /// OUT/run_I.
         #[arg(long, value_name = "I")]
         run: Option<u64>,
+        /// Engine: `cpu` (the threads of --threads) or `gpu` (lander campaigns on a Vulkan
+        /// device with 64-bit float shaders: an NVIDIA GPU, or Mesa's lavapipe on the CPU).
+        #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+        backend: String,
+        /// Runs per device batch with `--backend gpu` [default: 262144, or what the device's
+        /// buffers hold].
+        #[arg(long, value_name = "N")]
+        batch: Option<usize>,
         /// Override a scenario value before dispersions: KEY=VALUE. Repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -316,8 +326,9 @@ fn main() -> ExitCode {
             }
             Err(code) => code,
         },
-        Command::Mc { scenario, runs, seed, threads, out, resume, run, set, quiet } => {
-            mc(&scenario, runs, seed, threads, out, resume, run, &set, quiet)
+        Command::Mc { scenario, runs, seed, threads, out, resume, run, backend, batch, set, quiet } => {
+            let engine = if backend == "gpu" { Engine::Gpu { batch } } else { Engine::Cpu };
+            mc(&scenario, runs, seed, threads, out, resume, run, engine, &set, quiet)
         }
         Command::Bench { scale, csv } => bench(scale, csv.as_deref()),
         Command::View { dir, port } => exit(view::serve(&dir, port)),
@@ -389,6 +400,37 @@ fn overrides(set: &[String]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
+/// The engine of a campaign.
+enum Engine {
+    /// tumble-sim on the CPU threads.
+    Cpu,
+    /// tumble-gpu, `batch` runs at a time.
+    Gpu { batch: Option<usize> },
+}
+
+/// The device backend, when this build has it.
+#[cfg(feature = "gpu")]
+fn gpu_campaign(
+    c: &mut tumble_sim::campaign::Campaign,
+    batch: Option<usize>,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(Vec<tumble_sim::campaign::RunRow>, u64), String> {
+    use tumble_gpu::campaign::{DEFAULT_BATCH, check, execute};
+    check(c)?;
+    let gpu = tumble_gpu::Gpu::new()?;
+    execute(c, &gpu, batch.unwrap_or(DEFAULT_BATCH), progress)
+}
+
+#[cfg(not(feature = "gpu"))]
+fn gpu_campaign(
+    _: &mut tumble_sim::campaign::Campaign,
+    _: Option<usize>,
+    _: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(Vec<tumble_sim::campaign::RunRow>, u64), String> {
+    Err("this tumble was built without the `gpu` feature: rebuild it with `--features gpu`, or use `--backend cpu`"
+        .into())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn mc(
     path: &Path,
@@ -398,6 +440,7 @@ fn mc(
     out: Option<PathBuf>,
     resume: bool,
     only: Option<u64>,
+    engine: Engine,
     set: &[String],
     quiet: bool,
 ) -> ExitCode {
@@ -417,7 +460,7 @@ fn mc(
         out: out.unwrap_or_else(|| Path::new("out").join(format!("{}_mc", sc.file.name))),
         resume,
     };
-    let campaign = match Campaign::new(sc, options) {
+    let mut campaign = match Campaign::new(sc, options) {
         Ok(c) => c,
         Err(e) => return invalid(e),
     };
@@ -447,7 +490,12 @@ fn mc(
         b
     };
     let started = Instant::now();
-    let (rows, ran) = match campaign.execute(&|done, _| bar.set_position(done)) {
+    let progress = |done, _| bar.set_position(done);
+    let executed = match engine {
+        Engine::Cpu => campaign.execute(&progress),
+        Engine::Gpu { batch } => gpu_campaign(&mut campaign, batch, &progress),
+    };
+    let (rows, ran) = match executed {
         Ok(r) => r,
         Err(e) => {
             bar.abandon();

@@ -27,7 +27,7 @@ pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
 const MODEL_LEN: usize = 81;
 /// Length of a run's record (`REC_LEN` of lander.wgsl) and the fields the host reads.
-const REC_LEN: usize = 29;
+const REC_LEN: usize = 30;
 const R_K: usize = 0;
 const R_OUTCOME: usize = 2;
 const R_WHEN: usize = 3;
@@ -46,6 +46,8 @@ const RECORD_SAVED: usize = 10;
 /// Loop iterations a lavapipe invocation group may run in all (LP_MAX_TGSI_LOOP_ITERATIONS),
 /// less a margin for the loops outside the step loop.
 const LOOP_LIMIT: usize = 65_535 - 5_000;
+/// Most steps of a run per dispatch.
+const MAX_STEPS: usize = 4096;
 
 fn source() -> String {
     format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}")
@@ -190,12 +192,12 @@ fn step_loops(sys: &LanderSystem) -> usize {
         Ok(SurfaceParts { terrain: Some(t), .. }) => 6 + octaves(&t.sandy) + octaves(&t.rocky) + octaves(&t.region),
         _ => 6,
     };
-    let poly = (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>().map_or(0, |p| {
-        let t = p.parts();
-        t.faces.len() + t.edges.len()
-    });
     // Without an expansion every evaluation sweeps the polyhedron.
-    let per_eval = (sys.vertices.len() + 1) * (field + 1) + if sys.expansion_radius > 0.0 { 0 } else { poly };
+    let sweep = match (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>() {
+        Some(p) if sys.expansion_radius == 0.0 => p.parts().faces.len() + p.parts().edges.len(),
+        _ => 0,
+    };
+    let per_eval = (sys.vertices.len() + 1) * (field + 1) + sweep;
     5 * per_eval + 6 * STATE_LEN + 10
 }
 
@@ -336,12 +338,18 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     k.dispatch("lander_init", n as u32)?;
     k.read_into(CHECK, &mut check)?;
     if check.contains(&-1.0) {
-        return Err(LOOP_CUT.into());
+        return Err(format!(
+            "one sweep of the gravity polyhedron ({} faces, {} edges) needs more loop iterations than the Vulkan driver runs in an invocation group (Mesa's lavapipe stops at 65,535): use a coarser gravity mesh (`gravity.cells`), a GPU driver, or the CPU backend (`--backend cpu`)",
+            poly[1], poly[2]
+        ));
     }
-    // Steps per dispatch: what lavapipe's loop limit allows (another driver has none; the
-    // bound also keeps a dispatch short), halved whenever the check says a loop was cut.
-    let poly_sweep = poly.first().map_or(0, |_| (poly[1] + poly[2]) as usize);
-    let mut budget = (LOOP_LIMIT.saturating_sub(poly_sweep) / loops.max(1)).clamp(1, 1000);
+    // Steps per dispatch: first what lavapipe's loop limit allows by a count of every loop
+    // (an upper bound: compilers unroll the short ones), then adapted: doubled after a
+    // dispatch that ran every loop to its end, halved (and the dispatch repeated) after one
+    // that did not, never above a budget that was cut. A driver without the limit ends at
+    // MAX_STEPS, which keeps a dispatch short.
+    let mut budget = (LOOP_LIMIT / loops.max(1)).clamp(1, MAX_STEPS);
+    let mut ceiling = MAX_STEPS + 1;
     loop {
         save(&k)?;
         k.write(SETTINGS, &[budget as f64, 2.0, 1.0]);
@@ -351,10 +359,14 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             if budget == 1 {
                 return Err(LOOP_CUT.into());
             }
+            ceiling = budget;
             budget /= 2;
             k.copy(Y_SAVED, Y)?;
             k.copy(RECORD_SAVED, RECORD)?;
             continue;
+        }
+        if 2 * budget < ceiling {
+            budget = (2 * budget).min(MAX_STEPS);
         }
         let finished = check.iter().filter(|&&c| c != 0.0).count();
         progress(finished);

@@ -521,7 +521,8 @@ const TOUCHDOWN_SUBSTEPS: f64 = 16.0lf;
 // (0: none under way), outcome, its time (s), calm since (s; < 0: not calm), touchdowns, in
 // contact (0/1), deepest penetration (m), largest |balance error| (J), initial energy (J),
 // expansion remainders (J), the energy growth that stopped a run (J), the expansion (centre 3,
-// potential, acceleration 3, gradient 9 row-major; `R_EX_ON` 1 when set).
+// potential, acceleration 3, gradient 9 row-major; `R_EX_ON` 1 when set), a step's events
+// waiting for the expansion's refresh (0/1).
 const R_K: u32 = 0u;
 const R_SUB: u32 = 1u;
 const R_OUTCOME: u32 = 2u;
@@ -536,7 +537,8 @@ const R_REMAINDER: u32 = 10u;
 const R_GROWTH: u32 = 11u;
 const R_EX: u32 = 12u;
 const R_EX_ON: u32 = 28u;
-const REC_LEN: u32 = 29u;
+const R_PENDING: u32 = 29u;
+const REC_LEN: u32 = 30u;
 // Outcomes: running, settled, escaped, completed, failed (state not finite), failed (energy grew).
 const RUNNING: f64 = 0.0lf;
 const SETTLED: f64 = 1.0lf;
@@ -618,7 +620,9 @@ fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     check[i] = checked(RUNNING);
 }
 
-// Up to settings[0] steps of every run still running.
+// Up to settings[0] steps of every run still running. A refresh of the gravity expansion (a
+// sweep over the polyhedron) ends the dispatch, and one due after a dispatch's first step waits
+// for the next (`R_PENDING`): a dispatch holds at most one sweep.
 @compute @workgroup_size(64)
 fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = arrayLength(&y) / STATE;
@@ -635,43 +639,49 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     var bounces = rec(i, n, R_BOUNCES); var in_contact = rec(i, n, R_CONTACT) == 1.0lf;
     var max_pen = rec(i, n, R_PEN); var max_err = rec(i, n, R_ERR);
     let e0 = rec(i, n, R_E0); var remainder = rec(i, n, R_REMAINDER); var growth = rec(i, n, R_GROWTH);
+    var pending = rec(i, n, R_PENDING) == 1.0lf;
     var s = load_state(i, n);
     var e: Eval;
-    if (outcome == RUNNING) { e = evaluate(s); }
+    if (outcome == RUNNING && !pending) { e = evaluate(s); }
     let budget = u32(settings[0]);
     for (var it = 0u; it < budget; it++) {
         if (outcome != RUNNING) { break; }
-        if (k >= steps) { outcome = COMPLETED; when = k * dt; break; }
-        var m = 1.0lf;
-        if (sub == 0.0lf) {
-            if (flight_steps > 1.0lf && e.touching == 0u) {
-                let to_sample = output_every - (k - floor(k / output_every) * output_every);
-                let n_max = min(min(flight_steps, to_sample), steps - k);
-                let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
-                if (e.min_distance > travel) { m = n_max; }
+        if (!pending) {
+            if (k >= steps) { outcome = COMPLETED; when = k * dt; break; }
+            var m = 1.0lf;
+            if (sub == 0.0lf) {
+                if (flight_steps > 1.0lf && e.touching == 0u) {
+                    let to_sample = output_every - (k - floor(k / output_every) * output_every);
+                    let n_max = min(min(flight_steps, to_sample), steps - k);
+                    let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
+                    if (e.min_distance > travel) { m = n_max; }
+                }
+                if (m == 1.0lf && e.time_to_contact < dt) { sub = 1.0lf; }
             }
-            if (m == 1.0lf && e.time_to_contact < dt) { sub = 1.0lf; }
-        }
-        if (sub > 0.0lf) {
-            // A vertex touches down within this step: 16 sub-steps (tumble-sim's reason: the
-            // damper switching on inside the step costs RK4 its order).
-            s = rk4(s, e.rates, dt / TOUCHDOWN_SUBSTEPS);
-            sub += 1.0lf;
-            if (sub <= TOUCHDOWN_SUBSTEPS) {
-                e = evaluate(s);
-                continue;
+            if (sub > 0.0lf) {
+                // A vertex touches down within this step: 16 sub-steps (tumble-sim's reason:
+                // the damper switching on inside the step costs RK4 its order).
+                s = rk4(s, e.rates, dt / TOUCHDOWN_SUBSTEPS);
+                sub += 1.0lf;
+                if (sub <= TOUCHDOWN_SUBSTEPS) {
+                    e = evaluate(s);
+                    continue;
+                }
+                sub = 0.0lf;
+            } else {
+                s = rk4(s, e.rates, m * dt);
             }
-            sub = 0.0lf;
-        } else {
-            s = rk4(s, e.rates, m * dt);
+            k += m;
+            var finite = true;
+            for (var c = 0u; c < STATE; c++) { if (!(abs(s[c]) <= 1.7976931348623157e308lf)) { finite = false; } }
+            if (!finite) { outcome = NOT_FINITE; when = k * dt; break; }
+            if (it > 0u && expansion_stale(l3(s, 0u))) { pending = true; break; }
         }
-        k += m;
+        // After the step: the expansion, the budget, events.
         let t = k * dt;
-        var finite = true;
-        for (var c = 0u; c < STATE; c++) { if (!(abs(s[c]) <= 1.7976931348623157e308lf)) { finite = false; } }
-        if (!finite) { outcome = NOT_FINITE; when = t; break; }
         let x = l3(s, 0u);
-        if (expansion_stale(x)) {
+        let refresh = expansion_stale(x);
+        if (refresh) {
             let before = evaluate(s).energy;
             expand(i, n, x);
             e = evaluate(s);
@@ -679,6 +689,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
         } else {
             e = evaluate(s);
         }
+        pending = false;
         let err = e.energy - e0 - (0.0lf + s[20] + s[21] + s[22] + s[23] + remainder);
         max_err = max(max_err, abs(err));
         max_pen = max(max_pen, e.max_pen);
@@ -697,11 +708,13 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
                 calm = -1.0lf;
             }
         }
+        if (refresh) { break; }
     }
     for (var c = 0u; c < STATE; c++) { y[c * n + i] = s[c]; }
     set_rec(i, n, R_K, k); set_rec(i, n, R_SUB, sub); set_rec(i, n, R_OUTCOME, outcome);
     set_rec(i, n, R_WHEN, when); set_rec(i, n, R_CALM, calm); set_rec(i, n, R_BOUNCES, bounces);
     set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, in_contact)); set_rec(i, n, R_PEN, max_pen);
     set_rec(i, n, R_ERR, max_err); set_rec(i, n, R_REMAINDER, remainder); set_rec(i, n, R_GROWTH, growth);
+    set_rec(i, n, R_PENDING, select(0.0lf, 1.0lf, pending));
     check[i] = checked(outcome);
 }

@@ -12,6 +12,7 @@
 
 use wgpu::util::DeviceExt;
 
+pub mod campaign;
 pub mod gravity;
 pub mod lander;
 

@@ -12,18 +12,53 @@ const SQRT3_64: f64 = 1.7320508075688772lf;
 const TAN_PI_12_64: f64 = 0.2679491924311227lf;
 const SQRT2_64: f64 = 1.4142135623730951lf;
 
-// ln x for finite x > 0 (other x: unspecified). x = m 2^e with m in [1/√2, √2) by exact
-// scalings; ln m = 2 atanh s, s = (m − 1)/(m + 1), |s| ≤ 0.1716: 13 terms of
-// 2 Σ s^(2k+1)/(2k+1) leave s² ¹³/27 < 1e-21.
+// x = m 2^e during the reduction of ln64.
+struct Scaled { m: f64, e: f64 }
+
+// m ≥ 2^b: m 2^-b, e + b (exact).
+fn halve(v: Scaled, p: f64, q: f64, b: f64) -> Scaled {
+    if (v.m >= p) { return Scaled(v.m * q, v.e + b); }
+    return v;
+}
+
+// m < 2^(1−b): m 2^b, e − b (exact).
+fn double(v: Scaled, below: f64, p: f64, b: f64) -> Scaled {
+    if (v.m < below) { return Scaled(v.m * p, v.e - b); }
+    return v;
+}
+
+// ln x for finite x > 0 (other x: unspecified). x = m 2^e with m in [1, 2) by exact scalings
+// by 2^±512, 2^±256, …, 2^±1 (a binary search of the exponent: no loop, and no frexp, which
+// crashes lavapipe's compiler on f64), then m in [1/√2, √2) by at most one halving;
+// ln m = 2 atanh s, s = (m − 1)/(m + 1), |s| ≤ 0.1716: 13 terms of 2 Σ s^(2k+1)/(2k+1) leave
+// s² ¹³/27 < 1e-21. No loop depends on x: a driver that counts loop iterations (see
+// lander.wgsl's `checked`) sees the series only, which compilers unroll.
 fn ln64(x: f64) -> f64 {
-    var m = x;
-    var e = 0.0lf;
-    let big = 18446744073709551616.0lf; // 2^64
-    let small = 5.421010862427522e-20lf; // 2^-64
-    for (var i = 0; i < 17 && m >= big; i++) { m = m * small; e = e + 64.0lf; }
-    for (var i = 0; i < 17 && m < small; i++) { m = m * big; e = e - 64.0lf; }
-    for (var i = 0; i < 65 && m >= 2.0lf; i++) { m = m * 0.5lf; e = e + 1.0lf; }
-    for (var i = 0; i < 65 && m < 1.0lf; i++) { m = m * 2.0lf; e = e - 1.0lf; }
+    var v = Scaled(x, 0.0lf);
+    // Subnormals first made normal (then at most 1022 doublings remain).
+    if (v.m < 2.2250738585072014e-308lf) { v = Scaled(v.m * 18446744073709551616.0lf, -64.0lf); }
+    v = halve(v, 1.3407807929942597e+154lf, 7.458340731200207e-155lf, 512.0lf);
+    v = halve(v, 1.157920892373162e+77lf, 8.636168555094445e-78lf, 256.0lf);
+    v = halve(v, 3.402823669209385e+38lf, 2.938735877055719e-39lf, 128.0lf);
+    v = halve(v, 1.8446744073709552e+19lf, 5.421010862427522e-20lf, 64.0lf);
+    v = halve(v, 4294967296.0lf, 2.3283064365386963e-10lf, 32.0lf);
+    v = halve(v, 65536.0lf, 1.52587890625e-05lf, 16.0lf);
+    v = halve(v, 256.0lf, 0.00390625lf, 8.0lf);
+    v = halve(v, 16.0lf, 0.0625lf, 4.0lf);
+    v = halve(v, 4.0lf, 0.25lf, 2.0lf);
+    v = halve(v, 2.0lf, 0.5lf, 1.0lf);
+    v = double(v, 1.4916681462400413e-154lf, 1.3407807929942597e+154lf, 512.0lf);
+    v = double(v, 1.727233711018889e-77lf, 1.157920892373162e+77lf, 256.0lf);
+    v = double(v, 5.877471754111438e-39lf, 3.402823669209385e+38lf, 128.0lf);
+    v = double(v, 1.0842021724855044e-19lf, 1.8446744073709552e+19lf, 64.0lf);
+    v = double(v, 4.656612873077393e-10lf, 4294967296.0lf, 32.0lf);
+    v = double(v, 3.0517578125e-05lf, 65536.0lf, 16.0lf);
+    v = double(v, 0.0078125lf, 256.0lf, 8.0lf);
+    v = double(v, 0.125lf, 16.0lf, 4.0lf);
+    v = double(v, 0.5lf, 4.0lf, 2.0lf);
+    v = double(v, 1.0lf, 2.0lf, 1.0lf);
+    var m = v.m;
+    var e = v.e;
     if (m > SQRT2_64) { m = m * 0.5lf; e = e + 1.0lf; }
     let s = (m - 1.0lf) / (m + 1.0lf);
     let z = s * s;

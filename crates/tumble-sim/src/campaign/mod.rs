@@ -85,7 +85,8 @@ pub enum Kind {
     Capture,
 }
 
-const LANDER_COLUMNS: [&str; 10] = [
+/// Result columns of a lander campaign.
+pub const LANDER_COLUMNS: [&str; 10] = [
     "settle_time [s]",
     "final_time [s]",
     "x [m]",
@@ -112,7 +113,60 @@ const CAPTURE_COLUMNS: [&str; 10] = [
 ];
 
 /// A finished run: status, results (in column order), note.
-type Outcome = (String, Vec<f64>, String);
+pub type Outcome = (String, Vec<f64>, String);
+
+/// What a lander campaign records of a run's end (from either backend).
+pub struct LanderEnd<'a> {
+    /// Whether the target is a body (sites get a latitude and longitude).
+    pub body_target: bool,
+    /// How it ended.
+    pub outcome: &'a LanderOutcome,
+    /// Final time, s.
+    pub final_time: f64,
+    /// Final state.
+    pub final_state: &'a [f64; crate::lander::STATE_LEN],
+    /// Touchdowns.
+    pub bounces: usize,
+    /// Deepest penetration, m.
+    pub max_penetration: f64,
+    /// Largest |energy balance error|, J.
+    pub max_balance_error: f64,
+}
+
+/// A lander run's status, results in [`LANDER_COLUMNS`] order, and note.
+pub fn lander_results(end: &LanderEnd) -> Outcome {
+    let y = end.final_state;
+    let x = Vec3::new(y[0], y[1], y[2]);
+    let (status, settle, note) = match end.outcome {
+        LanderOutcome::Settled(t) => ("settled", *t, String::new()),
+        LanderOutcome::Escaped(_) => ("escaped", f64::NAN, String::new()),
+        LanderOutcome::Completed => ("completed", f64::NAN, String::new()),
+        LanderOutcome::Failed(d) => ("failed", f64::NAN, d.clone()),
+    };
+    let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
+    let results = vec![
+        settle,
+        end.final_time,
+        x.x,
+        x.y,
+        x.z,
+        lat,
+        lon,
+        end.bounces as f64,
+        end.max_penetration,
+        end.max_balance_error,
+    ];
+    (status.into(), results, note)
+}
+
+/// Builds a lander run of `sc` on the campaign's shared target, if it has one.
+pub fn lander_model(shared: Option<&Target>, sc: &Scenario) -> Result<LanderModel, String> {
+    match shared {
+        Some(t) => LanderModel::build_with(sc, t),
+        None => LanderModel::build(sc),
+    }
+    .map_err(|e| e.to_string())
+}
 
 impl Kind {
     /// Result columns of `runs.csv`, after the run index, seed and dispersed values.
@@ -127,37 +181,20 @@ impl Kind {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Outcome, String> {
         match self {
             Kind::Lander(shared) => {
-                let mut model = match shared {
-                    Some(t) => LanderModel::build_with(sc, t),
-                    None => LanderModel::build(sc),
-                }
-                .map_err(|e| e.to_string())?;
+                let mut model = lander_model(shared.as_ref(), sc)?;
                 let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
                 if let Some(dir) = dir {
                     write_lander_run(dir, &model, &run)?;
                 }
-                let y = run.final_state;
-                let x = Vec3::new(y[0], y[1], y[2]);
-                let (status, settle, note) = match &run.outcome {
-                    LanderOutcome::Settled(t) => ("settled", *t, String::new()),
-                    LanderOutcome::Escaped(_) => ("escaped", f64::NAN, String::new()),
-                    LanderOutcome::Completed => ("completed", f64::NAN, String::new()),
-                    LanderOutcome::Failed(d) => ("failed", f64::NAN, d.clone()),
-                };
-                let (lat, lon) = if model.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
-                let results = vec![
-                    settle,
-                    run.final_time,
-                    x.x,
-                    x.y,
-                    x.z,
-                    lat,
-                    lon,
-                    run.bounces() as f64,
-                    run.max_penetration,
-                    run.max_balance_error,
-                ];
-                Ok((status.into(), results, note))
+                Ok(lander_results(&LanderEnd {
+                    body_target: model.body_target,
+                    outcome: &run.outcome,
+                    final_time: run.final_time,
+                    final_state: &run.final_state,
+                    bounces: run.bounces(),
+                    max_penetration: run.max_penetration,
+                    max_balance_error: run.max_balance_error,
+                }))
             }
             Kind::Capture => {
                 let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
@@ -195,6 +232,9 @@ impl Kind {
     }
 }
 
+/// Executes a campaign's runs (see [`Campaign::execute_with`]).
+pub type Runner<'r> = dyn Fn(&[u64], &(dyn Fn(RunRow) + Sync), &(dyn Fn(u64) + Sync)) -> Result<(), String> + Sync + 'r;
+
 /// A campaign set up and ready to run.
 pub struct Campaign {
     /// The scenario with the command line's overrides.
@@ -205,6 +245,9 @@ pub struct Campaign {
     pub options: CampaignOptions,
     /// What the runs are.
     pub kind: Kind,
+    /// The engine that is not the CPU one, when another runs the campaign (`"gpu"`): recorded in
+    /// `campaign.json`, so that a resume cannot mix the rows of two engines.
+    pub backend: Option<String>,
 }
 
 fn csv_header(d: &[Dispersion], kind: &Kind) -> String {
@@ -293,7 +336,7 @@ impl Campaign {
             let touches = dispersions.iter().any(|d| d.key.starts_with("target.") || d.key.starts_with("gravity."));
             Kind::Lander(if touches { None } else { Some(build_target(&scenario).map_err(|e| e.to_string())?) })
         };
-        let c = Self { scenario, dispersions, options, kind };
+        let c = Self { scenario, dispersions, options, kind, backend: None };
         // Run 0 must build: a dispersion that breaks every run is reported before any work.
         let (sc, _) = c.scenario_of(0).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
         let built = match &c.kind {
@@ -327,7 +370,8 @@ impl Campaign {
         }
     }
 
-    fn invalid(&self, index: u64, values: Vec<String>, note: String) -> RunRow {
+    /// The row of a run that could not be built: status `invalid`, no results, `note` says why.
+    pub fn invalid(&self, index: u64, values: Vec<String>, note: String) -> RunRow {
         let results = vec![f64::NAN; self.kind.columns().len()];
         RunRow { index, values, status: "invalid".into(), results, note }
     }
@@ -343,17 +387,41 @@ impl Campaign {
     }
 
     fn identity(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut id = serde_json::json!({
             "scenario": self.scenario.path.display().to_string(),
             "scenario_hash": format!("{:016x}", fnv(&self.scenario.text)),
             "seed": self.options.seed,
             "dispersions": self.dispersions.iter().map(|d| d.key.clone()).collect::<Vec<_>>(),
+        });
+        if let (Some(b), Some(m)) = (&self.backend, id.as_object_mut()) {
+            m.insert("backend".into(), b.clone().into());
+        }
+        id
+    }
+
+    /// Runs every run not yet in `runs.csv` on the CPU, in parallel; `progress(done, total)`
+    /// after each. Returns the rows in run order and how many runs this call executed.
+    pub fn execute(&self, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<RunRow>, u64), String> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.options.threads.max(1))
+            .build()
+            .map_err(|e| format!("cannot start {} threads: {e}", self.options.threads))?;
+        self.execute_with(progress, &|todo, done, _| {
+            pool.install(|| todo.par_iter().for_each(|&i| done(self.run_one(i))));
+            Ok(())
         })
     }
 
-    /// Runs every run not yet in `runs.csv`; `progress(done, total)` after each. Returns the
-    /// rows in run order and how many runs this call executed.
-    pub fn execute(&self, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<RunRow>, u64), String> {
+    /// [`Campaign::execute`] with the runs executed by `runner(todo, done, in_flight)`: it runs
+    /// the indices `todo` in any order, on any threads, and hands each finished row to `done`
+    /// at once (which appends it to `runs.csv`); `in_flight(n)` reports `n` runs finished but
+    /// not yet handed over, for progress. A runner's error stops the campaign; the rows handed
+    /// over stay in `runs.csv` for `--resume`.
+    pub fn execute_with(
+        &self,
+        progress: &(dyn Fn(u64, u64) + Sync),
+        runner: &Runner,
+    ) -> Result<(Vec<RunRow>, u64), String> {
         let out = &self.options.out;
         let csv = out.join("runs.csv");
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
@@ -374,7 +442,7 @@ impl Campaign {
                 })?;
             if before != self.identity() {
                 return Err(format!(
-                    "{} was started from another scenario, seed or set of dispersions ({}); use another --out",
+                    "{} was started from another scenario, seed, set of dispersions or backend ({}); use another --out",
                     out.display(),
                     before
                 ));
@@ -407,29 +475,29 @@ impl Campaign {
         let file = Mutex::new(fs::OpenOptions::new().append(true).open(&csv).map_err(|e| io(&csv, e))?);
         let finished = Mutex::new((done.len() as u64, done));
         let failure: Mutex<Option<String>> = Mutex::new(None);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.options.threads.max(1))
-            .build()
-            .map_err(|e| format!("cannot start {} threads: {e}", self.options.threads))?;
-        pool.install(|| {
-            todo.par_iter().for_each(|&i| {
-                let line = self.run_one(i).to_csv(self.options.seed);
-                let written = {
-                    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-                    f.write_all(format!("{line}\n").as_bytes()).and_then(|_| f.flush())
-                };
-                if let Err(e) = written {
-                    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(io(&csv, e));
-                }
-                let mut g = finished.lock().unwrap_or_else(|p| p.into_inner());
-                g.0 += 1;
-                g.1.insert(i, line);
-                progress(g.0, self.options.runs);
-            })
-        });
+        let done = |row: RunRow| {
+            let line = row.to_csv(self.options.seed);
+            let written = {
+                let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+                f.write_all(format!("{line}\n").as_bytes()).and_then(|_| f.flush())
+            };
+            if let Err(e) = written {
+                *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(io(&csv, e));
+            }
+            let mut g = finished.lock().unwrap_or_else(|p| p.into_inner());
+            g.0 += 1;
+            g.1.insert(row.index, line);
+            progress(g.0, self.options.runs);
+        };
+        let in_flight = |n: u64| {
+            let g = finished.lock().unwrap_or_else(|p| p.into_inner());
+            progress(g.0 + n, self.options.runs);
+        };
+        let ran = runner(&todo, &done, &in_flight);
         if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
+        ran?;
         // Every run is in: rewrite in run order (via a temporary file, so a crash here leaves
         // the unsorted file intact).
         let (_, rows) = finished.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -42,6 +42,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         "failed": rows.iter().filter(|r| r.status == "failed").count(),
         "invalid": rows.iter().filter(|r| r.status == "invalid").count(),
         "threads": c.options.threads,
+        "backend": c.backend.as_deref().unwrap_or("cpu"),
         "wall_time_s": wall,
         "runs_executed": ran,
         "runs_per_second": if wall > 0.0 { ran as f64 / wall } else { 0.0 },
