@@ -51,7 +51,7 @@ pub fn execute(
     c.execute_with(progress, &|todo, done, in_flight| {
         for chunk in todo.chunks(batch) {
             // Build the runs on the CPU threads; a run that cannot be built is a row at once.
-            let built: Vec<(u64, Result<(LanderModel, Vec<String>), RunRow>)> =
+            let built: Vec<(u64, Built)> =
                 pool.install(|| chunk.par_iter().map(|&i| (i, build(c, shared.as_ref(), i))).collect());
             let mut models = Vec::with_capacity(built.len());
             for (i, b) in built {
@@ -90,12 +90,11 @@ pub fn execute(
     })
 }
 
+/// A run's model and dispersed values, or its `invalid` row.
+type Built = Result<(LanderModel, Vec<String>), RunRow>;
+
 /// Run `index`'s model and dispersed values, or its `invalid` row.
-fn build(
-    c: &Campaign,
-    shared: Option<&tumble_sim::lander::Target>,
-    index: u64,
-) -> Result<(LanderModel, Vec<String>), RunRow> {
+fn build(c: &Campaign, shared: Option<&tumble_sim::lander::Target>, index: u64) -> Built {
     let (sc, values) = c.scenario_of(index).map_err(|e| c.invalid(index, vec![], e))?;
     match lander_model(shared, &sc) {
         Ok(m) => Ok((m, values)),
