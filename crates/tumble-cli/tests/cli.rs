@@ -600,3 +600,44 @@ fn the_floating_target_hits_the_wire_and_bad_snare_keys_are_refused() {
         assert!(err.contains(key), "{set}: {err}");
     }
 }
+
+#[test]
+fn mc_on_the_gpu_writes_the_campaign_outputs_and_refuses_clearly() {
+    let d = tmp("mc_gpu_cli");
+    let out_dir = d.join("gpu").display().to_string();
+    let cube = scenario("lander/cube_phobos.toml");
+    let args =
+        ["mc", &cube, "--runs", "4", "--out", &out_dir, "--backend", "gpu", "--set", "lander.settle.speed=1e-3", "-q"];
+    // Without a Vulkan driver: one line that names the CPU backend, exit 2, nothing written.
+    let none = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(args)
+        .env("VK_ICD_FILENAMES", d.join("none.json"))
+        .env("VK_DRIVER_FILES", d.join("none.json"))
+        .output()
+        .expect("tumble runs");
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(2), "{err}");
+    let line = err.lines().find(|l| l.starts_with("error:")).expect("an error line");
+    assert!(line.contains("--backend cpu"), "{err}");
+    assert!(!d.join("gpu/runs.csv").exists());
+
+    // A scenario with what the device lacks (hops): refused, whatever the driver.
+    let hopper = scenario("lander/hopper_comet.toml");
+    let out = tumble(&["mc", &hopper, "--runs", "2", "--out", &out_dir, "--backend", "gpu"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("lander.hops") && err.contains("--backend cpu") && err.lines().count() == 1, "{err}");
+
+    let out = tumble(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(2) && err.contains("Vulkan") && std::env::var_os("CI").is_none() {
+        eprintln!("skipped the device run: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for f in ["runs.csv", "summary.json", "campaign.json", "plots/landing_sites.png", "plots/settle_time_cdf.png"] {
+        assert!(d.join("gpu").join(f).exists(), "{f}");
+    }
+    let summary = std::fs::read_to_string(d.join("gpu/summary.json")).expect("summary");
+    assert!(summary.contains("\"backend\": \"gpu\""), "{summary}");
+}

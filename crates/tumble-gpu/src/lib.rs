@@ -28,6 +28,16 @@ pub struct Gpu {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
+    /// Compiled kernels by source, entry points and buffer count (compiling takes seconds on
+    /// some drivers; a campaign's batches reuse them).
+    compiled: std::sync::Mutex<Vec<(String, Compiled)>>,
+}
+
+/// A compiled program: its bind group layout and a pipeline per entry point.
+#[derive(Clone)]
+struct Compiled {
+    layout: wgpu::BindGroupLayout,
+    pipelines: Vec<(String, wgpu::ComputePipeline)>,
 }
 
 impl Gpu {
@@ -68,7 +78,7 @@ impl Gpu {
                 adapter.get_info().name
             )
         })?;
-        Ok(Self { device, queue, info: adapter.get_info(), limits })
+        Ok(Self { device, queue, info: adapter.get_info(), limits, compiled: Default::default() })
     }
 
     /// The adapter's name and driver, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), Mesa 22.3.6".
@@ -95,45 +105,9 @@ impl Gpu {
                 limit >> 20
             ));
         }
+        let compiled = self.compile(source, entries, buffers.len())?;
         let memory = d.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = d.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(entries.first().copied().unwrap_or("kernels")),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-        let layout_entries: Vec<wgpu::BindGroupLayoutEntry> = (0..buffers.len() as u32)
-            .map(|binding| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            })
-            .collect();
-        let group_layout =
-            d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &layout_entries });
-        let layout = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&group_layout)],
-            immediate_size: 0,
-        });
-        let pipelines: Vec<(String, wgpu::ComputePipeline)> = entries
-            .iter()
-            .map(|entry| {
-                let p = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                (entry.to_string(), p)
-            })
-            .collect();
         let storage: Vec<wgpu::Buffer> = buffers
             .iter()
             .map(|b| {
@@ -152,15 +126,73 @@ impl Gpu {
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
             .collect();
-        let group =
-            d.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &group_layout, entries: &entries });
+        let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &compiled.layout,
+            entries: &entries,
+        });
         if let Some(e) = pollster::block_on(validation.pop()) {
-            return Err(format!("kernel `{}`: {e}", entries_name(&pipelines)));
+            return Err(format!("kernel `{}`: {e}", entries_name(&compiled.pipelines)));
         }
         if let Some(e) = pollster::block_on(memory.pop()) {
             return Err(format!("the device is out of memory for this batch ({e}): split it"));
         }
-        Ok(Kernels { gpu: self, pipelines, buffers: storage, group })
+        Ok(Kernels { gpu: self, pipelines: compiled.pipelines, buffers: storage, group })
+    }
+
+    /// The program of `source` with `entries` over `bindings` read-write storage buffers,
+    /// compiled once per device.
+    fn compile(&self, source: &str, entries: &[&str], bindings: usize) -> Result<Compiled, String> {
+        let key = format!("{bindings} {}\n{source}", entries.join(" "));
+        let mut cache = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, c)) = cache.iter().find(|(k, _)| *k == key) {
+            return Ok(c.clone());
+        }
+        let d = &self.device;
+        let validation = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = d.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(entries.first().copied().unwrap_or("kernels")),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let layout_entries: Vec<wgpu::BindGroupLayoutEntry> = (0..bindings as u32)
+            .map(|binding| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout =
+            d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &layout_entries });
+        let pipeline_layout = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines: Vec<(String, wgpu::ComputePipeline)> = entries
+            .iter()
+            .map(|entry| {
+                let p = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (entry.to_string(), p)
+            })
+            .collect();
+        if let Some(e) = pollster::block_on(validation.pop()) {
+            return Err(format!("kernel `{}`: {e}", entries.join("`, `")));
+        }
+        let c = Compiled { layout, pipelines };
+        cache.push((key, c.clone()));
+        Ok(c)
     }
 
     /// Runs `entry` of the WGSL `source` over `count` invocations (workgroups of [`WORKGROUP`])
