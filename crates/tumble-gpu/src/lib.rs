@@ -10,8 +10,6 @@
 //! some drivers return garbage without an error), so kernels take theirs from [`MATH_WGSL`]:
 //! `ln64`, `atan64`, `atan2_64`, built from exact reductions and series.
 
-use wgpu::util::DeviceExt;
-
 pub mod campaign;
 pub mod gravity;
 pub mod lander;
@@ -114,11 +112,16 @@ impl Gpu {
                 // A binding needs at least one element.
                 let one = [0.0];
                 let contents: &[f64] = if b.is_empty() { &one } else { b };
-                d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                // Created unmapped and filled through the queue: a buffer the device cannot
+                // allocate is then an error in the scope, not a panic on mapping it.
+                let buffer = d.create_buffer(&wgpu::BufferDescriptor {
                     label: None,
-                    contents: bytemuck::cast_slice(contents),
+                    size: 8 * contents.len() as u64,
                     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                })
+                    mapped_at_creation: false,
+                });
+                self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(contents));
+                buffer
             })
             .collect();
         let entries: Vec<wgpu::BindGroupEntry> = storage

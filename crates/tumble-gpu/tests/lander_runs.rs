@@ -112,6 +112,12 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
     // the deepest penetration. Bounds 2e-5 m and 1e-6.
     let worst = compare(&cpu, &together, 1e-6);
     assert!(worst < 2e-5, "final positions {worst:.3e} m apart");
+
+    // A batch beyond what the device's buffers hold is refused with a message, before any
+    // upload (the campaign splits its batches to fit).
+    let too_many = vec![runs[0]; tumble_gpu::lander::max_batch(&gpu) + 1];
+    let err = simulate(&gpu, &too_many, &mut |_| {}).expect_err("refused");
+    assert!(err.contains("split"), "{err}");
 }
 
 #[test]
