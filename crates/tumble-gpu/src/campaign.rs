@@ -3,7 +3,7 @@
 //! threads and stepped on the device in batches.
 
 use crate::Gpu;
-use crate::lander::{GpuRun, max_batch, simulate, unsupported};
+use crate::lander::{GpuRun, has_shared_data, max_batch, simulate, unsupported};
 use rayon::prelude::*;
 use tumble_sim::campaign::{Campaign, Kind, LanderEnd, RunRow, lander_model, lander_results};
 use tumble_sim::lander::LanderModel;
@@ -24,10 +24,15 @@ pub fn check(c: &Campaign) -> Result<(), String> {
     };
     let (sc, _) = c.scenario_of(0)?;
     let m = lander_model(shared.as_ref(), &sc)?;
-    match unsupported(&m.system, &m.settings) {
-        Some(why) => Err(format!("{path}: {why}; run this campaign with `--backend cpu`")),
-        None => Ok(()),
+    if let Some(why) = unsupported(&m.system, &m.settings) {
+        return Err(format!("{path}: {why}; run this campaign with `--backend cpu`"));
     }
+    if shared.is_none() && has_shared_data(&m.system) {
+        return Err(format!(
+            "{path}: a dispersion of a `target.*` or `gravity.*` key gives every run its own target grid or gravity polyhedron, and the runs of a GPU batch share one; run this campaign with `--backend cpu`"
+        ));
+    }
+    Ok(())
 }
 
 /// Runs every run of `c` not yet in `runs.csv` on `gpu`, `batch` runs at a time (at most what

@@ -184,6 +184,13 @@ fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
     Ok((grid, poly))
 }
 
+/// Whether the model has data every run of a batch must share: a grid surface or a gravity
+/// polyhedron.
+pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
+    surface_parts(sys.surface.as_ref()).is_ok_and(|p| p.grid.is_some())
+        || (sys.gravity.as_ref() as &dyn Any).is::<Polyhedron>()
+}
+
 /// Loop iterations of one step of `sys` in the kernel, counting every loop as if the compiler
 /// kept it (an upper bound; see [`LOOP_LIMIT`]).
 fn step_loops(sys: &LanderSystem) -> usize {
@@ -205,18 +212,7 @@ fn step_loops(sys: &LanderSystem) -> usize {
 /// an expansion).
 pub fn rates(gpu: &Gpu, sys: &LanderSystem, states: &[[f64; STATE_LEN]]) -> Result<Vec<[f64; STATE_LEN]>, String> {
     let n = states.len();
-    let settings = LanderSettings {
-        dt: 1.0,
-        duration: 1.0,
-        output_every: 1,
-        settle: None,
-        escape_distance: None,
-        hops: vec![],
-        energy_tolerance: f64::INFINITY,
-        flight_steps: 1,
-        surface_expansion: 0.0,
-    };
-    let model = pack_model(sys, &settings, 0)?;
+    let model = pack_model(sys, &LanderSettings::plain(1.0, 1.0), 0)?;
     let verts: Vec<f64> = sys.vertices.iter().flat_map(|v| [v.x, v.y, v.z]).collect();
     let (grid, poly) = shared_buffers(sys)?;
     let y = soa(states);
@@ -278,10 +274,6 @@ pub struct GpuRunEnd {
     pub max_balance_error: f64,
 }
 
-/// Device memory a run of a batch takes, bytes (model, state, record, their saved copies,
-/// check), not counting the shared grid, polyhedron and vertices.
-pub const BYTES_PER_RUN: u64 = 8 * (MODEL_LEN + 2 * STATE_LEN + 2 * REC_LEN + 1) as u64;
-
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) bounds it.
 pub fn max_batch(gpu: &Gpu) -> usize {
     (gpu.max_buffer() / (8 * MODEL_LEN as u64)) as usize
@@ -307,9 +299,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     for (i, r) in runs.iter().enumerate() {
         let shares = Arc::ptr_eq(&r.system.surface, &first.system.surface)
             && Arc::ptr_eq(&r.system.gravity, &first.system.gravity);
-        let own = surface_parts(r.system.surface.as_ref()).is_ok_and(|p| p.grid.is_some())
-            || (r.system.gravity.as_ref() as &dyn Any).is::<Polyhedron>();
-        if own && !shares {
+        if has_shared_data(r.system) && !shares {
             return Err(format!(
                 "run {i} has its own target grid or gravity polyhedron: the runs of a GPU batch share one target (disperse no `target.*` or `gravity.*` key with a grid or polyhedron target)"
             ));

@@ -94,8 +94,15 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let hopper = Campaign::new(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
     let err = check(&hopper).expect_err("hops");
     assert!(err.contains("lander.hops") && err.contains("--backend cpu"), "{err}");
-    let capture = Campaign::new(load("capture/asteroid_capture.toml"), options).expect("campaign");
+    let capture = Campaign::new(load("capture/asteroid_capture.toml"), options.clone()).expect("campaign");
     let err = check(&capture).expect_err("not a lander campaign");
     assert!(err.contains("lander campaigns") && err.contains("--backend cpu"), "{err}");
+    // A dispersed comet: every run its own grid and polyhedron, which a batch cannot hold.
+    let text = std::fs::read_to_string(scenario("lander/comet_drop.toml")).expect("scenario");
+    let file = out.with_extension("toml");
+    std::fs::write(&file, format!("{text}\n\"target.shape.seed\" = {{ choice = [7, 8] }}\n")).expect("write");
+    let comets = Campaign::new(Scenario::load(&file, &[]).expect("scenario"), options).expect("campaign");
+    let err = check(&comets).expect_err("own targets");
+    assert!(err.contains("target.*") && err.contains("--backend cpu"), "{err}");
     assert!(!out.join("runs.csv").exists(), "nothing written");
 }

@@ -74,15 +74,10 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
         expansion: None,
     };
     let settings = LanderSettings {
-        dt: 2e-3,
-        duration: 2.0,
         output_every: 50,
-        settle: None,
         escape_distance: Some(50.0),
-        hops: vec![],
-        energy_tolerance: f64::INFINITY,
         flight_steps: 8,
-        surface_expansion: 0.0,
+        ..LanderSettings::plain(2e-3, 2.0)
     };
     // Drops from 0.3–0.8 m with random attitude, drift and spin, in a frame turning at 1e-3 rad/s.
     let mut rng = Lcg::new(3);

@@ -50,17 +50,7 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
 }
 
 fn settings(dt: f64, duration: f64) -> LanderSettings {
-    LanderSettings {
-        dt,
-        duration,
-        output_every: 1,
-        settle: None,
-        escape_distance: None,
-        hops: vec![],
-        energy_tolerance: f64::INFINITY,
-        flight_steps: 1,
-        surface_expansion: 0.0,
-    }
+    LanderSettings::plain(dt, duration)
 }
 
 fn column(run: &tumble_sim::lander::LanderRun, i: usize) -> Vec<(f64, f64)> {

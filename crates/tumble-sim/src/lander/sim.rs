@@ -67,6 +67,24 @@ pub struct LanderSettings {
     pub surface_expansion: f64,
 }
 
+impl LanderSettings {
+    /// Every step of `dt` (s) for `duration` (s), a sample each step, and no events: no
+    /// settling, escape, hops or energy stop, the surface queried exactly.
+    pub fn plain(dt: f64, duration: f64) -> Self {
+        Self {
+            dt,
+            duration,
+            output_every: 1,
+            settle: None,
+            escape_distance: None,
+            hops: vec![],
+            energy_tolerance: f64::INFINITY,
+            flight_steps: 1,
+            surface_expansion: 0.0,
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LanderOutcome {
