@@ -274,9 +274,11 @@ pub struct GpuRunEnd {
     pub max_balance_error: f64,
 }
 
-/// The most runs one batch on `gpu` can hold: its largest buffer (the models) bounds it.
+/// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
+/// workgroups one dispatch may count bound it.
 pub fn max_batch(gpu: &Gpu) -> usize {
-    (gpu.max_buffer() / (8 * MODEL_LEN as u64)) as usize
+    let by_buffer = gpu.max_buffer() / (8 * MODEL_LEN as u64);
+    by_buffer.min(gpu.max_invocations()) as usize
 }
 
 /// Runs every run to its end on the device, one run per invocation; `progress(finished)` after

@@ -84,6 +84,11 @@ impl Gpu {
         format!("{} ({:?}, {} {})", self.info.name, self.info.device_type, self.info.driver, self.info.driver_info)
     }
 
+    /// The most invocations one dispatch along x may have (workgroups of [`WORKGROUP`]).
+    pub fn max_invocations(&self) -> u64 {
+        self.limits.max_compute_workgroups_per_dimension as u64 * WORKGROUP as u64
+    }
+
     /// The largest storage buffer the device binds, bytes.
     pub fn max_buffer(&self) -> u64 {
         self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
