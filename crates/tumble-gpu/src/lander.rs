@@ -191,8 +191,9 @@ pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
         || (sys.gravity.as_ref() as &dyn Any).is::<Polyhedron>()
 }
 
-/// Loop iterations of one step of `sys` in the kernel, counting every loop as if the compiler
-/// kept it (an upper bound; see [`LOOP_LIMIT`]).
+/// Loop iterations of one step of `sys` in the kernel, an estimate from its loops' counts (what
+/// the driver counts depends on its compiler; the check in the kernel corrects the estimate,
+/// see [`LOOP_LIMIT`]).
 fn step_loops(sys: &LanderSystem) -> usize {
     let octaves = |f: &Fbm| f.octaves as usize * 9;
     let field = match surface_parts(sys.surface.as_ref()) {
@@ -335,11 +336,11 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             poly[1], poly[2]
         ));
     }
-    // Steps per dispatch: first what lavapipe's loop limit allows by a count of every loop
-    // (an upper bound: compilers unroll the short ones), then adapted: doubled after a
-    // dispatch that ran every loop to its end, halved (and the dispatch repeated) after one
-    // that did not, never above a budget that was cut. A driver without the limit ends at
-    // MAX_STEPS, which keeps a dispatch short.
+    // Steps per dispatch: first what lavapipe's loop limit allows by an estimate from the loops'
+    // counts (only an estimate: the plane of the tests has its first budget, 129, cut), then
+    // adapted: doubled after a dispatch that ran every loop to its end, halved (and the
+    // dispatch repeated) after one that did not, never above a budget that was cut. A driver
+    // without the limit ends at MAX_STEPS, which keeps a dispatch short.
     let mut budget = (LOOP_LIMIT / loops.max(1)).clamp(1, MAX_STEPS);
     let mut ceiling = MAX_STEPS + 1;
     loop {

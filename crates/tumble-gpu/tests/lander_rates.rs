@@ -152,3 +152,44 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     assert!(touching > 500, "{touching} of 2000 states touch");
     assert!(worst < 1e-12, "terrain: component {at} differs by {worst:e} of its range");
 }
+
+/// A kernel whose loops lavapipe cuts short (its 65,535 loop iterations per invocation group:
+/// here one sweep of a 26,784-face, 40,176-edge polyhedron per evaluation) is an error, not a
+/// wrong answer; a driver without the limit answers, and answers right.
+#[test]
+fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
+    let Some(gpu) = gpu() else { return };
+    let mesh =
+        tumble_geometry::bodies::body_mesh(tumble_geometry::bodies::BodyKind::BilobedComet, 4000.0, 7, false, 48)
+            .expect("comet mesh");
+    let poly = tumble_dynamics::Polyhedron::new(&mesh, 533.0).expect("polyhedron");
+    let (mass, inertia, vertices) = spacecraft();
+    let cpu = LanderSystem {
+        mass,
+        inertia,
+        inertia_inv: inertia.try_inverse().expect("pd"),
+        vertices,
+        contact: params(),
+        surface: Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -3000.0), normal: Vec3::z() }),
+        gravity: Arc::new(poly),
+        spin: TargetSpin::Uniform,
+        expansion_radius: 0.0,
+        expansion: None,
+    };
+    let y = pack(
+        Vec3::new(0.0, 0.0, 3000.0),
+        Vec3::zeros(),
+        UnitQuat::identity(),
+        Vec3::zeros(),
+        UnitQuat::identity(),
+        Vec3::zeros(),
+    );
+    match rates(&gpu, &cpu, &[y]) {
+        Err(e) => assert!(e.contains("cut a kernel loop short") && e.contains("--backend cpu"), "{e}"),
+        Ok(r) => {
+            assert!(!gpu.name().contains("llvmpipe"), "lavapipe ran 66,960 loop iterations in one invocation group");
+            let want = cpu.snapshot(&y).rates;
+            assert!((r[0][5] - want[5]).abs() <= 1e-12 * want[5].abs(), "{} vs {}", r[0][5], want[5]);
+        }
+    }
+}
