@@ -12,7 +12,7 @@
 //! refused, never simulated differently.
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
-use crate::{Gpu, Kernels, MATH_WGSL};
+use crate::{Gpu, MATH_WGSL};
 use std::any::Any;
 use std::sync::Arc;
 use tumble_dynamics::rotating::TargetSpin;
@@ -344,9 +344,9 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     let mut budget = (LOOP_LIMIT / loops.max(1)).clamp(1, MAX_STEPS);
     let mut ceiling = MAX_STEPS + 1;
     loop {
-        save(&k)?;
+        // The states and records saved first, in case the dispatch must be repeated.
         k.write(SETTINGS, &[budget as f64, 2.0, 1.0]);
-        k.dispatch("lander_steps", n as u32)?;
+        k.copy_and_dispatch(&[(Y, Y_SAVED), (RECORD, RECORD_SAVED)], "lander_steps", n as u32)?;
         k.read_into(CHECK, &mut check)?;
         if check.contains(&-1.0) {
             if budget == 1 {
@@ -354,8 +354,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             }
             ceiling = budget;
             budget /= 2;
-            k.copy(Y_SAVED, Y)?;
-            k.copy(RECORD_SAVED, RECORD)?;
+            k.copy(&[(Y_SAVED, Y), (RECORD_SAVED, RECORD)])?;
             continue;
         }
         if 2 * budget < ceiling {
@@ -396,8 +395,32 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         .collect())
 }
 
-/// Saves the states and records before a dispatch that may have to be repeated.
-fn save(k: &Kernels) -> Result<(), String> {
-    k.copy(Y, Y_SAVED)?;
-    k.copy(RECORD, RECORD_SAVED)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's copy of the kernels' layout: record lengths, the record fields it reads, the
+    /// bindings it names.
+    #[test]
+    fn the_host_and_the_kernels_agree_on_the_layout() {
+        let consts = [
+            ("MODEL_LEN", MODEL_LEN),
+            ("REC_LEN", REC_LEN),
+            ("R_K", R_K),
+            ("R_OUTCOME", R_OUTCOME),
+            ("R_WHEN", R_WHEN),
+            ("R_BOUNCES", R_BOUNCES),
+            ("R_PEN", R_PEN),
+            ("R_ERR", R_ERR),
+            ("R_GROWTH", R_GROWTH),
+        ];
+        for (name, v) in consts {
+            let decl = format!("const {name}: u32 = {v}u;");
+            assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
+        }
+        for (name, b) in [("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)] {
+            let decl = format!("@binding({b}) var<storage, read_write> {name}:");
+            assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
+        }
+    }
 }

@@ -29,6 +29,9 @@ pub struct Gpu {
     /// Compiled kernels by source, entry points and buffer count (compiling takes seconds on
     /// some drivers; a campaign's batches reuse them).
     compiled: std::sync::Mutex<Vec<(String, Compiled)>>,
+    /// The first error no error scope caught (wgpu's default would panic): reported by the
+    /// next operation that waits for the device.
+    uncaptured: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// A compiled program: its bind group layout and a pipeline per entry point.
@@ -76,7 +79,21 @@ impl Gpu {
                 adapter.get_info().name
             )
         })?;
-        Ok(Self { device, queue, info: adapter.get_info(), limits, compiled: Default::default() })
+        let uncaptured: std::sync::Arc<std::sync::Mutex<Option<String>>> = Default::default();
+        let slot = uncaptured.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
+            slot.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.to_string());
+        }));
+        Ok(Self { device, queue, info: adapter.get_info(), limits, compiled: Default::default(), uncaptured })
+    }
+
+    /// Waits for the device's work; an error it reported is returned, prefixed with `what`.
+    fn wait(&self, what: &str) -> Result<(), String> {
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("{what}: {e}"))?;
+        match self.uncaptured.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(format!("{what}: {e}")),
+            None => Ok(()),
+        }
     }
 
     /// The adapter's name and driver, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), Mesa 22.3.6".
@@ -145,7 +162,7 @@ impl Gpu {
         if let Some(e) = pollster::block_on(memory.pop()) {
             return Err(format!("the device is out of memory for this batch ({e}): split it"));
         }
-        Ok(Kernels { gpu: self, pipelines: compiled.pipelines, buffers: storage, group })
+        Ok(Kernels { gpu: self, pipelines: compiled.pipelines, buffers: storage, group, staging: Default::default() })
     }
 
     /// The program of `source` with `entries` over `bindings` read-write storage buffers,
@@ -226,64 +243,89 @@ pub struct Kernels<'g> {
     pipelines: Vec<(String, wgpu::ComputePipeline)>,
     buffers: Vec<wgpu::Buffer>,
     group: wgpu::BindGroup,
+    staging: std::cell::RefCell<Vec<wgpu::Buffer>>,
 }
 
 impl Kernels<'_> {
+    /// Records work with `record`, submits it and waits for it; a validation error is returned.
+    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<(), String> {
+        let d = &self.gpu.device;
+        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(what) });
+        record(&mut enc);
+        self.gpu.queue.submit([enc.finish()]);
+        let waited = self.gpu.wait(what);
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(format!("{what}: {e}")),
+            None => waited,
+        }
+    }
+
     /// Runs `entry` over `count` invocations and waits for it.
     pub fn dispatch(&self, entry: &str, count: u32) -> Result<(), String> {
+        self.copy_and_dispatch(&[], entry, count)
+    }
+
+    /// Copies buffers (`(from, to)`, same sizes), then runs `entry` over `count` invocations,
+    /// in one submission.
+    pub fn copy_and_dispatch(&self, copies: &[(usize, usize)], entry: &str, count: u32) -> Result<(), String> {
         let Some((_, pipeline)) = self.pipelines.iter().find(|(n, _)| n == entry) else {
             return Err(format!("no kernel `{entry}` (have `{}`)", entries_name(&self.pipelines)));
         };
-        let d = &self.gpu.device;
-        let scope = d.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(entry) });
-        {
+        self.submit(&format!("kernel `{entry}`"), |enc| {
+            self.record_copies(enc, copies);
             let mut pass =
                 enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(entry), timestamp_writes: None });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &self.group, &[]);
             pass.dispatch_workgroups(count.div_ceil(WORKGROUP), 1, 1);
-        }
-        self.gpu.queue.submit([enc.finish()]);
-        d.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("kernel `{entry}`: {e}"))?;
-        match pollster::block_on(scope.pop()) {
-            Some(e) => Err(format!("kernel `{entry}`: {e}")),
-            None => Ok(()),
+        })
+    }
+
+    fn record_copies(&self, enc: &mut wgpu::CommandEncoder, copies: &[(usize, usize)]) {
+        for &(from, to) in copies {
+            enc.copy_buffer_to_buffer(&self.buffers[from], 0, &self.buffers[to], 0, self.buffers[from].size());
         }
     }
 
-    /// Replaces the contents of buffer `i` (same length).
+    /// Replaces the contents of buffer `i` (same length); takes effect before the next
+    /// submission.
     pub fn write(&self, i: usize, data: &[f64]) {
         self.gpu.queue.write_buffer(&self.buffers[i], 0, bytemuck::cast_slice(data));
     }
 
-    /// Copies buffer `from` into buffer `to` (same size) on the device.
-    pub fn copy(&self, from: usize, to: usize) -> Result<(), String> {
-        let d = &self.gpu.device;
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("copy") });
-        enc.copy_buffer_to_buffer(&self.buffers[from], 0, &self.buffers[to], 0, self.buffers[from].size());
-        self.gpu.queue.submit([enc.finish()]);
-        d.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| format!("copy: {e}"))
+    /// Copies buffers on the device (`(from, to)`, same sizes), in one submission.
+    pub fn copy(&self, copies: &[(usize, usize)]) -> Result<(), String> {
+        self.submit("copy", |enc| self.record_copies(enc, copies))
     }
 
-    /// Reads buffer `i` back into `out` (its length, or less).
+    /// Reads buffer `i` back into `out` (its length, or less), through a staging buffer kept
+    /// for the next read of that size.
     pub fn read_into(&self, i: usize, out: &mut [f64]) -> Result<(), String> {
-        let d = &self.gpu.device;
-        let size = 8 * out.len() as u64;
-        let staging = d.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: size.max(8),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = d.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read") });
-        enc.copy_buffer_to_buffer(&self.buffers[i], 0, &staging, 0, size.max(8));
-        self.gpu.queue.submit([enc.finish()]);
-        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        d.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("read: {e}"))?;
-        let view = staging.slice(..).get_mapped_range().map_err(|e| format!("read: {e}"))?;
-        let data: &[f64] = bytemuck::cast_slice(&view);
-        out.copy_from_slice(&data[..out.len()]);
+        let size = (8 * out.len() as u64).max(8);
+        let mut staging = self.staging.borrow_mut();
+        let at = match staging.iter().position(|b| b.size() == size) {
+            Some(at) => at,
+            None => {
+                staging.push(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }));
+                staging.len() - 1
+            }
+        };
+        let buffer = &staging[at];
+        self.submit("read", |enc| enc.copy_buffer_to_buffer(&self.buffers[i], 0, buffer, 0, size))?;
+        buffer.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        self.gpu.wait("read")?;
+        {
+            let view = buffer.slice(..).get_mapped_range().map_err(|e| format!("read: {e}"))?;
+            let data: &[f64] = bytemuck::cast_slice(&view);
+            out.copy_from_slice(&data[..out.len()]);
+        }
+        buffer.unmap();
         Ok(())
     }
 }
