@@ -1,0 +1,134 @@
+//! Nothing lost: every bundled scenario, run as a user runs it (`tumble run`; `tumble capture`
+//! for capture studies; `tumble mc` for two campaigns), still prints the figures of its
+//! `summary.json` that `tests/reference/bundled_figures.json` stores.
+//!
+//! Every number in a summary is compared except those measured on the wall clock. Runs are deterministic, so on
+//! one machine the figures are bit-identical; the tolerance, 1e-9 relative, only lets a libm
+//! that rounds a last bit differently pass where that difference stays small, while any change
+//! in the physics, its parameters or the order of its arithmetic over a run moves figures by
+//! far more (a bouncing lander's final position by metres). Figures below 1e-15 in magnitude
+//! on both sides are treated as zero (round-off in quantities that vanish, e.g. momenta).
+//!
+//! When a change moves figures on purpose, regenerate the file with
+//! `TUMBLE_BLESS=1 cargo test -p tumble-cli --test bundled_figures` and say why in the commit.
+
+use serde_json::{Map, Value};
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{bundled, root};
+
+/// The stored figures.
+fn reference_path() -> std::path::PathBuf {
+    root().join("crates/tumble-cli/tests/reference/bundled_figures.json")
+}
+
+/// Summary keys measured on the wall clock, which vary between runs.
+const WALL_CLOCK: [&str; 3] = ["wall_time_s", "real_time_factor", "runs_per_second"];
+
+/// Numbers of a summary by their key path (`energy.max_balance_error_J`, `hops.0.time_s`),
+/// without wall-clock times.
+fn figures(v: &Value, path: &str, out: &mut Map<String, Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if !WALL_CLOCK.contains(&k.as_str()) {
+                    figures(x, &if path.is_empty() { k.clone() } else { format!("{path}.{k}") }, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| figures(x, &format!("{path}.{i}"), out)),
+        Value::Number(_) | Value::String(_) | Value::Bool(_) | Value::Null => {
+            out.insert(path.to_string(), v.clone());
+        }
+    }
+}
+
+/// Runs `tumble ARGS --quiet --out DIR` and returns the figures of `DIR/summary.json`.
+fn run(args: &[&str], dir: &Path) -> Map<String, Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(args)
+        .args(["--quiet", "--out", dir.to_str().unwrap()])
+        .output()
+        .expect("tumble runs");
+    assert!(out.status.success(), "tumble {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json");
+    let mut m = Map::new();
+    figures(&serde_json::from_str(&text).expect("summary.json is JSON"), "", &mut m);
+    m
+}
+
+/// Whether two stored values agree (see the module's tolerance).
+fn agree(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => {
+            x == y || (x.abs() < 1e-15 && y.abs() < 1e-15) || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+        }
+        _ => a == b,
+    }
+}
+
+/// Every case: its name in the reference and the command's arguments.
+fn cases() -> Vec<(String, Vec<String>)> {
+    let mut all = Vec::new();
+    for s in bundled() {
+        let name = s.file_stem().unwrap().to_string_lossy().to_string();
+        let path = s.to_string_lossy().to_string();
+        if std::fs::read_to_string(&s).expect("scenario").contains("[capture]") {
+            all.push((
+                format!("capture {name}"),
+                vec!["capture".into(), path, "--samples=16".into(), "--verify=16".into()],
+            ));
+        } else {
+            all.push((format!("run {name}"), vec!["run".into(), path]));
+        }
+    }
+    for s in ["lander/cube_phobos", "capture/asteroid_capture"] {
+        let path = root().join(format!("scenarios/{s}.toml")).to_string_lossy().to_string();
+        let name = s.rsplit('/').next().unwrap();
+        let args = ["mc", &path, "--runs=8", "--seed=3", "--threads=2"];
+        all.push((format!("mc {name}"), args.iter().map(|a| a.to_string()).collect()));
+    }
+    all
+}
+
+#[test]
+fn bundled_scenarios_print_their_stored_figures() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bundled_figures");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let stored: Map<String, Value> = std::fs::read_to_string(reference_path())
+        .map(|t| serde_json::from_str(&t).expect("the reference is JSON"))
+        .unwrap_or_default();
+    let bless = std::env::var_os("TUMBLE_BLESS").is_some();
+    let mut now = stored.clone();
+    let mut problems = Vec::new();
+    for (i, (name, args)) in cases().into_iter().enumerate() {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let got = run(&args, &tmp.join(i.to_string()));
+        match stored.get(&name).and_then(Value::as_object) {
+            _ if bless => {}
+            None => problems.push(format!("{name}: no stored figures (bless them, see the module doc)")),
+            Some(want) => {
+                for (k, w) in want {
+                    match got.get(k) {
+                        Some(g) if agree(g, w) => {}
+                        g => problems.push(format!(
+                            "{name}: `{k}` = {} (stored {w})",
+                            g.map_or("missing".into(), Value::to_string)
+                        )),
+                    }
+                }
+                for k in got.keys().filter(|k| !want.contains_key(*k)) {
+                    problems.push(format!("{name}: `{k}` is new (bless it, see the module doc)"));
+                }
+            }
+        }
+        now.insert(name, Value::Object(got));
+    }
+    if bless {
+        let text = serde_json::to_string_pretty(&Value::Object(now)).unwrap() + "\n";
+        std::fs::write(reference_path(), text).expect("write the reference");
+    }
+    assert!(problems.is_empty(), "{} figures differ:\n{}", problems.len(), problems.join("\n"));
+}
