@@ -1,8 +1,8 @@
 //! Control laws: LQR and time-varying LQR (Riccati equations), region-of-attraction checks,
 //! guidance and thrust laws.
 //!
-//! - [`lqr`]: the continuous algebraic Riccati equation and the LQR gain.
-//! - [`tvlqr`]: finite-horizon time-varying LQR (the Riccati differential equation backward).
+//! - [`lqr`](mod@lqr): the continuous algebraic Riccati equation and the LQR gain.
+//! - [`tvlqr`](mod@tvlqr): finite-horizon time-varying LQR (the Riccati differential equation backward).
 
 pub mod lqr;
 pub mod tvlqr;

@@ -59,7 +59,7 @@ pub struct Target {
 
 impl Target {
     /// The surface's distance from the origin of T (the centre of mass) over latitude and
-    /// longitude (as [`crate::plot::LatLonField`] orders them: `rows` bands south to north,
+    /// longitude (in the order of the latitude–longitude plots: `rows` bands south to north,
     /// `cols` from longitude `west` (degrees) east, each value at its cell's centre), the
     /// outermost surface point on each ray ([`tumble_geometry::sdf::radial_extent`], to 1e-4 of
     /// the size). Rays start where they leave the grid's box, inside which the field is a
