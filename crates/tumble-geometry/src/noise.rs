@@ -40,10 +40,12 @@ fn fade(t: f64) -> (f64, f64) {
 }
 
 /// `⌊x⌋` as an integer (exact for |x| < 2⁶³; faster than a library call where the target has
-/// no rounding instruction).
+/// no rounding instruction). Beyond that, and for NaN, some integer: lattice indices wrap (as
+/// the hash does), so a point far outside any body (a blown-up run) is no overflow panic; its
+/// noise is meaningless there, and the run's own checks judge such a state.
 fn floor_i64(x: f64) -> i64 {
     let i = x as i64;
-    if (i as f64) > x { i - 1 } else { i }
+    if (i as f64) > x { i.wrapping_sub(1) } else { i }
 }
 
 /// Gradient noise value and gradient at `p`. The lattice hash of corner `(i, j, k)` is the
@@ -55,9 +57,9 @@ pub fn gradient_noise(p: &Vec3, seed: u64) -> (f64, Vec3) {
     let (fx, dfx) = fade(t.x);
     let (fy, dfy) = fade(t.y);
     let (fz, dfz) = fade(t.z);
-    let hx = [i0, i0 + 1].map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let hy = [j0, j0 + 1].map(|j| (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
-    let hz = [k0, k0 + 1].map(|k| (k as u64).wrapping_mul(0x1656_67B1_9E37_79F9));
+    let hx = [i0, i0.wrapping_add(1)].map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let hy = [j0, j0.wrapping_add(1)].map(|j| (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
+    let hz = [k0, k0.wrapping_add(1)].map(|k| (k as u64).wrapping_mul(0x1656_67B1_9E37_79F9));
     let (mut v, mut g) = (0.0, Vec3::zeros());
     for c in 0..8 {
         let (a, b, e) = (c & 1, (c >> 1) & 1, (c >> 2) & 1);
@@ -122,6 +124,14 @@ mod tests {
     use super::*;
 
     use tumble_math::numdiff::central_gradient as fd;
+
+    #[test]
+    fn far_and_nan_points_do_not_panic() {
+        // Points past 2⁶³ and NaN, as a diverging run reaches them (a hopper spun at 100 rad/s).
+        for x in [1e300, -1e300, -9.3e18, 9.3e18, f64::NAN, f64::NEG_INFINITY] {
+            let _ = gradient_noise(&Vec3::new(x, -x, 0.5), 7);
+        }
+    }
 
     #[test]
     fn gradient_matches_finite_differences_and_lattice_zeros() {
