@@ -48,6 +48,7 @@ fn figures(v: &Value, path: &str, out: &mut Map<String, Value>) {
 /// Runs `tumble ARGS --quiet --out DIR` and returns the figures of `DIR/summary.json`.
 fn run(args: &[&str], dir: &Path) -> Map<String, Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .current_dir(root())
         .args(args)
         .args(["--quiet", "--out", dir.to_str().unwrap()])
         .output()
@@ -69,12 +70,14 @@ fn agree(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Every case: its name in the reference and the command's arguments.
+/// Every case: its name in the reference and the command's arguments, run from the repository's
+/// root with the scenario's path relative to it (summaries that name their file then read the
+/// same in every checkout).
 fn cases() -> Vec<(String, Vec<String>)> {
     let mut all = Vec::new();
     for s in bundled() {
         let name = s.file_stem().unwrap().to_string_lossy().to_string();
-        let path = s.to_string_lossy().to_string();
+        let path = s.strip_prefix(root()).expect("a bundled scenario").to_string_lossy().to_string();
         if std::fs::read_to_string(&s).expect("scenario").contains("[capture]") {
             all.push((
                 format!("capture {name}"),
@@ -85,7 +88,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
         }
     }
     for s in ["lander/cube_phobos", "capture/asteroid_capture"] {
-        let path = root().join(format!("scenarios/{s}.toml")).to_string_lossy().to_string();
+        let path = format!("scenarios/{s}.toml");
         let name = s.rsplit('/').next().unwrap();
         let args = ["mc", &path, "--runs=8", "--seed=3", "--threads=2"];
         all.push((format!("mc {name}"), args.iter().map(|a| a.to_string()).collect()));
