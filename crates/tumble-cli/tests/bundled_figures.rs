@@ -2,9 +2,10 @@
 //! for capture studies; `tumble mc` for two campaigns), still prints the figures of its
 //! `summary.json` that `tests/reference/bundled_figures.json` stores.
 //!
-//! Every number in a summary is compared except those measured on the wall clock. Runs are deterministic, so on
-//! one machine the figures are bit-identical; the tolerance, 1e-9 relative, only lets a libm
-//! that rounds a last bit differently pass where that difference stays small, while any change
+//! Every value in a summary is compared except those measured on the wall clock. Runs are
+//! deterministic, so on one machine the figures are bit-identical; the tolerance, 1e-9
+//! relative, only lets a libm that rounds a last bit differently pass where that difference
+//! stays small, while any change
 //! in the physics, its parameters or the order of its arithmetic over a run moves figures by
 //! far more (a bouncing lander's final position by metres). Figures below 1e-15 in magnitude
 //! on both sides are treated as zero (round-off in quantities that vanish, e.g. momenta).
@@ -21,14 +22,14 @@ use common::{bundled, root};
 
 /// The stored figures.
 fn reference_path() -> std::path::PathBuf {
-    root().join("crates/tumble-cli/tests/reference/bundled_figures.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/bundled_figures.json")
 }
 
 /// Summary keys measured on the wall clock, which vary between runs.
 const WALL_CLOCK: [&str; 3] = ["wall_time_s", "real_time_factor", "runs_per_second"];
 
-/// Numbers of a summary by their key path (`energy.max_balance_error_J`, `hops.0.time_s`),
-/// without wall-clock times.
+/// The leaves of a summary (numbers, strings, booleans, nulls) by their key path
+/// (`energy.max_balance_error_J`, `hops.0.time_s`), without wall-clock figures.
 fn figures(v: &Value, path: &str, out: &mut Map<String, Value>) {
     match v {
         Value::Object(m) => {

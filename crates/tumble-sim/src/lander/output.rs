@@ -93,10 +93,10 @@ pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Res
 }
 
 /// Faces kept of a large target mesh in the animation (a coarser copy keeps the file small).
-const TARGET_FACES: usize = 60_000;
+pub const TARGET_FACES: usize = 60_000;
 
 /// The run as an animation in the target's body-fixed frame: the target (its mesh, coarsened
-/// past 60,000 faces, or a square of the plane under the start), the lander as the
+/// past [`TARGET_FACES`] faces, or a square of the plane under the start), the lander as the
 /// convex hull of its contact vertices, animated, and the contact force at its application
 /// point.
 pub fn animation(model: &LanderModel, run: &LanderRun) -> crate::anim::Animation {
