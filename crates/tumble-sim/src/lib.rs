@@ -17,6 +17,7 @@ pub mod membrane;
 mod metrics;
 mod model;
 mod output;
+pub mod pipeline;
 mod plot;
 mod record;
 mod run;
@@ -26,6 +27,7 @@ pub mod tools;
 
 pub use model::Model;
 pub use output::{animation as rigid_animation, write_run};
+pub use pipeline::Diagnosis;
 pub use record::Recording;
-pub use run::{Diagnosis, Outcome, RunResult, simulate};
+pub use run::{Outcome, RigidSim, RunResult, simulate};
 pub use scenario::{Scenario, ScenarioError};

@@ -1,17 +1,16 @@
-//! The run loop: integrate a model to its end time or a stop event, recording samples and
-//! watching for blow-ups.
-//!
-//! Pipeline per step (inside the integrator): dynamics → integrate → projection; after every
-//! accepted step: finiteness and events (impact); at every output sample: the energy guard,
-//! then recording. A run that blows up keeps only finite samples and ends with a
-//! [`Diagnosis`].
+//! Rigid bodies on the pipeline: [`RigidSim`] is the rigid-body system as a
+//! [`Simulation`] (dynamics → integrate → projection inside the integrator; impact as its
+//! event; `T + V − W` as its energy), [`simulate`] runs it on the [`Driver`]. A run that blows
+//! up keeps only the samples recorded before the guard tripped and ends with a [`Diagnosis`].
 
 use crate::model::Model;
+use crate::pipeline::{Driver, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use crate::record::Recording;
-use std::ops::ControlFlow;
 use std::time::Instant;
-use tumble_dynamics::{BODY_STATE_LEN, Integrator, Method, Stats};
+use tumble_dynamics::{BODY_STATE_LEN, Integrator, Invariants, Method, Stats};
 use tumble_math::Vec3;
+
+pub use crate::pipeline::Diagnosis;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,29 +24,6 @@ pub enum Outcome {
     },
     /// The simulation blew up or could not continue.
     Failed(Diagnosis),
-}
-
-/// Why a run failed, for a person to act on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Diagnosis {
-    /// Simulated time of the failure, s.
-    pub time: f64,
-    /// The body concerned, when one is.
-    pub body: Option<String>,
-    /// What was observed.
-    pub what: String,
-    /// The likely cause and what to change.
-    pub likely_cause: String,
-}
-
-impl std::fmt::Display for Diagnosis {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at t = {:.6} s", self.time)?;
-        if let Some(b) = &self.body {
-            write!(f, ", body `{b}`")?;
-        }
-        write!(f, ": {}. Likely cause: {}", self.what, self.likely_cause)
-    }
 }
 
 /// Everything a run produced.
@@ -75,111 +51,160 @@ pub(crate) fn non_finite(y: &[f64], t: f64, dt: f64, also: &str) -> Option<Strin
         .then(|| format!("the state stopped being finite at t = {t:.6} s: lower simulation.dt (now {dt} s){also}"))
 }
 
-/// Reason a per-step check stopped the integration.
-enum StepStop {
-    NonFinite { body: usize },
-    Impact { body: usize, distance: f64 },
+/// Rigid bodies as the pipeline steps them: the model, the integrator and its scratch, the
+/// state, the invariants of the last accepted step and the recording.
+pub struct RigidSim<'m> {
+    model: &'m mut Model,
+    integ: Integrator,
+    y: Vec<f64>,
+    t: f64,
+    inv0: Invariants,
+    inv: Invariants,
+    impact: Option<(Vec3, f64)>,
+    event: Option<String>,
+    recording: Recording,
+    last_good: Vec<f64>,
+    t_good: f64,
 }
 
-/// Runs `model`, calling `progress(t)` after each output sample.
-pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
-    let start = Instant::now();
-    let n = model.system.bodies.len();
-    let mut y = model.initial_state.clone();
-    let mut last_good = y.clone();
-    let mut t = 0.0;
-    let mut t_good = 0.0;
-    let mut rec = Recording::new(&model.system);
-    let inv0 = model.system.invariants(&y);
-    rec.push(0.0, &model.system, &y, &inv0);
-    let mut integ = Integrator::new(model.method, y.len());
-    let samples = (model.duration / model.output_interval - 1e-9).ceil().max(1.0) as u64;
-    let impact = model.impact();
-    let mut outcome = Outcome::Completed;
-
-    for k in 1..=samples {
-        let t_out = if k == samples { model.duration } else { k as f64 * model.output_interval };
-        let mut stop = None;
-        let flow = integ.advance_to(&mut model.system, &mut t, &mut y, t_out, &mut |_, y| {
-            for (i, b) in y.chunks_exact(BODY_STATE_LEN).enumerate() {
-                if b.iter().any(|c| !c.is_finite()) {
-                    stop = Some(StepStop::NonFinite { body: i });
-                    return ControlFlow::Break(());
-                }
-                if let Some((c, r)) = impact {
-                    let d = (Vec3::new(b[0], b[1], b[2]) - c).norm();
-                    if d <= r {
-                        stop = Some(StepStop::Impact { body: i, distance: d });
-                        return ControlFlow::Break(());
-                    }
-                }
-            }
-            ControlFlow::Continue(())
-        });
-        match (flow, stop) {
-            (Err(e), _) => {
-                outcome = Outcome::Failed(Diagnosis {
-                    time: t,
-                    body: None,
-                    what: e.to_string(),
-                    likely_cause: "the equations are singular or very stiff here (a close pass of an attracting centre, extreme loads); check the scenario's values or loosen simulation.rtol".into(),
-                });
-                break;
-            }
-            (Ok(_), Some(StepStop::NonFinite { body })) => {
-                outcome = Outcome::Failed(diagnose(
-                    model,
-                    &last_good,
-                    t,
-                    body,
-                    "the state became non-finite (NaN or infinite)".into(),
-                ));
-                break;
-            }
-            (Ok(_), Some(StepStop::Impact { body, distance })) => {
-                rec.push(t, &model.system, &y, &model.system.invariants(&y));
-                last_good.copy_from_slice(&y);
-                t_good = t;
-                outcome = Outcome::Stopped {
-                    event: format!(
-                        "impact: body `{}` reached {distance:.3} m from the attracting centre (gravity.radius) at t = {t:.6} s",
-                        model.system.bodies[body].name
-                    ),
-                };
-                break;
-            }
-            (Ok(_), None) => {}
+impl<'m> RigidSim<'m> {
+    /// The run of `model` from its initial state at t = 0.
+    pub fn new(model: &'m mut Model) -> Self {
+        let y = model.initial_state.clone();
+        let inv0 = model.system.invariants(&y);
+        Self {
+            integ: Integrator::new(model.method, y.len()),
+            recording: Recording::new(&model.system),
+            impact: model.impact(),
+            last_good: y.clone(),
+            y,
+            t: 0.0,
+            inv0,
+            inv: inv0,
+            event: None,
+            t_good: 0.0,
+            model,
         }
-        let inv = model.system.invariants(&y);
+    }
+
+    /// The output schedule of the model.
+    pub fn schedule(&self) -> Schedule {
+        Schedule { duration: self.model.duration, output_interval: self.model.output_interval }
+    }
+
+    /// The recorded samples.
+    pub fn recording(&self) -> &Recording {
+        &self.recording
+    }
+
+    /// The body whose state holds component `index` (the first for system components).
+    fn body_of(&self, index: usize) -> usize {
+        let b = index / BODY_STATE_LEN;
+        if b < self.model.system.bodies.len() { b } else { 0 }
+    }
+}
+
+impl Simulation for RigidSim<'_> {
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn advance(&mut self, until: f64) -> Result<(), Diagnosis> {
+        self.integ.step_toward(&mut self.model.system, &mut self.t, &mut self.y, until).map(|_| ()).map_err(|e| {
+            Diagnosis::new(
+                self.t,
+                e.to_string(),
+                "the equations are singular or very stiff here (a close pass of an attracting centre, extreme loads); check the scenario's values or loosen simulation.rtol",
+            )
+        })
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        self.inv = self.model.system.invariants(&self.y);
+        let mut report = StepReport::default();
+        if let Some((c, r)) = self.impact {
+            for (i, b) in self.y.chunks_exact(BODY_STATE_LEN).enumerate() {
+                let d = (Vec3::new(b[0], b[1], b[2]) - c).norm();
+                if d <= r {
+                    self.event = Some(format!(
+                        "impact: body `{}` reached {d:.3} m from the attracting centre (gravity.radius) at t = {:.6} s",
+                        self.model.system.bodies[i].name, self.t
+                    ));
+                    report.stop = Some(Stop::Impact);
+                    break;
+                }
+            }
+        }
+        report
+    }
+
+    /// `T + V − W` (kinetic plus potential energy less the work of the applied loads) may grow
+    /// by `simulation.max_energy_growth` of the energy scale `max(T + |V|)` of the start and now.
+    fn energy(&self) -> Option<EnergyCheck> {
+        let (inv, inv0) = (&self.inv, &self.inv0);
         let growth = inv.energy() - inv.work - (inv0.energy() - inv0.work);
         let scale = (inv0.kinetic + inv0.potential.abs()).max(inv.kinetic + inv.potential.abs());
-        if growth > model.max_energy_growth * scale {
-            let what = format!(
-                "the energy T + V − W grew by {growth:.4e} J, {:.3e} of the energy scale {scale:.4e} J (limit simulation.max_energy_growth = {})",
-                growth / scale,
-                model.max_energy_growth
-            );
-            let worst = (0..n)
-                .max_by(|&a, &b| {
-                    let ka = model.system.body_state(&y, a).kinetic_energy(&model.system.bodies[a]);
-                    let kb = model.system.body_state(&y, b).kinetic_energy(&model.system.bodies[b]);
-                    ka.total_cmp(&kb)
-                })
-                .unwrap_or(0);
-            outcome = Outcome::Failed(diagnose(model, &last_good, t, worst, what));
-            break;
-        }
-        rec.push(t, &model.system, &y, &inv);
-        last_good.copy_from_slice(&y);
-        t_good = t;
-        progress(t);
+        Some(EnergyCheck { growth, limit: self.model.max_energy_growth * scale })
     }
+
+    fn record(&mut self) {
+        self.recording.push(self.t, &self.model.system, &self.y, &self.inv);
+        self.last_good.copy_from_slice(&self.y);
+        self.t_good = self.t;
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        match failure {
+            GuardFailure::NonFinite { index } => diagnose(
+                self.model,
+                &self.last_good,
+                self.t,
+                self.body_of(*index),
+                "the state became non-finite (NaN or infinite)".into(),
+            ),
+            GuardFailure::Absurd { index, .. } => {
+                diagnose(self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
+            }
+            GuardFailure::EnergyGrew { growth, .. } => {
+                let inv = &self.inv;
+                let scale = (self.inv0.kinetic + self.inv0.potential.abs()).max(inv.kinetic + inv.potential.abs());
+                let what = format!(
+                    "the energy T + V − W grew by {growth:.4e} J, {:.3e} of the energy scale {scale:.4e} J (limit simulation.max_energy_growth = {})",
+                    growth / scale,
+                    self.model.max_energy_growth
+                );
+                let sys = &self.model.system;
+                let kinetic = |i: usize| sys.body_state(&self.y, i).kinetic_energy(&sys.bodies[i]);
+                let worst = (0..sys.bodies.len()).max_by(|&a, &b| kinetic(a).total_cmp(&kinetic(b))).unwrap_or(0);
+                diagnose(self.model, &self.last_good, self.t, worst, what)
+            }
+        }
+    }
+}
+
+/// Runs `model` on the pipeline's [`Driver`], calling `progress(t)` after each output sample.
+pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
+    let start = Instant::now();
+    let sim = RigidSim::new(model);
+    let schedule = sim.schedule();
+    let mut driver = Driver::new(sim, schedule);
+    let end = driver.run(progress);
+    let sim = driver.into_inner();
+    let outcome = match end {
+        Ok(Stop::Impact) => Outcome::Stopped { event: sim.event.clone().unwrap_or_default() },
+        Ok(_) => Outcome::Completed,
+        Err(d) => Outcome::Failed(d),
+    };
     RunResult {
         outcome,
-        recording: rec,
-        t_end: t_good,
-        final_state: last_good,
-        stats: integ.stats(),
+        t_end: sim.t_good,
+        final_state: sim.last_good,
+        stats: sim.integ.stats(),
+        recording: sim.recording,
         wall_time: start.elapsed().as_secs_f64(),
     }
 }

@@ -107,6 +107,19 @@ pub struct Integrator {
     /// Whether `k[0]` holds `f(t, y)` for the current state (first-same-as-last).
     fsal_valid: bool,
     stats: Stats,
+    /// The fixed-step approach to an end time in progress.
+    segment: Segment,
+}
+
+/// A fixed-step approach to `t_end`: `n` steps from `t0`, `i` taken, the last ending at
+/// `t_last`.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    t0: f64,
+    t_end: f64,
+    n: u64,
+    i: u64,
+    t_last: f64,
 }
 
 impl Integrator {
@@ -124,6 +137,7 @@ impl Integrator {
             h_next,
             fsal_valid: false,
             stats: Stats::default(),
+            segment: Segment { t0: f64::NAN, t_end: f64::NAN, n: 0, i: 0, t_last: f64::NAN },
         }
     }
 
@@ -157,21 +171,47 @@ impl Integrator {
         t_end: f64,
         after_step: &mut dyn FnMut(f64, &[f64]) -> ControlFlow<()>,
     ) -> Result<ControlFlow<()>, IntegrationError> {
+        while self.step_toward(sys, t, y, t_end)? {
+            if after_step(*t, y).is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Takes one accepted step from `*t` toward `t_end`, landing on it exactly with the last
+    /// step; returns false (and takes none) once `*t` has reached it. What a step loop that
+    /// checks every accepted step calls; [`Integrator::advance_to`] is this in a loop.
+    ///
+    /// Fixed-step methods count steps from the time the approach to `t_end` started
+    /// (`t_start + n·dt`, no accumulated round-off) and shorten only the last. DOPRI5 retries
+    /// rejected steps inside the call; a step cut short to land on `t_end` keeps the earlier
+    /// proposal for the next one unless the controller now proposes more.
+    pub fn step_toward<S: OdeSystem + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        t: &mut f64,
+        y: &mut [f64],
+        t_end: f64,
+    ) -> Result<bool, IntegrationError> {
         match self.method {
             Method::Rk4 { dt } | Method::SymplecticEuler { dt } => {
-                let t0 = *t;
-                let n = ((t_end - t0) / dt - 1e-9).ceil().max(0.0) as u64;
-                for i in 1..=n {
-                    let t_i = if i == n { t_end } else { t0 + i as f64 * dt };
-                    let h = t_i - *t;
-                    self.fixed_step(sys, *t, y, h);
-                    *t = t_i;
-                    self.stats.steps += 1;
-                    if after_step(*t, y).is_break() {
-                        return Ok(ControlFlow::Break(()));
-                    }
+                let seg = &mut self.segment;
+                if seg.t_end != t_end || seg.t_last != *t {
+                    let n = ((t_end - *t) / dt - 1e-9).ceil().max(0.0) as u64;
+                    *seg = Segment { t0: *t, t_end, n, i: 0, t_last: *t };
                 }
-                Ok(ControlFlow::Continue(()))
+                if seg.i >= seg.n {
+                    return Ok(false);
+                }
+                seg.i += 1;
+                let t_i = if seg.i == seg.n { t_end } else { seg.t0 + seg.i as f64 * dt };
+                seg.t_last = t_i;
+                let h = t_i - *t;
+                self.fixed_step(sys, *t, y, h);
+                *t = t_i;
+                self.stats.steps += 1;
+                Ok(true)
             }
             Method::Dopri5(s) => {
                 while *t < t_end {
@@ -184,22 +224,17 @@ impl Integrator {
                     let (accepted, h_new) = self.dopri5_step(sys, *t, y, h, &s);
                     if accepted {
                         *t = if last { t_end } else { *t + h };
-                        // A step cut short to land on t_end says little about the next one: keep
-                        // the earlier proposal unless the controller now proposes more.
                         self.h_next = if last && h < h_try { h_new.max(h_try) } else { h_new };
                         self.stats.steps += 1;
-                        if after_step(*t, y).is_break() {
-                            return Ok(ControlFlow::Break(()));
-                        }
-                    } else {
-                        self.stats.rejected += 1;
-                        self.h_next = h_new;
-                        if h_new < s.h_min {
-                            return Err(IntegrationError::StepTooSmall { t: *t, h: h_new, h_min: s.h_min });
-                        }
+                        return Ok(true);
+                    }
+                    self.stats.rejected += 1;
+                    self.h_next = h_new;
+                    if h_new < s.h_min {
+                        return Err(IntegrationError::StepTooSmall { t: *t, h: h_new, h_min: s.h_min });
                     }
                 }
-                Ok(ControlFlow::Continue(()))
+                Ok(false)
             }
         }
     }

@@ -141,7 +141,7 @@ pub fn lander_results(end: &LanderEnd) -> Outcome {
         LanderOutcome::Settled(t) => ("settled", *t, String::new()),
         LanderOutcome::Escaped(_) => ("escaped", f64::NAN, String::new()),
         LanderOutcome::Completed => ("completed", f64::NAN, String::new()),
-        LanderOutcome::Failed(d) => ("failed", f64::NAN, d.clone()),
+        LanderOutcome::Failed(d) => ("failed", f64::NAN, d.to_string()),
     };
     let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
     let results = vec![

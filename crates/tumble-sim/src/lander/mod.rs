@@ -18,6 +18,7 @@ pub mod system;
 pub use model::{LanderModel, Target, build_target};
 pub use output::{animation, lat_lon, write_lander_run};
 pub use sim::{
-    ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, Settle, energy_grew, not_finite, simulate,
+    ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, LanderSim, Settle, energy_grew,
+    not_finite, simulate,
 };
 pub use system::{LanderSystem, STATE_LEN, Snapshot, pack};

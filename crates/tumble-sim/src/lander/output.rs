@@ -37,7 +37,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         "description": model.description,
         "seed": model.seed,
         "status": status,
-        "diagnosis": match &run.outcome { LanderOutcome::Failed(d) => Value::from(d.clone()), _ => Value::Null },
+        "diagnosis": match &run.outcome { LanderOutcome::Failed(d) => Value::from(d.to_string()), _ => Value::Null },
         "settle_time_s": if status == "settled" { time } else { None },
         "escape_time_s": if status == "escaped" { time } else { None },
         "final_time_s": run.final_time,

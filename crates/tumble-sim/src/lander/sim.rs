@@ -5,6 +5,7 @@
 
 use super::local::LocalSurface;
 use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
+use crate::pipeline::{Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
@@ -95,7 +96,7 @@ pub enum LanderOutcome {
     /// Reached the duration.
     Completed,
     /// Stopped with a diagnosis.
-    Failed(String),
+    Failed(Diagnosis),
 }
 
 /// A contact start or end.
@@ -180,173 +181,337 @@ impl LanderRun {
 }
 
 /// The diagnosis of a run whose state stopped being finite at `t` (s) with step `dt` (s).
-pub fn not_finite(t: f64, dt: f64) -> String {
-    format!(
-        "the state stopped being finite at t = {t:.6} s: the time step {dt} s is likely too large for the contact stiffness"
+pub fn not_finite(t: f64, dt: f64) -> Diagnosis {
+    Diagnosis::new(
+        t,
+        "the state stopped being finite",
+        format!("the time step {dt} s is likely too large for the contact stiffness"),
     )
 }
 
 /// The diagnosis of a run stopped at `t` (s) because its energy grew by `err` (J) beyond
 /// `tolerance` (J), with step `dt` (s).
-pub fn energy_grew(err: f64, tolerance: f64, t: f64, dt: f64) -> String {
-    format!(
-        "energy grew by {err:.3e} J (tolerance {tolerance:.3e} J) at t = {t:.6} s: the time step {dt} s is too large for the contact stiffness or the regularisation tolerances"
+pub fn energy_grew(err: f64, tolerance: f64, t: f64, dt: f64) -> Diagnosis {
+    Diagnosis::new(
+        t,
+        if err.is_finite() {
+            format!("energy grew by {err:.3e} J (tolerance {tolerance:.3e} J)")
+        } else {
+            "the energy budget stopped being finite".to_string()
+        },
+        format!("the time step {dt} s is too large for the contact stiffness or the regularisation tolerances"),
     )
 }
 
-/// Runs from `y0` at t = 0.
+/// Runs from `y0` at t = 0 on the pipeline's [`Driver`], calling `progress(t)` after each
+/// output sample.
 pub fn simulate(
     sys: &mut LanderSystem,
     y0: [f64; STATE_LEN],
     s: &LanderSettings,
     progress: &mut dyn FnMut(f64),
 ) -> LanderRun {
-    let mut y = y0;
-    let local = LocalSurface::new(s.surface_expansion, sys.vertices.len());
-    let mut obs = Observing::new(sys, local);
-    let mut integ = Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN);
-    obs.sys.refresh_gravity(&Vec3::new(y[0], y[1], y[2]));
-    obs.local.refresh(obs.sys, &y, None);
-    let snap = obs.observe(&y);
-    let e0 = snap.energy();
-    let (mut hop_work, mut remainder) = (0.0, 0.0);
-    let mut run = LanderRun {
-        rows: Vec::new(),
-        contacts: Vec::new(),
-        hops: Vec::new(),
-        outcome: LanderOutcome::Completed,
-        final_time: 0.0,
-        final_state: y,
-        max_penetration: 0.0,
-        max_balance_error: 0.0,
-        external_work: 0.0,
-    };
-    let budget = |snap: &Snapshot, y: &[f64], jumps: f64| {
-        let work: f64 = y[WORK..WORK + 4].iter().sum::<f64>() + jumps;
-        snap.energy() - e0 - work
-    };
-    record(&mut run, 0.0, &y, &snap, 0.0);
-    let mut in_contact = snap.normal.active > 0;
-    let mut calm_since: Option<f64> = None;
-    let mut next_hop = 0;
-    let steps = (s.duration / s.dt).round().max(1.0) as u64;
-    let reach = obs.sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
-    let mut t = 0.0;
-    let mut k = 0u64;
-    let mut snap = snap;
-    while k < steps {
-        // Free flight: a longer step that ends on the next output sample or hop at the latest.
-        let mut n = 1;
-        if s.flight_steps > 1 && snap.normal.active == 0 {
-            let to_sample = s.output_every - k % s.output_every;
-            let to_hop = match s.hops.get(next_hop).map(|h| h.trigger) {
-                Some(HopTrigger::At(at)) => ((at / s.dt).ceil() as u64).saturating_sub(k).max(1),
-                _ => u64::MAX,
-            };
-            let n_max = s.flight_steps.min(to_sample).min(to_hop).min(steps - k);
-            let travel = (snap.kin.v.norm() + snap.kin.w.norm() * reach) * 2.0 * n_max as f64 * s.dt;
-            if snap.normal.min_distance > travel {
-                n = n_max;
-            }
+    let sim = LanderSim::new(sys, y0, s);
+    let schedule = sim.schedule();
+    let mut driver = Driver::new(sim, schedule);
+    let end = driver.run(progress);
+    driver.into_inner().finish(end)
+}
+
+/// A lander run as the pipeline steps it: the system (through the observation cache that lets
+/// a step's first RK4 stage reuse the last observation), the integrator, the state, the energy
+/// budget, the event state and the recording.
+///
+/// Built by [`LanderSim::new`], stepped by a [`Driver`]; between steps a user's loop may read
+/// [`LanderSim::snapshot`] (contact forces, energies) and apply [`LanderSim::hop`].
+pub struct LanderSim<'a> {
+    obs: Observing<'a>,
+    settings: &'a LanderSettings,
+    integ: Integrator,
+    y: [f64; STATE_LEN],
+    k: u64,
+    steps: u64,
+    /// The state and time before the step in progress (what the run ends on if the step fails).
+    before: ([f64; STATE_LEN], f64),
+    /// Length of the last step, s.
+    h_last: f64,
+    snap: Snapshot,
+    e0: f64,
+    hop_work: f64,
+    remainder: f64,
+    err: f64,
+    in_contact: bool,
+    calm_since: Option<f64>,
+    next_hop: usize,
+    reach: f64,
+    run: LanderRun,
+}
+
+impl<'a> LanderSim<'a> {
+    /// The run of `sys` from `y0` at t = 0 with settings `s`.
+    pub fn new(sys: &'a mut LanderSystem, y0: [f64; STATE_LEN], s: &'a LanderSettings) -> Self {
+        let local = LocalSurface::new(s.surface_expansion, sys.vertices.len());
+        let mut obs = Observing::new(sys, local);
+        obs.sys.refresh_gravity(&Vec3::new(y0[0], y0[1], y0[2]));
+        obs.local.refresh(obs.sys, &y0, None);
+        let snap = obs.observe(&y0);
+        let reach = obs.sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        Self {
+            integ: Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN),
+            settings: s,
+            y: y0,
+            k: 0,
+            steps: (s.duration / s.dt).round().max(1.0) as u64,
+            before: (y0, 0.0),
+            h_last: s.dt,
+            e0: snap.energy(),
+            in_contact: snap.normal.active > 0,
+            snap,
+            hop_work: 0.0,
+            remainder: 0.0,
+            err: 0.0,
+            calm_since: None,
+            next_hop: 0,
+            reach,
+            run: LanderRun {
+                rows: Vec::new(),
+                contacts: Vec::new(),
+                hops: Vec::new(),
+                outcome: LanderOutcome::Completed,
+                final_time: 0.0,
+                final_state: y0,
+                max_penetration: 0.0,
+                max_balance_error: 0.0,
+                external_work: 0.0,
+            },
+            obs,
         }
-        if n == 1 && snap.normal.time_to_contact < s.dt {
-            // A vertex touches down within this step: the damper force switches on inside it,
-            // which costs RK4 its order (an energy error ~ c v_N² dt). Sub-steps shrink that
-            // error by their number.
-            for i in 0..TOUCHDOWN_SUBSTEPS {
-                let h = s.dt / TOUCHDOWN_SUBSTEPS as f64;
-                integ.step_once(&mut obs, t + i as f64 * h, &mut y, h);
-            }
-        } else {
-            integ.step_once(&mut obs, t, &mut y, n as f64 * s.dt);
+    }
+
+    /// Samples every `output_every` steps up to the whole number of steps nearest `duration`.
+    pub fn schedule(&self) -> Schedule {
+        let s = self.settings;
+        Schedule { duration: self.steps as f64 * s.dt, output_interval: s.output_every as f64 * s.dt }
+    }
+
+    /// Everything known about the current state: kinematics, contact forces, energies.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snap
+    }
+
+    /// The current state ([`super::pack`] layout).
+    pub fn y(&self) -> &[f64; STATE_LEN] {
+        &self.y
+    }
+
+    /// The run so far (samples, contact events, hops).
+    pub fn run(&self) -> &LanderRun {
+        &self.run
+    }
+
+    /// Fires a hop now: an angular impulse on the spacecraft (body axes, N·m·s) from its
+    /// internal wheel. The energy it adds is carried by the budget as work.
+    pub fn hop(&mut self, impulse: Vec3) {
+        let y = &mut self.y;
+        let sys = &self.obs.sys;
+        let w = Vec3::new(y[10], y[11], y[12]);
+        let w_new = w + sys.inertia_inv * impulse;
+        self.hop_work += 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+        y[10..13].copy_from_slice(w_new.as_slice());
+        self.run.hops.push((self.k as f64 * self.settings.dt, impulse));
+        self.calm_since = None;
+        self.snap = self.obs.observe(&self.y);
+        self.err = self.balance();
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> LanderRun {
+        let t = self.time();
+        let (y, t) = if end.is_ok() { (self.y, t) } else { self.before };
+        self.run.outcome = match end {
+            Ok(Stop::Settled) => LanderOutcome::Settled(t),
+            Ok(Stop::Escaped) => LanderOutcome::Escaped(t),
+            Ok(_) => LanderOutcome::Completed,
+            Err(d) => LanderOutcome::Failed(d),
+        };
+        self.run.final_time = t;
+        self.run.final_state = y;
+        self.run.external_work = y[WORK + 3] + self.hop_work;
+        self.run
+    }
+
+    /// The energy budget's error: energy now less the energy at the start and the work done.
+    fn balance(&self) -> f64 {
+        let work: f64 = self.y[WORK..WORK + 4].iter().sum::<f64>() + self.hop_work + self.remainder;
+        self.snap.energy() - self.e0 - work
+    }
+
+    /// Steps of `dt` the next step spans: more than one only in free flight far enough from the
+    /// surface, ending on the next output sample or hop at the latest.
+    fn span(&self) -> u64 {
+        let s = self.settings;
+        if s.flight_steps <= 1 || self.snap.normal.active > 0 {
+            return 1;
         }
-        k += n;
-        t = k as f64 * s.dt;
-        if y.iter().any(|c| !c.is_finite()) {
-            run.outcome = LanderOutcome::Failed(not_finite(t, s.dt));
-            break;
-        }
+        let k = self.k;
+        let to_sample = s.output_every - k % s.output_every;
+        let to_hop = match s.hops.get(self.next_hop).map(|h| h.trigger) {
+            Some(HopTrigger::At(at)) => ((at / s.dt).ceil() as u64).saturating_sub(k).max(1),
+            _ => u64::MAX,
+        };
+        let n_max = s.flight_steps.min(to_sample).min(to_hop).min(self.steps - k);
+        let (v, w) = (self.snap.kin.v.norm(), self.snap.kin.w.norm());
+        let travel = (v + w * self.reach) * 2.0 * n_max as f64 * s.dt;
+        if self.snap.normal.min_distance > travel { n_max } else { 1 }
+    }
+
+    /// Refreshes the gravity expansion and local surface models where stale, and observes.
+    fn look_again(&mut self) {
         // A rebuilt gravity expansion or surface model moves the potential and elastic energy by
         // its Taylor remainder: the budget carries the difference as work, so that the balance
         // measures integration alone.
+        let y = &self.y;
         let x = Vec3::new(y[0], y[1], y[2]);
-        let r_p = (snap.normal.active > 0).then_some(snap.normal.r_p);
-        if obs.sys.gravity_stale(&x) || obs.local.stale(obs.sys, &y, r_p) {
-            let before = obs.look(&y).energy();
-            obs.sys.refresh_gravity(&x);
-            obs.local.refresh(obs.sys, &y, r_p);
-            snap = obs.observe(&y);
-            remainder += snap.energy() - before;
+        let r_p = (self.snap.normal.active > 0).then_some(self.snap.normal.r_p);
+        if self.obs.sys.gravity_stale(&x) || self.obs.local.stale(self.obs.sys, y, r_p) {
+            let before = self.obs.look(y).energy();
+            self.obs.sys.refresh_gravity(&x);
+            self.obs.local.refresh(self.obs.sys, y, r_p);
+            self.snap = self.obs.observe(y);
+            self.remainder += self.snap.energy() - before;
         } else {
-            snap = obs.observe(&y);
+            self.snap = self.obs.observe(y);
         }
-        // Hops.
-        if let Some(hop) = s.hops.get(next_hop) {
+    }
+
+    /// Contact starts and ends; the events they are.
+    fn contact_events(&mut self, t: f64) -> Events {
+        let touching = self.snap.normal.active > 0;
+        if touching == self.in_contact {
+            return Events::NONE;
+        }
+        let kin = &self.snap.kin;
+        self.run.contacts.push(ContactEvent {
+            time: t,
+            start: touching,
+            position: kin.x,
+            speed: kin.v.norm(),
+            rate: kin.w.norm(),
+        });
+        self.in_contact = touching;
+        if touching { Events::CONTACT_START } else { Events::CONTACT_END }
+    }
+
+    /// Whether the spacecraft has been calm for the dwell time (and so settles, or hops).
+    fn calm_for_dwell(&mut self, t: f64) -> bool {
+        let Some(st) = self.settings.settle else { return false };
+        if self.snap.kin.v.norm() < st.speed && self.snap.kin.w.norm() < st.rate {
+            t - *self.calm_since.get_or_insert(t) >= st.dwell
+        } else {
+            self.calm_since = None;
+            false
+        }
+    }
+}
+
+impl Simulation for LanderSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.settings.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let dt = self.settings.dt;
+        let t = self.time();
+        self.before = (self.y, t);
+        let n = self.span();
+        self.h_last = n as f64 * dt;
+        if n == 1 && self.snap.normal.time_to_contact < dt {
+            // A vertex touches down within this step: the damper force switches on inside it,
+            // which costs RK4 its order (an energy error ~ c v_N² dt). Sub-steps shrink that
+            // error by their number.
+            let h = dt / TOUCHDOWN_SUBSTEPS as f64;
+            for i in 0..TOUCHDOWN_SUBSTEPS {
+                self.integ.step_once(&mut self.obs, t + i as f64 * h, &mut self.y, h);
+            }
+        } else {
+            self.integ.step_once(&mut self.obs, t, &mut self.y, n as f64 * dt);
+        }
+        self.k += n;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        let t = self.time();
+        self.look_again();
+        let mut events = Events::NONE;
+        if let Some(hop) = self.settings.hops.get(self.next_hop).copied() {
             let fire = match hop.trigger {
                 HopTrigger::At(at) => t >= at,
-                HopTrigger::Settled => calm_since.is_some_and(|c| s.settle.is_some_and(|st| t - c >= st.dwell)),
+                HopTrigger::Settled => {
+                    self.calm_since.is_some_and(|c| self.settings.settle.is_some_and(|st| t - c >= st.dwell))
+                }
             };
             if fire {
-                let w = Vec3::new(y[10], y[11], y[12]);
-                let w_new = w + obs.sys.inertia_inv * hop.impulse;
-                hop_work += 0.5 * w_new.dot(&(obs.sys.inertia * w_new)) - 0.5 * w.dot(&(obs.sys.inertia * w));
-                y[10..13].copy_from_slice(w_new.as_slice());
-                run.hops.push((t, hop.impulse));
-                next_hop += 1;
-                calm_since = None;
-                snap = obs.observe(&y);
+                self.next_hop += 1;
+                self.hop(hop.impulse);
+                events.insert(Events::HOP);
             }
         }
-        let err = budget(&snap, &y, hop_work + remainder);
-        run.max_balance_error = run.max_balance_error.max(err.abs());
-        run.max_penetration = run.max_penetration.max(snap.normal.max_penetration);
-        let touching = snap.normal.active > 0;
-        if touching != in_contact {
-            run.contacts.push(ContactEvent {
-                time: t,
-                start: touching,
-                position: snap.kin.x,
-                speed: snap.kin.v.norm(),
-                rate: snap.kin.w.norm(),
-            });
-            in_contact = touching;
+        self.err = self.balance();
+        self.run.max_balance_error = self.run.max_balance_error.max(self.err.abs());
+        self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
+        events.insert(self.contact_events(t));
+        let mut report = StepReport::with(events);
+        let escaped = self.settings.escape_distance.is_some_and(|d| self.snap.kin.x.norm() > d);
+        if escaped {
+            report.stop = Some(Stop::Escaped);
+        } else if self.calm_for_dwell(t) && self.next_hop >= self.settings.hops.len() {
+            report.stop = Some(Stop::Settled);
+        } else if self.k >= self.steps {
+            report.stop = Some(Stop::Completed);
         }
-        if k.is_multiple_of(s.output_every) {
-            record(&mut run, t, &y, &snap, err);
-            progress(t);
-        }
-        if err > s.energy_tolerance {
-            run.outcome = LanderOutcome::Failed(energy_grew(err, s.energy_tolerance, t, s.dt));
-            break;
-        }
-        if let Some(d) = s.escape_distance
-            && snap.kin.x.norm() > d
-        {
-            run.outcome = LanderOutcome::Escaped(t);
-            break;
-        }
-        if let Some(st) = s.settle {
-            if snap.kin.v.norm() < st.speed && snap.kin.w.norm() < st.rate {
-                let since = *calm_since.get_or_insert(t);
-                if t - since >= st.dwell && next_hop >= s.hops.len() {
-                    run.outcome = LanderOutcome::Settled(t);
-                    break;
-                }
-            } else {
-                calm_since = None;
-            }
+        report
+    }
+
+    /// The budget's error (energy now less energy at the start less the work of contact, frame
+    /// rotation, hops and model refreshes) may not exceed `energy_tolerance`.
+    fn energy(&self) -> Option<EnergyCheck> {
+        Some(EnergyCheck { growth: self.err, limit: self.settings.energy_tolerance })
+    }
+
+    fn record(&mut self) {
+        let t = self.time();
+        record(&mut self.run, t, &self.y, &self.snap, self.err);
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        let (t, dt) = (self.time(), self.settings.dt);
+        // RK4 turns a spinning body accurately only while the rate times the step is well
+        // below 1 rad (its quaternion error per step grows as (ωh)⁵); past ~2.8 rad it is unstable.
+        let y = &self.before.0;
+        let rate = Vec3::new(y[10], y[11], y[12]).norm();
+        let spin = (rate * self.h_last > 1.0).then(|| {
+            format!(
+                "the spin of {rate:.4} rad/s turns the spacecraft by {:.3} rad in one step of {} s (free flight spans up to simulation.flight_steps = {} steps of dt); lower simulation.dt or simulation.flight_steps so that rate × step stays below 0.5 rad",
+                rate * self.h_last,
+                self.h_last,
+                self.settings.flight_steps
+            )
+        });
+        let blown = |what: String| {
+            let d = not_finite(t, dt);
+            Diagnosis { what, likely_cause: spin.clone().unwrap_or(d.likely_cause), ..d }
+        };
+        match failure {
+            GuardFailure::NonFinite { .. } => blown("the state stopped being finite".into()),
+            GuardFailure::Absurd { .. } => blown(failure.what()),
+            GuardFailure::EnergyGrew { growth, limit } => energy_grew(*growth, *limit, t, dt),
         }
     }
-    if run.rows.last().is_some_and(|r| r[0] < t)
-        && matches!(run.outcome, LanderOutcome::Settled(_) | LanderOutcome::Escaped(_) | LanderOutcome::Completed)
-    {
-        let snap = obs.observe(&y);
-        record(&mut run, t, &y, &snap, budget(&snap, &y, hop_work + remainder));
-    }
-    run.final_time = t;
-    run.final_state = y;
-    run.external_work = y[WORK + 3] + hop_work;
-    run
 }
 
 fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, err: f64) {

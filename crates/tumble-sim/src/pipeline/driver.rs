@@ -1,0 +1,221 @@
+//! The one step loop: [`Simulation`] is what an application implements, [`Driver`] runs it.
+
+use super::Diagnosis;
+use super::guard::{EnergyCheck, GuardFailure, check_energy, check_state};
+
+/// Events a step can report (a small bit set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Events(u32);
+
+impl Events {
+    /// No event.
+    pub const NONE: Events = Events(0);
+    /// A contact started (touchdown, first wire or membrane contact).
+    pub const CONTACT_START: Events = Events(1);
+    /// A contact ended (lift-off).
+    pub const CONTACT_END: Events = Events(1 << 1);
+    /// A hop (an impulse the run applies to itself) fired.
+    pub const HOP: Events = Events(1 << 2);
+
+    /// Whether every event of `other` is in `self`.
+    pub fn contains(self, other: Events) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Adds the events of `other`.
+    pub fn insert(&mut self, other: Events) {
+        self.0 |= other.0;
+    }
+
+    /// Whether no event is set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Why a run ended without failing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Reached the end of its schedule.
+    Completed,
+    /// Came to rest (the application's settling rule).
+    Settled,
+    /// Left the target's neighbourhood.
+    Escaped,
+    /// Reached an attracting centre's surface.
+    Impact,
+    /// The capture the run simulates happened.
+    Captured,
+}
+
+/// What one accepted step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Events of this step.
+    pub events: Events,
+    /// Set when the run ends after this step.
+    pub stop: Option<Stop>,
+    /// Whether this step ended on an output time and was recorded.
+    pub sampled: bool,
+}
+
+impl StepReport {
+    /// A step with these events that does not end the run.
+    pub fn with(events: Events) -> Self {
+        Self { events, stop: None, sampled: false }
+    }
+}
+
+/// An application as the driver steps it: its model, its state and its scratch, advanced one
+/// accepted step at a time. Implementations keep their own recording (typed samples); the driver
+/// decides when a sample is taken.
+pub trait Simulation {
+    /// Simulated time, s.
+    fn time(&self) -> f64;
+    /// Integrates one accepted step, ending at `until` (s) at the latest. An error is a failure
+    /// the integration itself detected (a step size collapsing).
+    fn advance(&mut self, until: f64) -> Result<(), Diagnosis>;
+    /// The state the guard checks (every component finite and below [`super::ABSURD`]).
+    fn state(&self) -> &[f64];
+    /// After the state passed the guard: events of the step just taken, and whether the run
+    /// stops. May change the state (an impulse).
+    fn observe(&mut self) -> StepReport;
+    /// The energy budget the guard checks after [`Simulation::observe`]; `None` where the
+    /// application has no energy to check (its docs say why).
+    fn energy(&self) -> Option<EnergyCheck>;
+    /// Records a sample of the current state.
+    fn record(&mut self);
+    /// The diagnosis of a guard failure at the current time: which body, what, the likely cause.
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis;
+}
+
+/// When samples are taken: at `output_interval`, 2·`output_interval`, … and at `duration`,
+/// where the run ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    /// End time, s.
+    pub duration: f64,
+    /// Time between samples, s.
+    pub output_interval: f64,
+}
+
+impl Schedule {
+    /// Number of samples after the initial one (the last at `duration`).
+    pub fn samples(&self) -> u64 {
+        (self.duration / self.output_interval - 1e-9).ceil().max(1.0) as u64
+    }
+
+    /// Time of sample `j` (1-based), s.
+    pub fn sample_time(&self, j: u64) -> f64 {
+        if j >= self.samples() { self.duration } else { j as f64 * self.output_interval }
+    }
+
+    /// Slack within which a time counts as an output time, s.
+    fn slack(&self) -> f64 {
+        1e-9 * self.output_interval
+    }
+}
+
+/// Runs any [`Simulation`]: the one step loop, the guard and the output schedule.
+pub struct Driver<S> {
+    sim: S,
+    schedule: Schedule,
+    next: u64,
+    recorded_at: f64,
+    started: bool,
+    ended: Option<Result<Stop, Diagnosis>>,
+}
+
+impl<S: Simulation> Driver<S> {
+    /// A driver of `sim` sampled on `schedule`.
+    pub fn new(sim: S, schedule: Schedule) -> Self {
+        Self { sim, schedule, next: 1, recorded_at: f64::NEG_INFINITY, started: false, ended: None }
+    }
+
+    /// The simulation.
+    pub fn sim(&self) -> &S {
+        &self.sim
+    }
+
+    /// The simulation, to change it between steps (a user's guidance).
+    pub fn sim_mut(&mut self) -> &mut S {
+        &mut self.sim
+    }
+
+    /// The simulation back, with what it recorded.
+    pub fn into_inner(self) -> S {
+        self.sim
+    }
+
+    /// How the run ended, once it has.
+    pub fn ended(&self) -> Option<&Result<Stop, Diagnosis>> {
+        self.ended.as_ref()
+    }
+
+    /// Takes one accepted step: advance, guard the state, observe, guard the energy, record on
+    /// an output time (and at the end). After the run has ended, returns how it ended again.
+    pub fn step(&mut self) -> Result<StepReport, Diagnosis> {
+        if let Some(end) = &self.ended {
+            return end.clone().map(|stop| StepReport { stop: Some(stop), ..StepReport::default() });
+        }
+        if !self.started {
+            self.started = true;
+            self.guarded(false)?;
+            self.sim.record();
+            self.recorded_at = self.sim.time();
+        }
+        let until = self.schedule.sample_time(self.next);
+        if let Err(d) = self.sim.advance(until) {
+            self.ended = Some(Err(d.clone()));
+            return Err(d);
+        }
+        let mut report = self.guarded(true)?;
+        let t = self.sim.time();
+        let slack = self.schedule.slack();
+        if t >= until - slack {
+            self.sim.record();
+            self.recorded_at = t;
+            report.sampled = true;
+            while self.next <= self.schedule.samples() && self.schedule.sample_time(self.next) <= t + slack {
+                self.next += 1;
+            }
+            if self.next > self.schedule.samples() && report.stop.is_none() {
+                report.stop = Some(Stop::Completed);
+            }
+        }
+        if let Some(stop) = report.stop {
+            if self.recorded_at < t {
+                self.sim.record();
+                self.recorded_at = t;
+            }
+            self.ended = Some(Ok(stop));
+        }
+        Ok(report)
+    }
+
+    /// Runs to the end, calling `progress(t)` after each output sample.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64)) -> Result<Stop, Diagnosis> {
+        loop {
+            let report = self.step()?;
+            if report.sampled {
+                progress(self.sim.time());
+            }
+            if let Some(stop) = report.stop {
+                return Ok(stop);
+            }
+        }
+    }
+
+    /// The guard: the state, then (after a step) the observation, then the energy. A failure
+    /// ends the run with its diagnosis.
+    fn guarded(&mut self, observe: bool) -> Result<StepReport, Diagnosis> {
+        let result = check_state(self.sim.state())
+            .map(|_| if observe { self.sim.observe() } else { StepReport::default() })
+            .and_then(|r| check_energy(self.sim.energy()).map(|_| r))
+            .map_err(|f| self.sim.diagnose(&f));
+        if let Err(d) = &result {
+            self.ended = Some(Err(d.clone()));
+        }
+        result
+    }
+}

@@ -1,0 +1,25 @@
+//! The simulation pipeline every application plugs into.
+//!
+//! An application is a [`Simulation`]: its model, state and scratch, stepped one accepted step
+//! at a time. The [`Driver`] owns the step loop for all of them, as MuJoCo's `mj_step` is the one
+//! pipeline of its models:
+//!
+//! ```text
+//! advance (integrate one accepted step, never past the next output time)
+//!   → guard: every state component finite and not absurd        ─┐
+//!   → observe (events: contact, hops, settling, escape, impact)   ├─ a failure ends the run
+//!   → guard: energy growth within the application's limit       ─┘  with one Diagnosis
+//!   → record a sample when an output time is reached
+//! ```
+//!
+//! No sample is recorded after a guard failure: what an application wrote before it is finite and
+//! passed the guard. A Rust user drives a simulation with [`Driver::run`] or, to put their own
+//! rule in the loop, with [`Driver::step`] (see the `lander_hop` example).
+
+mod diagnosis;
+mod driver;
+mod guard;
+
+pub use diagnosis::Diagnosis;
+pub use driver::{Driver, Events, Schedule, Simulation, StepReport, Stop};
+pub use guard::{ABSURD, EnergyCheck, GuardFailure, check_energy, check_state};
