@@ -796,7 +796,7 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             out.display()
         );
     }
-    ended(run.diagnosis.as_deref(), &out)
+    ended(run.diagnosis.as_ref().map(|d| d.to_string()).as_deref(), &out)
 }
 
 fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
@@ -838,7 +838,7 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
             out.display()
         );
     }
-    ended(run.diagnosis.as_deref(), &out)
+    ended(run.diagnosis.as_ref().map(|d| d.to_string()).as_deref(), &out)
 }
 
 fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {

@@ -99,3 +99,34 @@ fn rigid_bodies_past_their_stable_step_stop() {
         "simulation.dt",
     );
 }
+
+/// The membrane drop at 0.05 s (bundled: 1 ms): the budget `T + V_g + ½k(A − A₀)² + D_c + D_f`
+/// grows by 272 J against a limit of 143 J in the contact.
+#[test]
+fn a_membrane_drop_past_its_stable_step_stops() {
+    blows_up(
+        "membrane",
+        "capture/drop_test.toml",
+        &["simulation.dt=0.05", "simulation.output_interval=0.05"],
+        "simulation.dt",
+    );
+}
+
+/// Interference-engine mechanisms past their stable step: the tripod at 0.02 s (bundled: 1e-4 s)
+/// and the peg at 1 ms (bundled: 5e-5 s), which before the guard finished "completed" with the
+/// peg at 14.5 km/s and 1.4e23 J.
+#[test]
+fn mechanisms_past_their_stable_step_stop() {
+    blows_up(
+        "tripod",
+        "contact/tripod.toml",
+        &["simulation.dt=0.02", "simulation.output_interval=0.02"],
+        "simulation.dt",
+    );
+    blows_up(
+        "peg",
+        "contact/peg_in_hole.toml",
+        &["simulation.dt=0.001", "simulation.output_interval=0.005"],
+        "simulation.dt",
+    );
+}

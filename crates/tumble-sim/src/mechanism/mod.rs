@@ -1,0 +1,345 @@
+//! Rigid bodies in contact through the interference engine (`[mechanism]`): guides, pegs,
+//! rails and rollers, docking probes, grapple fixtures. Each body's frame (origin at its centre
+//! of mass) is its contact model's Object frame; the engine ([`tumble_contact::interference`])
+//! turns the paired models' interference into a wrench on each body, which joins gravity and
+//! the spring-dampers in the Newton–Euler equations (13 states per free body, RK4). After each
+//! accepted step the engine is evaluated at the new state and committed, so the bristle
+//! friction state advances once per step.
+//!
+//! **Arm.** With an `[arm]` in the scenario, a body may ride on one of its links (`link`): its
+//! pose and twist follow the link's, and its contact wrench is applied to the link (link axes,
+//! about the link origin) in the multibody equations, solved in the same RK4 state
+//! `[arm; free bodies]`.
+//!
+//! Spring-damper (a compliant wrist, a drive): `F = K (a(t) − p) + C (ȧ − v)` with the anchor
+//! `a(t) = a₀ + ȧ t` and diagonal `K`, `C` in world axes; `τ = k_θ θ − c_θ ω`, `θ` the rotation
+//! vector from the body's attitude to its attitude at the start. The energy reported is
+//! `T + V_g + V_springs`; contact damping and friction remove energy, so it only falls when no
+//! drive works on the system.
+//!
+//! Here: the model and its validation; [`sim`] steps it on the pipeline; [`output`] writes a
+//! run's files.
+
+use crate::arm::ArmModel;
+use crate::model::{Check, err, finite3, positive};
+use crate::pipeline::Diagnosis;
+use crate::scenario::mechanism::MechanismSpec;
+use crate::scenario::{GravitySpec, Scenario};
+use crate::{ScenarioError, arm::mass_and_inertia, membrane::rk4_timing};
+use std::sync::Arc;
+use tumble_contact::interference::Model as ContactModel;
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::{BodyState, Method, RigidBody};
+use tumble_geometry::MassProperties;
+use tumble_math::{Mat3, UnitQuat, Vec3, quat_from_wxyz};
+
+/// A body of the mechanism.
+#[derive(Clone, Debug)]
+pub struct MechBody {
+    /// Name.
+    pub name: String,
+    /// Its contact model.
+    pub model: Arc<ContactModel>,
+    /// Mass properties (`None`: fixed or carried by an arm link).
+    pub body: Option<RigidBody>,
+    /// The arm link carrying it and its pose in the link frame (rotation, position).
+    pub link: Option<(usize, Mat3, Vec3)>,
+    /// State at the start.
+    pub start: BodyState,
+}
+
+/// A spring-damper from a body to a moving anchor.
+#[derive(Clone, Debug)]
+pub struct Spring {
+    /// Index of the body.
+    pub body: usize,
+    /// Anchor at t = 0, m.
+    pub anchor: Vec3,
+    /// Anchor velocity, m/s.
+    pub anchor_velocity: Vec3,
+    /// Stiffness per world axis, N/m.
+    pub k: Vec3,
+    /// Damping per world axis, N·s/m.
+    pub c: Vec3,
+    /// Torsional stiffness, N·m/rad, and damping, N·m·s/rad.
+    pub torsion: (f64, f64),
+    /// Attitude the torsion pulls towards.
+    pub attitude: UnitQuat,
+}
+
+impl MechBody {
+    /// Whether it moves: free, or carried by an arm link.
+    pub fn moves(&self) -> bool {
+        self.body.is_some() || self.link.is_some()
+    }
+}
+
+impl Spring {
+    /// Force (W) and torque (W, about the centre of mass) on the body, and the stored energy.
+    fn wrench(&self, t: f64, s: &BodyState) -> (Vec3, Vec3, f64) {
+        let stretch = self.anchor + self.anchor_velocity * t - s.p_WB;
+        let f = self.k.component_mul(&stretch) + self.c.component_mul(&(self.anchor_velocity - s.v_WB));
+        let theta = (self.attitude * s.q_WB.inverse()).scaled_axis();
+        let w_W = s.q_WB * s.w_WB_B;
+        let tau = theta * self.torsion.0 - w_W * self.torsion.1;
+        let energy = 0.5 * self.k.dot(&stretch.component_mul(&stretch)) + 0.5 * self.torsion.0 * theta.norm_squared();
+        (f, tau, energy)
+    }
+}
+
+/// A validated mechanism scenario.
+#[derive(Clone, Debug)]
+pub struct Mechanism {
+    /// Scenario name.
+    pub name: String,
+    /// Bodies, in file order.
+    pub bodies: Vec<MechBody>,
+    /// Pairs of body indices.
+    pub pairs: Vec<(usize, usize)>,
+    /// Spring-dampers.
+    pub springs: Vec<Spring>,
+    /// Uniform gravity, m/s².
+    pub gravity: Vec3,
+    /// Candidate margin of the engine, m.
+    pub margin: f64,
+    /// The arm, when bodies ride on its links: its system and state at the start.
+    pub arm: Option<(MultibodySystem, Vec<f64>)>,
+    /// RK4 step, s.
+    pub dt: f64,
+    /// Simulated span, s.
+    pub duration: f64,
+    /// Time between samples, s.
+    pub output_interval: f64,
+    /// Largest growth of `E − W` allowed, as a fraction of the energy scale
+    /// (`simulation.max_energy_growth`; see [`MechanismSim`]).
+    pub max_energy_growth: f64,
+}
+
+/// One recorded instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MechSample {
+    /// Time, s.
+    pub t: f64,
+    /// Per body: position (m), velocity (m/s), angular velocity (body axes, rad/s), contact
+    /// force (W, N) and contact torque about the centre of mass (W, N·m).
+    pub bodies: Vec<[Vec3; 5]>,
+    /// Per body: attitude.
+    pub attitudes: Vec<UnitQuat>,
+    /// Active contacts.
+    pub contacts: usize,
+    /// `T + V_g + V_springs` of the free bodies, J.
+    pub energy: f64,
+}
+
+/// A finished run.
+#[derive(Clone, Debug, Default)]
+pub struct MechRun {
+    /// Samples at the output interval.
+    pub samples: Vec<MechSample>,
+    /// Why the run stopped early, if it did.
+    pub diagnosis: Option<Diagnosis>,
+    /// Wall-clock time, s.
+    pub wall_s: f64,
+}
+
+mod output;
+pub mod sim;
+
+pub use output::{animation, write_mechanism_run};
+pub use sim::MechanismSim;
+
+impl Mechanism {
+    /// Validates `[mechanism]`, `[gravity]` and `[simulation]` (RK4), and loads the models.
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
+    }
+
+    fn check(sc: &Scenario) -> Check<Self> {
+        let Some(spec) = &sc.file.mechanism else { return err("mechanism", "missing") };
+        let (dt, duration, output_interval) = rk4_timing(sc, "mechanism")?;
+        let gravity = match &sc.file.gravity {
+            GravitySpec::None => Vec3::zeros(),
+            GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
+            _ => return err("gravity.type", "mechanism runs take `none` or `uniform` gravity"),
+        };
+        let arm = match &sc.file.arm {
+            None => None,
+            Some(_) => {
+                let arm = ArmModel::check(sc)?;
+                if !matches!(arm.method, Method::Rk4 { .. }) {
+                    return err("simulation.integrator", "mechanism runs use `rk4`");
+                }
+                Some(arm)
+            }
+        };
+        let bodies = Self::bodies(sc, spec, arm.as_ref())?;
+        let arm = arm.map(|a| (a.system, a.initial_state));
+        let index = |key: &str, name: &str| {
+            bodies.iter().position(|b| b.name == name).ok_or_else(|| {
+                let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
+                (key.to_string(), format!("no body named '{name}' (bodies: {})", known.join(", ")))
+            })
+        };
+        let mut pairs = Vec::new();
+        for (k, [a, b]) in spec.pairs.iter().enumerate() {
+            let key = format!("mechanism.pairs.{k}");
+            let (i, j) = (index(&key, a)?, index(&key, b)?);
+            if i == j || !(bodies[i].moves() || bodies[j].moves()) {
+                return err(&key, format!("'{a}' and '{b}': a pair needs two bodies, one of them free"));
+            }
+            pairs.push((i, j));
+        }
+        if pairs.is_empty() {
+            return err("mechanism.pairs", "no pairs: nothing would touch");
+        }
+        let mut springs = Vec::new();
+        for (k, s) in spec.springs.iter().enumerate() {
+            let key = format!("mechanism.springs.{k}");
+            let body = index(&format!("{key}.body"), &s.body)?;
+            if bodies[body].body.is_none() {
+                return err(format!("{key}.body"), format!("'{}' is fixed: a spring needs a free body", s.body));
+            }
+            let nonneg = |what: &str, v: &[f64]| {
+                if v.iter().all(|x| x.is_finite() && *x >= 0.0) {
+                    Ok(())
+                } else {
+                    err(format!("{key}.{what}"), format!("{v:?}: must be finite and ≥ 0"))
+                }
+            };
+            nonneg("stiffness", &s.stiffness)?;
+            nonneg("damping", &s.damping)?;
+            nonneg("torsion", &[s.torsion, s.torsion_damping])?;
+            let start = &bodies[body].start;
+            springs.push(Spring {
+                body,
+                anchor: s.anchor.map_or(Ok(start.p_WB), |a| finite3(&format!("{key}.anchor"), a))?,
+                anchor_velocity: finite3(&format!("{key}.anchor_velocity"), s.anchor_velocity)?,
+                k: Vec3::from(s.stiffness),
+                c: Vec3::from(s.damping),
+                torsion: (s.torsion, s.torsion_damping),
+                attitude: start.q_WB,
+            });
+        }
+        let margin = spec.margin.unwrap_or(tumble_contact::interference::engine::DEFAULT_MARGIN);
+        if !(margin.is_finite() && margin >= 0.0) {
+            return err("mechanism.margin", format!("{margin}: must be finite and ≥ 0 (m)"));
+        }
+        let m = Self {
+            name: sc.file.name.clone(),
+            bodies,
+            pairs,
+            springs,
+            gravity,
+            margin,
+            arm,
+            dt,
+            duration,
+            output_interval,
+            max_energy_growth: positive(
+                "simulation.max_energy_growth",
+                sc.file.simulation.max_energy_growth,
+                "fraction of the energy scale",
+            )?,
+        };
+        // Pairing checks (ambiguous or missing laws) now, not in the run.
+        m.engine().map_err(|e| ("mechanism.pairs".to_string(), e))?;
+        Ok(m)
+    }
+
+    fn bodies(sc: &Scenario, spec: &MechanismSpec, arm: Option<&ArmModel>) -> Check<Vec<MechBody>> {
+        let mut out: Vec<MechBody> = Vec::new();
+        for (k, b) in spec.bodies.iter().enumerate() {
+            let key = format!("mechanism.bodies.{k}");
+            if out.iter().any(|o| o.name == b.name) {
+                return err(format!("{key}.name"), format!("'{}' is used twice", b.name));
+            }
+            let model =
+                ContactModel::load(&sc.resolve(&b.model)).map_err(|e| (format!("{key}.model"), e.to_string()))?;
+            if model.bodies.len() != 1 {
+                return err(
+                    format!("{key}.model"),
+                    format!(
+                        "the model has {} bodies (movable groups): a mechanism body takes a model with none",
+                        model.bodies.len()
+                    ),
+                );
+            }
+            let q = quat_from_wxyz(b.orientation).map_err(|e| (format!("{key}.orientation"), e.to_string()))?;
+            let start = BodyState {
+                p_WB: finite3(&format!("{key}.position"), b.position)?,
+                v_WB: finite3(&format!("{key}.velocity"), b.velocity)?,
+                q_WB: q,
+                w_WB_B: finite3(&format!("{key}.angular_velocity"), b.angular_velocity)?,
+            };
+            let link = match &b.link {
+                None => None,
+                Some(name) => {
+                    let Some(arm) = arm else {
+                        return err(format!("{key}.link"), "a body on a link needs an [arm] in the scenario");
+                    };
+                    let l = arm
+                        .system
+                        .model
+                        .links
+                        .iter()
+                        .zip(&arm.joint_names)
+                        .position(|(l, j)| &l.name == name || j.as_deref() == Some(name.as_str()))
+                        .ok_or_else(|| {
+                            (format!("{key}.link"), format!("no link or joint named `{name}` in the arm"))
+                        })?;
+                    if b.fixed
+                        || b.mass.is_some()
+                        || b.inertia.is_some()
+                        || start.v_WB != Vec3::zeros()
+                        || start.w_WB_B != Vec3::zeros()
+                    {
+                        return err(
+                            &key,
+                            "a body on an arm link moves with it: it takes no `fixed`, mass, inertia or velocity",
+                        );
+                    }
+                    Some((l, q.to_rotation_matrix().into_inner(), start.p_WB))
+                }
+            };
+            let body = if link.is_some() {
+                None
+            } else if b.fixed {
+                if b.mass.is_some()
+                    || b.inertia.is_some()
+                    || start.v_WB != Vec3::zeros()
+                    || start.w_WB_B != Vec3::zeros()
+                {
+                    return err(&key, "a fixed body takes no mass, inertia or velocity");
+                }
+                None
+            } else {
+                let (Some(mass), Some(inertia)) = (b.mass, &b.inertia) else {
+                    return err(&key, "a free body needs `mass` (kg) and `inertia` (kg·m²)");
+                };
+                let (mass, inertia) = mass_and_inertia(&key, mass, inertia)?;
+                Some(RigidBody::new(b.name.clone(), &MassProperties::new(mass, inertia)))
+            };
+            out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, link, start });
+        }
+        if !out.iter().any(MechBody::moves) {
+            return err("mechanism.bodies", "every body is fixed: nothing would move");
+        }
+        Ok(out)
+    }
+
+    /// Runs the mechanism on the pipeline's [`crate::pipeline::Driver`].
+    pub fn run(&self) -> MechRun {
+        let started = std::time::Instant::now();
+        let mut run = match MechanismSim::new(self) {
+            Ok(sim) => {
+                let schedule = sim.schedule();
+                let mut driver = crate::pipeline::Driver::new(sim, schedule);
+                let end = driver.run(&mut |_| {});
+                driver.into_inner().finish(end)
+            }
+            Err(d) => MechRun { diagnosis: Some(d), ..MechRun::default() },
+        };
+        run.wall_s = started.elapsed().as_secs_f64();
+        run
+    }
+}

@@ -1,0 +1,149 @@
+//! A mechanism run's files: `timeseries.csv`, `summary.json`, plots and the animation.
+
+use super::{MechRun, Mechanism};
+use crate::output::{RunDir, first_last};
+use crate::plot::{Series, line_plot};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_math::{UnitQuat, Vec3};
+
+/// Writes `timeseries.csv`, `summary.json` and plots (positions, contact forces, energy) into
+/// `dir`.
+pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    // Bodies that move: free ones and those carried by the arm.
+    let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
+    out.csv("timeseries.csv", |w| {
+        let mut head = vec!["t_s".to_string()];
+        for &i in &free {
+            let n = &m.bodies[i].name;
+            for q in ["x_m", "y_m", "z_m", "vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"]
+                .into_iter()
+                .chain([
+                    "contact_fx_N",
+                    "contact_fy_N",
+                    "contact_fz_N",
+                    "contact_tx_N_m",
+                    "contact_ty_N_m",
+                    "contact_tz_N_m",
+                ])
+                .chain(["qw", "qx", "qy", "qz"])
+            {
+                head.push(format!("{n}_{q}"));
+            }
+        }
+        head.extend(["contacts".into(), "energy_J".into()]);
+        writeln!(w, "{}", head.join(","))?;
+        for s in &run.samples {
+            let mut row = vec![s.t];
+            for &i in &free {
+                row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
+                row.extend(tumble_math::quat_to_wxyz(&s.attitudes[i]));
+            }
+            row.extend([s.contacts as f64, s.energy]);
+            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        Ok(())
+    })?;
+    let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
+    let col =
+        |i: usize, f: &dyn Fn(&[Vec3; 5]) -> f64| run.samples.iter().map(|s| f(&s.bodies[i])).collect::<Vec<f64>>();
+    let mut position = Vec::new();
+    let mut force = Vec::new();
+    for &i in &free {
+        let n = &m.bodies[i].name;
+        for (k, axis) in ["x", "y", "z"].iter().enumerate() {
+            position.push(Series { label: format!("{n} {axis}"), x: &t, y: col(i, &|b| b[0][k]) });
+        }
+        force.push(Series { label: format!("{n} |F|"), x: &t, y: col(i, &|b| b[3].norm()) });
+    }
+    line_plot(&out.plot("position"), "Centre of mass positions", "time [s]", "m", &position, false)?;
+    line_plot(&out.plot("contact_force"), "Contact force on each free body", "time [s]", "N", &force, false)?;
+    let energy =
+        vec![Series { label: "T + V_g + V_springs".into(), x: &t, y: run.samples.iter().map(|s| s.energy).collect() }];
+    line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;
+    let bodies: serde_json::Map<String, Value> = free
+        .iter()
+        .map(|&i| {
+            // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
+            // the largest body's radius.
+            let peak = run.samples.iter().map(|s| s.bodies[i][3].norm()).fold(0.0, f64::max);
+            let b = &last.bodies[i];
+            (
+                m.bodies[i].name.clone(),
+                json!({
+                    "position_final_m": [b[0].x, b[0].y, b[0].z],
+                    "velocity_final_m_s": [b[1].x, b[1].y, b[1].z],
+                    "angular_velocity_final_rad_s": [b[2].x, b[2].y, b[2].z],
+                    "contact_force_final_N": [b[3].x, b[3].y, b[3].z],
+                    "contact_torque_final_N_m": [b[4].x, b[4].y, b[4].z],
+                    "peak_contact_force_N": peak,
+                }),
+            )
+        })
+        .collect();
+    let summary = json!({
+        "scenario": m.name,
+        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
+        "final_time_s": last.t,
+        "bodies": bodies,
+        "contacts_final": last.contacts,
+        "contacts_peak": run.samples.iter().map(|s| s.contacts).max().unwrap_or(0),
+        "energy_initial_J": first.energy,
+        "energy_final_J": last.energy,
+        "primitives": m.bodies.iter().map(|b| b.model.primitive_count()).sum::<usize>(),
+        "wall_time_s": run.wall_s,
+        "real_time_factor": last.t / run.wall_s.max(1e-9),
+    });
+    out.json("summary.json", &summary)?;
+    animation(m, run).write_glb(&dir.join("animation.glb"))?;
+    Ok(summary)
+}
+
+/// The run as an animation: every body's primitives, moving bodies animated.
+pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, primitive_mesh};
+    const PALETTE: [[f32; 4]; 5] = [
+        [0.85, 0.45, 0.1, 1.0],
+        [0.2, 0.45, 0.8, 1.0],
+        [0.3, 0.7, 0.35, 1.0],
+        [0.75, 0.2, 0.5, 1.0],
+        [0.6, 0.6, 0.6, 1.0],
+    ];
+    let mut anim = Animation::new();
+    // The scene's size: the largest body's bounding radius.
+    let size = m
+        .bodies
+        .iter()
+        .filter_map(|b| b.model.nodes[b.model.bodies[0].root as usize].bv)
+        .map(|bv| bv.bounding_sphere().1)
+        .filter(|r| r.is_finite())
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let moving: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
+    for (i, b) in m.bodies.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let meshes = b.model.prims.iter().map(|p| primitive_mesh(&p.shape, size, color)).collect();
+        if moving.contains(&i) {
+            anim.body(&b.name, meshes);
+        } else {
+            anim.scenery(&b.name, meshes, &b.start.p_WB, &b.start.q_WB);
+        }
+    }
+    // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
+    // the largest body's radius.
+    let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { size / peak } else { 0.0 };
+    for &i in &moving {
+        anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, crate::anim::FORCE_COLOR);
+    }
+    for s in &run.samples {
+        let poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
+        anim.frame(s.t, &poses);
+        let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
+        anim.overlays(&arrows);
+    }
+    anim
+}

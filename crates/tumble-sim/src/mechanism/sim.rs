@@ -1,0 +1,311 @@
+//! A mechanism on the pipeline: [`MechanismSim`] steps the free bodies (and the arm) with RK4 at
+//! `dt`; after each accepted step the interference engine is evaluated at the new state and
+//! committed, so the bristle friction state advances once per step.
+
+use super::{MechRun, MechSample, Mechanism};
+use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use tumble_contact::interference::Engine;
+use tumble_dynamics::multibody::Kinematics;
+use tumble_dynamics::multibody::spatial::{SVec, parts};
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_math::{Mat3, Pose, UnitQuat, Vec3};
+
+/// The ODE: free bodies' states in file order.
+struct Ode<'a> {
+    m: &'a Mechanism,
+    engine: Engine,
+    /// Offset of each body's state (`None`: fixed or carried).
+    offset: Vec<Option<usize>>,
+    /// The arm's system (external wrenches set each evaluation) and its state length.
+    arm: Option<MultibodySystem>,
+    na: usize,
+}
+
+impl Ode<'_> {
+    /// The arm's kinematics at `y`.
+    fn kinematics(&self, y: &[f64]) -> Option<Kinematics> {
+        let mb = &self.arm.as_ref()?.model;
+        let (nq, nv) = (mb.nq(), mb.nv());
+        Some(mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+    }
+
+    /// Pose and twist (origin velocity and angular velocity, W) of a body carried by a link.
+    fn carried(k: &Kinematics, (l, R_LB, p_LB): &(usize, Mat3, Vec3)) -> (Pose, Vec3, Vec3) {
+        let (R, p) = k.pose[*l];
+        let (w_L, v_L) = parts(&k.v[*l]);
+        let w = R * w_L;
+        let r = R * p_LB;
+        let q = UnitQuat::from_matrix(&(R * R_LB));
+        (Pose::new(p + r, q), R * v_L + w.cross(&r), w)
+    }
+
+    /// Sets the bodies' poses and twists from `y` and evaluates the contacts; the arm's
+    /// kinematics, if any.
+    fn evaluate(&mut self, y: &[f64]) -> Option<Kinematics> {
+        let k = self.kinematics(y);
+        if let Some(k) = &k {
+            for (i, b) in self.m.bodies.iter().enumerate() {
+                if let Some(link) = &b.link {
+                    let (X, v, w) = Self::carried(k, link);
+                    let _ = self.engine.set_body(i, 0, &X, v, w);
+                }
+            }
+        }
+        for (i, off) in self.offset.iter().enumerate() {
+            if let Some(o) = off {
+                let s = BodyState::read(&y[*o..]);
+                let w_W = s.q_WB * s.w_WB_B;
+                // Finite by the blow-up check after each step; refusals cannot occur.
+                let _ = self.engine.set_body(i, 0, &Pose::new(s.p_WB, s.q_WB), s.v_WB, w_W);
+            }
+        }
+        self.engine.evaluate();
+        k
+    }
+}
+
+impl OdeSystem for Ode<'_> {
+    fn dim(&self) -> usize {
+        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + 1
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let k = self.evaluate(y);
+        if let (Some(sys), Some(k)) = (&mut self.arm, &k) {
+            // Each carried body's contact wrench on its link: link axes, about the link origin.
+            sys.external.iter_mut().for_each(|e| *e = SVec::zeros());
+            for (i, b) in self.m.bodies.iter().enumerate() {
+                let Some((l, _, _)) = b.link else { continue };
+                let (R, p) = k.pose[l];
+                let c = self.engine.body(i, 0);
+                let n = c.torque + (c.X_WB.p - p).cross(&c.force);
+                let (n, f) = (R.transpose() * n, R.transpose() * c.force);
+                sys.external[l] += SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
+            }
+            sys.derivatives(k, &y[..self.na], &mut dydt[..self.na]);
+        }
+        // The drives' power: each spring's force on its body times its anchor's velocity.
+        let mut power = 0.0;
+        for (i, off) in self.offset.iter().enumerate() {
+            let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
+            let s = BodyState::read(&y[*o..]);
+            let c = self.engine.body(i, 0);
+            let (mut f, mut tau) = (c.force, c.torque);
+            for sp in self.m.springs.iter().filter(|sp| sp.body == i) {
+                let (fs, ts, _) = sp.wrench(t, &s);
+                f += fs;
+                tau += ts;
+                power += fs.dot(&sp.anchor_velocity);
+            }
+            body.derivatives(
+                &y[*o..*o + BODY_STATE_LEN],
+                &self.m.gravity,
+                &f,
+                &(s.q_WB.inverse() * tau),
+                &mut dydt[*o..*o + BODY_STATE_LEN],
+            );
+        }
+        dydt[self.dim() - 1] = power;
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        if let Some(sys) = &self.arm {
+            sys.project(&mut y[..self.na]);
+        }
+        for o in self.offset.iter().flatten() {
+            normalize_quaternion(&mut y[*o..*o + BODY_STATE_LEN]);
+        }
+    }
+}
+
+impl Ode<'_> {
+    /// `T + V_g + V_springs` of the free bodies at `(t, y)` and its scale `T + |V_g| + V_springs`,
+    /// J.
+    fn mechanical_energy(&self, t: f64, y: &[f64]) -> (f64, f64) {
+        let (mut energy, mut scale) = (0.0, 0.0);
+        for (i, off) in self.offset.iter().enumerate() {
+            let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
+            let s = BodyState::read(&y[*o..]);
+            let (kinetic, gravity) = (s.kinetic_energy(body), -body.mass * self.m.gravity.dot(&s.p_WB));
+            let springs = self.m.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
+            energy += kinetic + gravity + springs;
+            scale += kinetic + gravity.abs() + springs;
+        }
+        (energy, scale)
+    }
+}
+
+impl Mechanism {
+    /// An engine with the bodies at their start and the pairs made.
+    pub(super) fn engine(&self) -> Result<Engine, String> {
+        let mut e = Engine::new();
+        e.set_margin(self.margin).map_err(|x| x.to_string())?;
+        for b in &self.bodies {
+            let i = e.add_object(b.model.clone(), &b.name);
+            let s = &b.start;
+            e.set_body(i, 0, &Pose::new(s.p_WB, s.q_WB), s.v_WB, s.q_WB * s.w_WB_B).map_err(|x| x.to_string())?;
+        }
+        for &(a, b) in &self.pairs {
+            e.pair(a, b).map_err(|x| x.to_string())?;
+        }
+        Ok(e)
+    }
+
+    fn sample(&self, ode: &mut Ode, t: f64, y: &[f64]) -> MechSample {
+        let k = ode.evaluate(y);
+        let mut energy = 0.0;
+        let mut attitudes = Vec::with_capacity(self.bodies.len());
+        let bodies = (0..self.bodies.len())
+            .map(|i| {
+                let b = &self.bodies[i];
+                let s = match (ode.offset[i], &b.link, &k) {
+                    (Some(o), _, _) => BodyState::read(&y[o..]),
+                    (None, Some(link), Some(k)) => {
+                        let (X, v, w) = Ode::carried(k, link);
+                        BodyState { p_WB: X.p, v_WB: v, q_WB: X.q, w_WB_B: X.q.inverse() * w }
+                    }
+                    _ => b.start,
+                };
+                if let Some(body) = &b.body {
+                    energy += s.kinetic_energy(body) - body.mass * self.gravity.dot(&s.p_WB);
+                    energy += self.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
+                }
+                let c = ode.engine.body(i, 0);
+                attitudes.push(s.q_WB);
+                [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
+            })
+            .collect();
+        MechSample { t, bodies, attitudes, contacts: ode.engine.contacts().len(), energy }
+    }
+}
+
+/// A mechanism run as the pipeline steps it.
+///
+/// Its energy check: the state carries the drives' work `W = ∫ Σ F_spring·ȧ dt` (the power a
+/// moving anchor puts in), and `E − W − E₀` with `E = T + V_g + V_springs` may not grow past
+/// `simulation.max_energy_growth` of the scale `max(T + |V_g| + V_springs at the start and now,
+/// |W|)`: contact damping, friction and the dampers only remove energy, and what the contacts
+/// store elastically is missing from `E`, so the exact flow keeps `E − W − E₀ ≤ 0`. With an
+/// `[arm]` the check is off (`None`): energy the arm's joints exchange through contact is not in
+/// `E`. The finiteness and magnitude checks hold for every run.
+pub struct MechanismSim<'a> {
+    ode: Ode<'a>,
+    integ: Integrator,
+    y: Vec<f64>,
+    k: u64,
+    steps: u64,
+    every: u64,
+    /// `E₀` and the start's energy scale, J.
+    energy0: (f64, f64),
+    run: MechRun,
+}
+
+impl<'a> MechanismSim<'a> {
+    /// The run of `m` from its initial state; an error where the engine refuses the model.
+    pub fn new(m: &'a Mechanism) -> Result<Self, Diagnosis> {
+        let engine = m.engine().map_err(|e| {
+            Diagnosis::new(
+                0.0,
+                format!("the contact engine refused the model: {e}"),
+                "check the mechanism's pairs and margin",
+            )
+        })?;
+        let mut offset = Vec::new();
+        let na = m.arm.as_ref().map_or(0, |(_, y0)| y0.len());
+        let mut n = na;
+        for b in &m.bodies {
+            offset.push(b.body.as_ref().map(|_| {
+                n += BODY_STATE_LEN;
+                n - BODY_STATE_LEN
+            }));
+        }
+        let arm = m.arm.as_ref().map(|(sys, _)| {
+            let mut sys = sys.clone();
+            sys.external = vec![SVec::zeros(); sys.model.links.len()];
+            sys
+        });
+        let ode = Ode { m, engine, offset, arm, na };
+        let mut y = vec![0.0; n + 1];
+        if let Some((_, y0)) = &m.arm {
+            y[..na].copy_from_slice(y0);
+        }
+        for (b, o) in m.bodies.iter().zip(&ode.offset) {
+            if let Some(o) = o {
+                b.start.write(&mut y[*o..]);
+            }
+        }
+        let every = ((m.output_interval / m.dt).round() as u64).max(1);
+        let steps = (m.duration / m.dt).round() as u64;
+        let mut run = MechRun::default();
+        run.samples.reserve((steps / every + 1) as usize);
+        let energy0 = ode.mechanical_energy(0.0, &y);
+        Ok(Self { integ: Integrator::new(Method::Rk4 { dt: m.dt }, y.len()), ode, y, k: 0, steps, every, energy0, run })
+    }
+
+    /// Samples every `simulation.output_interval` up to the whole number of steps nearest
+    /// `simulation.duration`.
+    pub fn schedule(&self) -> Schedule {
+        let dt = self.ode.m.dt;
+        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+    }
+
+    /// The contact engine (contacts and wrenches of the last evaluation).
+    pub fn contact_engine(&self) -> &Engine {
+        &self.ode.engine
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MechRun {
+        self.run.diagnosis = end.err();
+        self.run
+    }
+}
+
+impl Simulation for MechanismSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.ode.m.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let (t, dt) = (self.time(), self.ode.m.dt);
+        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
+        self.k += 1;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The accepted step: contacts at its end advance the friction state.
+    fn observe(&mut self) -> StepReport {
+        self.ode.evaluate(&self.y);
+        self.ode.engine.commit(self.ode.m.dt);
+        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+    }
+
+    fn energy(&self) -> Option<EnergyCheck> {
+        if self.ode.arm.is_some() {
+            return None;
+        }
+        let (energy, scale) = self.ode.mechanical_energy(self.time(), &self.y);
+        let work = self.y[self.y.len() - 1];
+        let scale = self.energy0.1.max(scale).max(work.abs()) + 1e-12;
+        Some(EnergyCheck { growth: energy - work - self.energy0.0, limit: self.ode.m.max_energy_growth * scale })
+    }
+
+    fn record(&mut self) {
+        let (m, t) = (self.ode.m, self.time());
+        let s = m.sample(&mut self.ode, t, &self.y);
+        self.run.samples.push(s);
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        Diagnosis::new(
+            self.time(),
+            failure.what(),
+            format!("lower simulation.dt (now {} s) or the contact stiffness", self.ode.m.dt),
+        )
+    }
+}

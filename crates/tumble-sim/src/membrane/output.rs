@@ -1,0 +1,184 @@
+//! A membrane drop's files: `timeseries.csv`, `summary.json`, plots and the animation.
+
+use super::{MembraneDrop, MembraneRun, MembraneSample};
+use crate::output::{RunDir, first_last};
+use crate::plot::{Series, line_plot};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_contact::membrane::{Membrane, MembraneContact, MembraneWorkspace, RelativeMotion};
+use tumble_math::{Vec3, quat_from_wxyz};
+
+/// Writes `timeseries.csv`, `summary.json` and plots (membrane, energy budget, speeds, slip)
+/// into `dir`.
+pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    out.csv("timeseries.csv", |w| {
+        writeln!(
+            w,
+            "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
+             tension_N_m,normal_fx_N,normal_fy_N,normal_fz_N,friction_fx_N,friction_fy_N,friction_fz_N,\
+             max_slip_m_s,contact_vertices,depth_m,kinetic_J,gravity_potential_J,membrane_energy_J,\
+             damping_loss_J,friction_loss_J,budget_J"
+        )?;
+        for s in &run.samples {
+            let c = &s.contact;
+            let mut row = vec![s.t];
+            row.extend(s.position.iter().chain(&s.velocity).chain(&s.omega));
+            row.extend([c.area, c.area_rate, c.tension]);
+            row.extend(c.normal_force.iter().chain(c.friction_force.iter()));
+            row.extend([c.max_slip, c.contact_vertices as f64, c.depth]);
+            row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.budget()]);
+            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        Ok(())
+    })?;
+
+    let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
+    let col = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
+    let a0 = model.membrane.area0();
+    let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
+        (
+            "membrane",
+            "Membrane: deflected area and forces",
+            "m², N",
+            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
+        ),
+        (
+            "energy",
+            "Energy budget",
+            "J",
+            vec![
+                Series { label: "kinetic".into(), x: &t, y: col(&|s| s.kinetic) },
+                Series { label: "gravity".into(), x: &t, y: col(&|s| s.gravity_potential - first.gravity_potential) },
+                Series { label: "membrane".into(), x: &t, y: col(&|s| s.contact.energy) },
+                Series { label: "damping loss".into(), x: &t, y: col(&|s| s.damping_loss) },
+                Series { label: "friction loss".into(), x: &t, y: col(&|s| s.friction_loss) },
+                Series { label: "sum − start".into(), x: &t, y: col(&|s| s.budget() - first.budget()) },
+            ],
+        ),
+        (
+            "speeds",
+            "Body speed, rate and slip",
+            "m/s, rad/s",
+            vec![
+                Series { label: "|v| [m/s]".into(), x: &t, y: col(&|s| Vec3::from(s.velocity).norm()) },
+                Series { label: "|ω| [rad/s]".into(), x: &t, y: col(&|s| Vec3::from(s.omega).norm()) },
+                Series { label: "max slip [m/s]".into(), x: &t, y: col(&|s| s.contact.max_slip) },
+            ],
+        ),
+        (
+            "height",
+            "Centre of mass height and membrane depth",
+            "m",
+            vec![
+                Series { label: "z".into(), x: &t, y: col(&|s| s.position[2]) },
+                Series { label: "depth".into(), x: &t, y: col(&|s| -s.contact.depth) },
+            ],
+        ),
+    ];
+    for (stem, title, unit, series) in &plots {
+        line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
+    }
+    let outcome = match (run.contacts.len(), last.contact.in_contact) {
+        (0, _) => "no contact".to_string(),
+        (n, true) => format!("on the membrane (contact {n})"),
+        (1, false) => "bounced off".to_string(),
+        (n, false) => format!("bounced off {n} times"),
+    };
+    let peak = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
+    let summary = json!({
+        "scenario": model.name,
+        "outcome": outcome,
+        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
+        "final_time_s": last.t,
+        "contacts_s": run.contacts,
+        "membrane_area0_m2": a0,
+        "peak_area_m2": peak(&|s| s.contact.area),
+        "peak_depth_m": peak(&|s| s.contact.depth),
+        "peak_normal_force_N": peak(&|s| s.contact.normal_force.norm()),
+        "peak_friction_force_N": peak(&|s| s.contact.friction_force.norm()),
+        "peak_slip_m_s": peak(&|s| s.contact.max_slip),
+        "body_faces": model.mesh.faces.len(),
+        "velocity_initial_m_s": first.velocity,
+        "velocity_final_m_s": last.velocity,
+        "angular_velocity_final_rad_s": last.omega,
+        "energy_budget_initial_J": first.budget(),
+        "energy_budget_final_J": last.budget(),
+        "damping_loss_J": last.damping_loss,
+        "friction_loss_J": last.friction_loss,
+        "illegal_pinv_samples": run.samples.iter().filter(|s| s.contact.distribution.negative > 0).count(),
+        "wall_time_s": run.wall_s,
+        "real_time_factor": last.t / run.wall_s.max(1e-9),
+    });
+    out.json("summary.json", &summary)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
+    Ok(summary)
+}
+
+/// The drop as an animation: the body's mesh, moving; the membrane as it deflects; its force on
+/// the body.
+pub fn animation(model: &MembraneDrop, run: &MembraneRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, Mesh};
+    let mut anim = Animation::new();
+    anim.body("body", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.55, 0.45, 0.35, 1.0])]);
+    let surface = anim.surface("membrane", MEMBRANE_COLOR);
+    // The membrane's force on the body at its centre of mass, the largest as long as the body's
+    // diameter (out of the body).
+    let force = |s: &MembraneSample| s.contact.normal_force + s.contact.friction_force;
+    let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { 2.0 * model.radius / peak } else { 0.0 };
+    anim.arrow("membrane force", 0.06 * model.radius, crate::anim::FORCE_COLOR);
+    let mut ws = MembraneWorkspace::default();
+    for s in &run.samples {
+        let q = quat_from_wxyz(s.attitude).unwrap_or_else(|_| tumble_math::UnitQuat::identity());
+        let p = Vec3::from(s.position);
+        anim.frame(s.t, &[(p, q)]);
+        anim.overlays(&[(p, force(s) * per_newton)]);
+        let motion = RelativeMotion {
+            vertices: &model.mesh.vertices,
+            radius: model.radius,
+            R_MB: q.to_rotation_matrix().into_inner(),
+            p_MB: p,
+            v_MB: Vec3::zeros(),
+            w_MB: Vec3::zeros(),
+            hull: model.hull.as_ref(),
+        };
+        let (v, t) = membrane_shape(&model.membrane, &motion, &mut ws);
+        anim.shape(surface, &v, &t);
+    }
+    anim
+}
+
+/// The membrane's colour in animations.
+pub(crate) const MEMBRANE_COLOR: [f32; 4] = [0.8, 0.8, 0.9, 0.6];
+
+/// The membrane's shape with the body at `motion`, in `M`: out of contact its suspension polygon
+/// (a fan about the polygon's mean point), in contact the hull's membrane triangles (the
+/// triangles with a body corner: the deflected sheet, including where it wraps the body).
+pub(crate) fn membrane_shape(
+    m: &Membrane,
+    motion: &RelativeMotion,
+    ws: &mut MembraneWorkspace,
+) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let n = m.suspension().len();
+    if m.evaluate(motion, ws).in_contact {
+        let t = ws.membrane_triangles(n).map(|t| t.map(|i| i as u32)).collect();
+        return (ws.points().to_vec(), t);
+    }
+    let mut v = vec![m.suspension().iter().sum::<Vec3>() / n as f64];
+    v.extend_from_slice(m.suspension());
+    let n = n as u32;
+    (v, (0..n).map(|k| [0, 1 + k, 1 + (k + 1) % n]).collect())
+}
+
+/// The `membrane` plot's curves: `A − A₀`, the normal force and the friction force.
+pub(crate) fn membrane_series<'a>(t: &'a [f64], contacts: &[MembraneContact], a0: f64) -> Vec<Series<'a>> {
+    let col = |f: &dyn Fn(&MembraneContact) -> f64| contacts.iter().map(f).collect::<Vec<f64>>();
+    vec![
+        Series { label: "A − A₀ [m²]".into(), x: t, y: col(&|c| c.area - a0) },
+        Series { label: "|normal force| [N]".into(), x: t, y: col(&|c| c.normal_force.norm()) },
+        Series { label: "|friction| [N]".into(), x: t, y: col(&|c| c.friction_force.norm()) },
+    ]
+}

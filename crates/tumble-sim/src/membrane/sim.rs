@@ -1,0 +1,212 @@
+//! The membrane drop on the pipeline: [`MembraneSim`] steps the body with RK4 at `dt`,
+//! observes the membrane's action after every step and checks the energy budget.
+
+use super::{MembraneDrop, MembraneRun, MembraneSample};
+use crate::pipeline::{Diagnosis, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_math::Mat3;
+
+/// The drop as an `OdeSystem`. The contact of the state the loop last observed is kept, so the
+/// next step's first RK4 stage reuses it (the membrane is a pure function of the state).
+struct Ode<'a> {
+    model: &'a MembraneDrop,
+    ws: MembraneWorkspace,
+    seen: Vec<f64>,
+    seen_contact: Option<MembraneContact>,
+}
+
+/// Body states, then `∫c Ȧ² dt`, then `−∫P_f dt`.
+pub(super) const DAMPING_LOSS: usize = BODY_STATE_LEN;
+pub(super) const FRICTION_LOSS: usize = BODY_STATE_LEN + 1;
+
+impl Ode<'_> {
+    /// The membrane's action at body state `s` (rotation `R` of its attitude).
+    fn contact(&mut self, s: &BodyState, R: &Mat3) -> MembraneContact {
+        let m = self.model;
+        let motion = RelativeMotion {
+            vertices: &m.mesh.vertices,
+            radius: m.radius,
+            R_MB: *R,
+            p_MB: s.p_WB,
+            v_MB: s.v_WB,
+            w_MB: R * s.w_WB_B,
+            hull: m.hull.as_ref(),
+        };
+        m.membrane.evaluate(&motion, &mut self.ws)
+    }
+
+    /// The contact at `y`, kept for the next step's first stage.
+    fn observe(&mut self, y: &[f64]) -> MembraneContact {
+        let s = BodyState::read(y);
+        let c = self.contact(&s, &s.q_WB.to_rotation_matrix().into_inner());
+        self.seen.clear();
+        self.seen.extend_from_slice(y);
+        self.seen_contact = Some(c);
+        c
+    }
+}
+
+impl OdeSystem for Ode<'_> {
+    fn dim(&self) -> usize {
+        BODY_STATE_LEN + 2
+    }
+
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        let s = BodyState::read(y);
+        let R = s.q_WB.to_rotation_matrix().into_inner();
+        let c = match self.seen_contact {
+            Some(c) if y == self.seen.as_slice() => c,
+            _ => self.contact(&s, &R),
+        };
+        let m = self.model;
+        m.body.derivatives(y, &m.gravity, &c.force(), &(R.transpose() * c.torque()), dydt);
+        dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
+        dydt[FRICTION_LOSS] = -c.friction_power;
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        normalize_quaternion(y);
+    }
+}
+
+/// A membrane drop as the pipeline steps it.
+///
+/// Its energy check: the budget `T + V_g + ½k(A − A₀)² + D_c + D_f` (constant for the exact
+/// flow) may grow by `simulation.max_energy_growth` of the energy scale `T₀ + m|g|(z₀ + r)`
+/// (the initial kinetic energy and the fall to the membrane's plane plus one body radius).
+pub struct MembraneSim<'a> {
+    ode: Ode<'a>,
+    integ: Integrator,
+    y: Vec<f64>,
+    k: u64,
+    steps: u64,
+    every: u64,
+    contact: MembraneContact,
+    budget0: f64,
+    scale: f64,
+    touching: bool,
+    run: MembraneRun,
+}
+
+impl<'a> MembraneSim<'a> {
+    /// The drop of `model` from its initial state.
+    pub fn new(model: &'a MembraneDrop) -> Self {
+        let mut ode = Ode { model, ws: MembraneWorkspace::default(), seen: vec![], seen_contact: None };
+        let y = model.initial_state();
+        let contact = ode.observe(&y);
+        let every = ((model.output_interval / model.dt).round() as u64).max(1);
+        let steps = (model.duration / model.dt).round() as u64;
+        let first = model.sample(0.0, &y, contact);
+        let height = (model.start.p_WB.z + model.radius).max(0.0);
+        Self {
+            integ: Integrator::new(Method::Rk4 { dt: model.dt }, y.len()),
+            run: MembraneRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() },
+            budget0: first.budget(),
+            scale: first.kinetic + model.body.mass * model.gravity.norm() * height + 1e-12,
+            ode,
+            y,
+            k: 0,
+            steps,
+            every,
+            contact,
+            touching: false,
+        }
+    }
+
+    /// Samples every `simulation.output_interval` up to the whole number of steps nearest
+    /// `simulation.duration`.
+    pub fn schedule(&self) -> Schedule {
+        let dt = self.ode.model.dt;
+        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+    }
+
+    /// The membrane's action on the body now.
+    pub fn contact(&self) -> &MembraneContact {
+        &self.contact
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MembraneRun {
+        self.run.diagnosis = end.err();
+        self.run
+    }
+
+    fn budget(&self) -> f64 {
+        self.ode.model.sample(self.time(), &self.y, self.contact).budget()
+    }
+}
+
+impl MembraneDrop {
+    fn sample(&self, t: f64, y: &[f64], contact: MembraneContact) -> MembraneSample {
+        let s = BodyState::read(y);
+        MembraneSample {
+            t,
+            position: s.p_WB.into(),
+            velocity: s.v_WB.into(),
+            omega: s.w_WB_B.into(),
+            attitude: tumble_math::quat_to_wxyz(&s.q_WB),
+            contact,
+            kinetic: s.kinetic_energy(&self.body),
+            gravity_potential: -self.body.mass * self.gravity.dot(&s.p_WB),
+            damping_loss: y[DAMPING_LOSS],
+            friction_loss: y[FRICTION_LOSS],
+        }
+    }
+}
+
+impl Simulation for MembraneSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.ode.model.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let (t, dt) = (self.time(), self.ode.model.dt);
+        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
+        self.k += 1;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        let was = self.contact.in_contact;
+        self.contact = self.ode.observe(&self.y);
+        let events = match (was, self.contact.in_contact) {
+            (false, true) => Events::CONTACT_START,
+            (true, false) => Events::CONTACT_END,
+            _ => Events::NONE,
+        };
+        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::with(events) }
+    }
+
+    fn energy(&self) -> Option<EnergyCheck> {
+        Some(EnergyCheck { growth: self.budget() - self.budget0, limit: self.ode.model.max_energy_growth * self.scale })
+    }
+
+    /// A sample, and contact episodes at the sampling's resolution.
+    fn record(&mut self) {
+        let t = self.time();
+        let c = self.contact;
+        match (c.in_contact, self.touching, self.run.contacts.last_mut()) {
+            (true, true, Some(e)) => e[1] = t,
+            (true, _, _) => self.run.contacts.push([t, t]),
+            _ => {}
+        }
+        self.touching = c.in_contact;
+        self.run.samples.push(self.ode.model.sample(t, &self.y, c));
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        let dt = self.ode.model.dt;
+        Diagnosis::new(
+            self.time(),
+            failure.what(),
+            format!(
+                "the step simulation.dt = {dt} s is too large for the membrane's stiffness and damping (or the body's spin); lower it"
+            ),
+        )
+    }
+}
