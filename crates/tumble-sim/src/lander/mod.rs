@@ -9,12 +9,14 @@
 //! - [`output`]: the run folder (time series, contact log, summary, plots).
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
+pub mod builder;
 pub mod local;
 pub mod model;
 pub mod output;
 pub mod sim;
 pub mod system;
 
+pub use builder::LanderBuilder;
 pub use model::{LanderModel, Target, build_target};
 pub use output::{animation, lat_lon, write_lander_run};
 pub use sim::{

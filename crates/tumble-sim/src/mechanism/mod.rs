@@ -17,7 +17,7 @@
 //! `T + V_g + V_springs`; contact damping and friction remove energy, so it only falls when no
 //! drive works on the system.
 //!
-//! Here: the model and its validation; [`sim`] steps it on the pipeline; [`output`] writes a
+//! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
 //! run's files.
 
 use crate::arm::ArmModel;

@@ -6,7 +6,7 @@
 //! damping has removed, `∫c Ȧ² dt`, and the energy friction has removed, `−∫P_f dt`, so the
 //! budget `T + V_g + ½k(A − A₀)² + D_c + D_f` is checkable at every step.
 //!
-//! Here: the model and its validation; [`sim`] steps it on the pipeline; [`output`] writes a
+//! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
 //! run's files.
 
 use crate::model::{Check, err, finite3, positive, read_mesh_key};

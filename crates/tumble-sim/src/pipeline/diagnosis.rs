@@ -29,3 +29,5 @@ impl std::fmt::Display for Diagnosis {
         write!(f, ": {}. Likely cause: {}", self.what, self.likely_cause)
     }
 }
+
+impl std::error::Error for Diagnosis {}

@@ -219,3 +219,80 @@ impl<S: Simulation> Driver<S> {
         result
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ẋ = λx` stepped exactly (`x ← x e^{λh}`) at `h`; its energy is `x²` with limit `limit`.
+    struct Growth {
+        t: f64,
+        x: [f64; 1],
+        h: f64,
+        lambda: f64,
+        limit: f64,
+        samples: Vec<(f64, f64)>,
+    }
+
+    impl Simulation for Growth {
+        fn time(&self) -> f64 {
+            self.t
+        }
+        fn advance(&mut self, until: f64) -> Result<(), Diagnosis> {
+            let h = self.h.min(until - self.t);
+            self.x[0] *= (self.lambda * h).exp();
+            self.t += h;
+            Ok(())
+        }
+        fn state(&self) -> &[f64] {
+            &self.x
+        }
+        fn observe(&mut self) -> StepReport {
+            StepReport::default()
+        }
+        fn energy(&self) -> Option<EnergyCheck> {
+            Some(EnergyCheck { growth: self.x[0] * self.x[0] - 1.0, limit: self.limit })
+        }
+        fn record(&mut self) {
+            self.samples.push((self.t, self.x[0]));
+        }
+        fn diagnose(&self, f: &GuardFailure) -> Diagnosis {
+            Diagnosis::new(self.t, f.what(), "growth")
+        }
+    }
+
+    fn growth(lambda: f64, limit: f64) -> Growth {
+        Growth { t: 0.0, x: [1.0], h: 0.3, lambda, limit, samples: vec![] }
+    }
+
+    #[test]
+    fn samples_land_on_output_times_and_the_end() {
+        let mut d = Driver::new(growth(-1.0, 1.0), Schedule { duration: 2.5, output_interval: 1.0 });
+        assert_eq!(d.run(&mut |_| {}), Ok(Stop::Completed));
+        let t: Vec<f64> = d.sim().samples.iter().map(|s| s.0).collect();
+        // Steps of 0.3 s shortened to land on 1, 2 and 2.5 s.
+        assert_eq!(t.len(), 4);
+        for (got, want) in t.iter().zip([0.0, 1.0, 2.0, 2.5]) {
+            assert!((got - want).abs() < 1e-12, "{t:?}");
+        }
+        // Stepping an ended run reports its end again and records nothing more.
+        assert_eq!(d.step().map(|r| r.stop), Ok(Some(Stop::Completed)));
+        assert_eq!(d.sim().samples.len(), 4);
+    }
+
+    #[test]
+    fn nothing_past_the_guard_is_recorded() {
+        // x = e^{t}: x² − 1 passes 3 (the limit) after t = ln 2 = 0.69 s; the steps end at 0.3,
+        // 0.5 (an output time) and 0.8 s, where the guard trips.
+        let mut d = Driver::new(growth(1.0, 3.0), Schedule { duration: 5.0, output_interval: 0.5 });
+        let e = d.run(&mut |_| {}).expect_err("the energy guard trips");
+        assert!((e.time - 0.8).abs() < 1e-12 && e.what.contains("energy grew"), "{e}");
+        assert!(d.sim().samples.iter().all(|s| s.1 * s.1 - 1.0 <= 3.0));
+        assert_eq!(d.sim().samples.len(), 2); // t = 0 and 0.5 s
+        // A state beyond ABSURD trips the state guard before any energy check.
+        let mut d = Driver::new(growth(100.0, f64::INFINITY), Schedule { duration: 5.0, output_interval: 0.5 });
+        let e = d.run(&mut |_| {}).expect_err("the state guard trips");
+        assert!(e.what.contains("absurd"), "{e}");
+        assert!(d.sim().samples.iter().all(|s| s.1.abs() <= super::super::ABSURD));
+    }
+}

@@ -16,10 +16,12 @@
 //! passed the guard. A Rust user drives a simulation with [`Driver::run`] or, to put their own
 //! rule in the loop, with [`Driver::step`] (see the `lander_hop` example).
 
+mod build;
 mod diagnosis;
 mod driver;
 mod guard;
 
+pub use build::BuildError;
 pub use diagnosis::Diagnosis;
 pub use driver::{Driver, Events, Schedule, Simulation, StepReport, Stop};
 pub use guard::{ABSURD, EnergyCheck, GuardFailure, check_energy, check_state};

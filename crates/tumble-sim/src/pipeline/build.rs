@@ -1,0 +1,26 @@
+//! What a builder returns when its input cannot make a model.
+
+/// A builder's refusal: the key path of the offending input (the same path a scenario file
+/// uses, e.g. `lander.contact.stiffness`), what is wrong and what would be right.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildError {
+    /// Key path.
+    pub key: String,
+    /// What is wrong (and what would be right).
+    pub message: String,
+}
+
+impl BuildError {
+    /// A refusal of `key`.
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { key: key.into(), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "key `{}`: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
