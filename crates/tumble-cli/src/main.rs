@@ -752,7 +752,7 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
         );
     }
     if run.diagnosis.is_some() {
-        return ended(run.diagnosis.as_deref(), &out);
+        return ended(run.diagnosis.as_ref().map(ToString::to_string), &out);
     }
     if let (Some(why), false) = (&run.failure, quiet) {
         println!("capture failed: {why}");
@@ -796,7 +796,7 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
             out.display()
         );
     }
-    ended(run.diagnosis.as_ref().map(|d| d.to_string()).as_deref(), &out)
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
 }
 
 fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
@@ -838,7 +838,7 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
             out.display()
         );
     }
-    ended(run.diagnosis.as_ref().map(|d| d.to_string()).as_deref(), &out)
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
 }
 
 fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
@@ -872,12 +872,12 @@ fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::Astero
             out.display()
         );
     }
-    ended(run.diagnosis.as_deref(), &out)
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
 }
 
 /// A run stopped early with diagnosis `d`: says so and where its samples are, exit status 1.
 /// Success, or the run's diagnosis and where its samples up to the failure are (exit 1).
-fn ended(diagnosis: Option<&str>, out: &Path) -> ExitCode {
+fn ended(diagnosis: Option<String>, out: &Path) -> ExitCode {
     let Some(d) = diagnosis else { return ExitCode::SUCCESS };
     eprintln!("error: simulation failed: {d}");
     eprintln!("samples up to the failure are in {}", out.display());

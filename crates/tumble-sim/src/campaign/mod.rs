@@ -226,7 +226,7 @@ impl Kind {
                     run.samples.iter().filter(|s| s.contact.outside_rim > 0).count() as f64,
                     last.t,
                 ];
-                Ok((status.into(), results, run.diagnosis.clone().unwrap_or_default()))
+                Ok((status.into(), results, run.diagnosis.as_ref().map(|d| d.to_string()).unwrap_or_default()))
             }
         }
     }

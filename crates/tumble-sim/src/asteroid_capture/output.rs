@@ -1,0 +1,225 @@
+//! An asteroid capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
+
+use super::{AsteroidCapture, CaptureRun, CaptureSample};
+use crate::membrane::membrane_series;
+use crate::output::{RunDir, first_last};
+use crate::plot::{Series, shaded_plot};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_contact::membrane::RelativeMotion;
+use tumble_math::Vec3;
+
+/// Writes `timeseries.csv`, `summary.json` and plots (rates, SADA moments, membrane, slip,
+/// hull, centring, energy) into `dir`.
+pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    let a0 = model.membrane.area0();
+    out.csv("timeseries.csv", |w| {
+        writeln!(
+            w,
+            "t_s,thrusting,asteroid_wx_rad_s,asteroid_wy_rad_s,asteroid_wz_rad_s,bus_wx_rad_s,bus_wy_rad_s,\
+             bus_wz_rad_s,relative_rate_rad_s,asteroid_x_M_m,asteroid_y_M_m,asteroid_z_M_m,relative_vx_m_s,\
+             relative_vy_m_s,relative_vz_m_s,sada1_bending_N_m,sada2_bending_N_m,sada1_torsion_N_m,\
+             sada2_torsion_N_m,area_m2,area_rate_m2_s,tension_N_m,normal_force_N,friction_force_N,max_slip_m_s,\
+             contact_vertices,depth_m,asteroid_kinetic_J,spacecraft_energy_J,membrane_energy_J,damping_loss_J,\
+             friction_loss_J,sada_loss_J,work_J,budget_J,outside_rim"
+        )?;
+        for s in &run.samples {
+            let c = &s.contact;
+            let mut row = vec![s.t, if s.thrusting { 1.0 } else { 0.0 }];
+            row.extend(s.asteroid_rate.iter().chain(&s.bus_rate));
+            row.push(s.relative_rate());
+            row.extend(s.asteroid_in_membrane.iter().chain(&s.relative_velocity));
+            row.extend([s.bending(0), s.bending(1), s.sada_torque[0][1], s.sada_torque[1][1]]);
+            row.extend([c.area, c.area_rate, c.tension, c.normal_force.norm(), c.friction_force.norm(), c.max_slip]);
+            row.extend([c.contact_vertices as f64, c.depth]);
+            row.extend([s.asteroid_kinetic, s.spacecraft_energy, c.energy, s.damping_loss, s.friction_loss]);
+            row.extend([s.sada_loss, s.work, s.budget(), s.contact.outside_rim as f64]);
+            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        Ok(())
+    })?;
+
+    let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
+    let col = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
+    let limit = model.moment_limit;
+    let shade: Vec<(f64, f64)> = run.contact_time.map(|tc| vec![(tc, last.t)]).unwrap_or_default();
+    let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
+        (
+            "rates",
+            "Angular rates (world), asteroid and bus",
+            "rad/s",
+            vec![
+                Series { label: "|ω asteroid|".into(), x: &t, y: col(&|s| Vec3::from(s.asteroid_rate).norm()) },
+                Series { label: "|ω bus|".into(), x: &t, y: col(&|s| Vec3::from(s.bus_rate).norm()) },
+                Series { label: "|ω asteroid − ω bus|".into(), x: &t, y: col(&|s| s.relative_rate()) },
+            ],
+        ),
+        (
+            "sada",
+            "SADA bending moments and their limit",
+            "N·m",
+            vec![
+                Series { label: "SADA +y".into(), x: &t, y: col(&|s| s.bending(0)) },
+                Series { label: "SADA −y".into(), x: &t, y: col(&|s| s.bending(1)) },
+                Series { label: "limit".into(), x: &t, y: col(&|_| limit) },
+            ],
+        ),
+        (
+            "membrane",
+            "Membrane: deflected area and forces",
+            "m², N",
+            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
+        ),
+        (
+            "slip",
+            "Slip and relative velocity",
+            "m/s",
+            vec![
+                Series { label: "max slip".into(), x: &t, y: col(&|s| s.contact.max_slip) },
+                Series {
+                    label: "|v asteroid rel. M|".into(),
+                    x: &t,
+                    y: col(&|s| Vec3::from(s.relative_velocity).norm()),
+                },
+            ],
+        ),
+        (
+            "hull",
+            "Hull size: body vertices on the membrane and depth",
+            "count, m",
+            vec![
+                Series { label: "contact vertices".into(), x: &t, y: col(&|s| s.contact.contact_vertices as f64) },
+                Series { label: "depth [m]".into(), x: &t, y: col(&|s| s.contact.depth) },
+            ],
+        ),
+        (
+            "centring",
+            "Asteroid centre of mass in the membrane frame",
+            "m",
+            vec![
+                Series {
+                    label: "off axis".into(),
+                    x: &t,
+                    y: col(&|s| s.asteroid_in_membrane[0].hypot(s.asteroid_in_membrane[1])),
+                },
+                Series { label: "height above plane".into(), x: &t, y: col(&|s| s.asteroid_in_membrane[2]) },
+            ],
+        ),
+        (
+            "energy",
+            "Energy budget",
+            "J",
+            vec![
+                Series { label: "asteroid kinetic".into(), x: &t, y: col(&|s| s.asteroid_kinetic) },
+                Series { label: "spacecraft".into(), x: &t, y: col(&|s| s.spacecraft_energy) },
+                Series { label: "membrane".into(), x: &t, y: col(&|s| s.contact.energy) },
+                Series { label: "losses".into(), x: &t, y: col(&|s| s.damping_loss + s.friction_loss + s.sada_loss) },
+                Series { label: "work in".into(), x: &t, y: col(&|s| s.work) },
+                Series { label: "sum − start".into(), x: &t, y: col(&|s| s.budget() - first.budget()) },
+            ],
+        ),
+    ];
+    for (stem, title, unit, series) in &plots {
+        shaded_plot(&out.plot(stem), title, "time [s]", unit, series, false, &shade)?;
+    }
+    let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
+    let peak_bending = run.peak_bending();
+    let catch_up = run.catch_up_time(model.catch_up_rate);
+    let outcome = match (run.contact_time, last.contact.in_contact) {
+        (None, _) => "no contact",
+        (Some(_), true) => "in contact",
+        (Some(_), false) => "separated",
+    };
+    let summary = json!({
+        "scenario": model.name,
+        "outcome": outcome,
+        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
+        "final_time_s": last.t,
+        "contact_time_s": run.contact_time,
+        "catch_up_time_s": catch_up,
+        "catch_up_rate_rad_s": model.catch_up_rate,
+        "peak_sada_bending_N_m": [peak(&|s| s.bending(0)), peak(&|s| s.bending(1))],
+        "sada_moment_limit_N_m": limit,
+        "sada_within_limit": peak_bending <= limit,
+        "membrane_area0_m2": a0,
+        "peak_area_m2": peak(&|s| s.contact.area),
+        "peak_normal_force_N": peak(&|s| s.contact.normal_force.norm()),
+        "peak_friction_force_N": peak(&|s| s.contact.friction_force.norm()),
+        "peak_slip_m_s": peak(&|s| s.contact.max_slip),
+        "peak_contact_vertices": run.samples.iter().map(|s| s.contact.contact_vertices).max().unwrap_or(0),
+        "peak_depth_m": peak(&|s| s.contact.depth),
+        "bus_clearance_m": model.offset - model.bus_half_height - peak(&|s| s.contact.depth),
+        "asteroid_faces": model.mesh.faces.len(),
+        "asteroid_rate_initial_rad_s": first.asteroid_rate,
+        "asteroid_rate_final_rad_s": last.asteroid_rate,
+        "bus_rate_final_rad_s": last.bus_rate,
+        "relative_rate_final_rad_s": last.relative_rate(),
+        "energy_budget_initial_J": first.budget(),
+        "energy_budget_final_J": last.budget(),
+        "damping_loss_J": last.damping_loss,
+        "friction_loss_J": last.friction_loss,
+        "sada_loss_J": last.sada_loss,
+        "work_J": last.work,
+        "rim_samples": run.samples.iter().filter(|s| s.contact.outside_rim > 0).count(),
+        "illegal_pinv_samples": run.samples.iter().filter(|s| s.contact.distribution.negative > 0).count(),
+        "wall_time_s": run.wall_s,
+        "real_time_factor": last.t / run.wall_s.max(1e-9),
+    });
+    out.json("summary.json", &summary)?;
+    animation(model, run).write_glb(&dir.join("animation.glb"))?;
+    Ok(summary)
+}
+
+/// The capture as an animation: the asteroid's mesh and the spacecraft's links
+/// (inertia-equivalent boxes), all animated; the membrane as it deflects and its force on the
+/// asteroid.
+pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Animation {
+    use crate::anim::FORCE_COLOR;
+    use crate::anim::{Animation, Mesh, inertia_box_at};
+    use crate::membrane::{MEMBRANE_COLOR, membrane_shape};
+    let mut anim = Animation::new();
+    anim.body("asteroid", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.5, 0.45, 0.4, 1.0])]);
+    let sc = &model.spacecraft.model;
+    for l in &sc.links {
+        let meshes = if l.mass > 0.0 {
+            vec![inertia_box_at(l.mass, &l.inertia, &l.com, [0.75, 0.75, 0.8, 1.0])]
+        } else {
+            Vec::new()
+        };
+        anim.body(&l.name, meshes);
+    }
+    // The membrane (in `M`: `offset` ahead of the bus centre of mass, bus axes) drawn in the
+    // world, and its force on the asteroid at the asteroid's centre of mass, the largest as
+    // long as the asteroid's diameter (out of the asteroid).
+    let surface = anim.surface("membrane", MEMBRANE_COLOR);
+    let force = |s: &CaptureSample| s.contact.normal_force + s.contact.friction_force;
+    let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { 2.0 * model.radius / peak } else { 0.0 };
+    anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);
+    let mut ws = tumble_contact::membrane::MembraneWorkspace::default();
+    let o = Vec3::new(0.0, 0.0, model.offset);
+    for s in &run.samples {
+        let mut poses = vec![s.asteroid_pose];
+        poses.extend(s.link_poses.iter().copied());
+        anim.frame(s.t, &poses);
+        let ((p_A, q_A), (p_b, q_b)) = (s.asteroid_pose, s.link_poses[0]);
+        let R_b = q_b.to_rotation_matrix().into_inner();
+        anim.overlays(&[(p_A, R_b * force(s) * per_newton)]);
+        let motion = RelativeMotion {
+            vertices: &model.mesh.vertices,
+            radius: model.radius,
+            R_MB: R_b.transpose() * q_A.to_rotation_matrix().into_inner(),
+            p_MB: R_b.transpose() * (p_A - p_b) - o,
+            v_MB: Vec3::zeros(),
+            w_MB: Vec3::zeros(),
+            hull: model.hull.as_ref(),
+        };
+        let (v, t) = membrane_shape(&model.membrane, &motion, &mut ws);
+        let world: Vec<Vec3> = v.iter().map(|x| p_b + R_b * (x + o)).collect();
+        anim.shape(surface, &world, &t);
+    }
+    anim
+}

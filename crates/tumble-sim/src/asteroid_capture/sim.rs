@@ -1,0 +1,353 @@
+//! The asteroid capture on the pipeline: [`AsteroidCaptureSim`] steps the asteroid and the
+//! spacecraft with RK4 at `dt`; the membrane's action at each step's start state decides the
+//! thrust for the step and serves the sample there.
+
+use super::{AsteroidCapture, CaptureRun, CaptureSample, DAMPING_LOSS, DIM, ENERGY_TOLERANCE, FRICTION_LOSS, Guidance};
+use super::{NQ, NV, SADA_LOSS, SC, WORK};
+use crate::pipeline::{Diagnosis, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
+use tumble_dynamics::multibody::Kinematics;
+use tumble_dynamics::multibody::spatial::{join, parts};
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::{BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// What one right-hand side needs of a state.
+struct Frame {
+    asteroid: BodyState,
+    R_A: Mat3,
+    R_b: Mat3,
+    p_b: Vec3,
+    w_b: Vec3,
+    v_b: Vec3,
+    p_MB: Vec3,
+    v_MB: Vec3,
+}
+
+struct Ode<'a> {
+    model: &'a AsteroidCapture,
+    spacecraft: MultibodySystem,
+    ws: MembraneWorkspace,
+    thrusting: bool,
+    /// The membrane's action at the state the loop last observed (the next step's start), and
+    /// that state: the step's first stage reuses it.
+    start_contact: MembraneContact,
+    seen: Vec<f64>,
+    /// Time of first contact.
+    contact_time: Option<f64>,
+}
+
+impl Ode<'_> {
+    fn frame_and_contact(&mut self, y: &[f64]) -> (Frame, MembraneContact, Kinematics) {
+        let (f, k) = self.frame(y);
+        let m = self.model;
+        let motion = RelativeMotion {
+            vertices: &m.mesh.vertices,
+            radius: m.radius,
+            R_MB: f.R_b.transpose() * f.R_A,
+            p_MB: f.p_MB,
+            v_MB: f.v_MB,
+            w_MB: f.R_b.transpose() * (f.R_A * f.asteroid.w_WB_B) - f.w_b,
+            hull: m.hull.as_ref(),
+        };
+        let c = m.membrane.evaluate(&motion, &mut self.ws);
+        (f, c, k)
+    }
+
+    /// Observes the state `y` at `t` that the next step starts from: the membrane's action
+    /// there, kept for the step's first stage; with `decide`, thrust from the first step that
+    /// starts in contact.
+    fn observe(&mut self, t: f64, y: &[f64], decide: bool) {
+        let c = self.frame_and_contact(y).1;
+        self.start_contact = c;
+        self.seen.clear();
+        self.seen.extend_from_slice(y);
+        if decide && !self.thrusting && c.in_contact {
+            self.thrusting = true;
+            self.contact_time = Some(t);
+        }
+    }
+
+    /// Poses and twists at `y`, and the spacecraft's kinematics.
+    fn frame(&self, y: &[f64]) -> (Frame, Kinematics) {
+        let m = self.model;
+        let asteroid = BodyState::read(y);
+        let R_A = asteroid.q_WB.to_rotation_matrix().into_inner();
+        let ys = &y[SC..SC + NQ + NV];
+        let k = self.spacecraft.model.kinematics(&ys[..NQ], &ys[NQ..]);
+        let (R_b, p_b) = k.pose[0];
+        let (w_b, v_b) = parts(&k.v[0]);
+        // M: origin `offset` ahead of the bus centre of mass, bus axes.
+        let o_M = p_b + R_b.column(2) * m.offset;
+        let p_MB = R_b.transpose() * (asteroid.p_WB - o_M);
+        let v_oM = R_b * (v_b + w_b.cross(&Vec3::new(0.0, 0.0, m.offset)));
+        let v_MB = R_b.transpose() * (asteroid.v_WB - v_oM) - w_b.cross(&p_MB);
+        (Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }, k)
+    }
+}
+
+impl Guidance {
+    /// Reference position, velocity, acceleration of the bus centre of mass, reference attitude
+    /// and angular velocity (world) at `t`, for the asteroid's state `a` (rotation `R_A`) and its
+    /// accelerations `acc_A` (world, m/s²) and `alpha_B` (body axes, rad/s²).
+    pub(super) fn reference(&self, t: f64, a: &BodyState, R_A: &Mat3, acc_A: &Vec3, alpha_B: &Vec3) -> [Vec3; 5] {
+        let h = self.axis;
+        let perp = |x: Vec3| x - h * h.dot(&x);
+        let (lat, lat_v, lat_a) = if self.corkscrew {
+            let r = R_A * self.centre;
+            let w = R_A * a.w_WB_B;
+            let alpha = R_A * alpha_B;
+            (perp(a.p_WB + r), perp(a.v_WB + w.cross(&r)), perp(acc_A + alpha.cross(&r) + w.cross(&w.cross(&r))))
+        } else {
+            (perp(self.position0), Vec3::zeros(), Vec3::zeros())
+        };
+        let axial = h.dot(&self.position0) + self.speed * t;
+        [lat + h * axial, lat_v + h * self.speed, lat_a, h * (self.rate * t), h * self.rate]
+    }
+
+    /// Control force (world) and torque (bus axes) at the bus state.
+    fn control(&self, t: f64, f: &Frame, acc_A: &Vec3, alpha_B: &Vec3, q_b: &UnitQuat) -> (Vec3, Vec3) {
+        let [r, v, a, turn, w_ref] = self.reference(t, &f.asteroid, &f.R_A, acc_A, alpha_B);
+        let (wn, zeta) = (self.bandwidth, 1.0);
+        let force = self.mass * (a + 2.0 * zeta * wn * (v - f.R_b * f.v_b) + wn * wn * (r - f.p_b));
+        let q_ref = UnitQuat::from_scaled_axis(turn) * self.attitude0;
+        let e = q_ref.inverse() * q_b;
+        let theta = 2.0 * e.w.signum() * Vec3::new(e.i, e.j, e.k);
+        let w_err = f.w_b - f.R_b.transpose() * w_ref;
+        let torque =
+            self.inertia * (-(wn * wn) * theta - 2.0 * zeta * wn * w_err) + f.w_b.cross(&(self.inertia * f.w_b));
+        (force, torque)
+    }
+}
+
+impl OdeSystem for Ode<'_> {
+    fn dim(&self) -> usize {
+        DIM
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let (f, c, k) = if y == self.seen.as_slice() {
+            let (f, k) = self.frame(y);
+            (f, self.start_contact, k)
+        } else {
+            self.frame_and_contact(y)
+        };
+        let m = self.model;
+        // Asteroid: the membrane's force (M = bus axes → world) and torque.
+        let torque_B = f.R_A.transpose() * (f.R_b * c.torque());
+        m.asteroid.derivatives(y, &Vec3::zeros(), &(f.R_b * c.force()), &torque_B, dydt);
+        // Bus: the opposite wrench about its centre of mass (bus axes), plus thrust or guidance.
+        let (mut force, mut torque) = c.reaction_about(&f.p_MB, &Vec3::new(0.0, 0.0, -m.offset));
+        let power = if self.thrusting {
+            force.z += m.thrust;
+            m.thrust * f.v_b.z
+        } else {
+            let acc_A = Vec3::new(dydt[3], dydt[4], dydt[5]);
+            let alpha_B = Vec3::new(dydt[10], dydt[11], dydt[12]);
+            let q = &y[SC + 3..SC + 7];
+            let q_b = UnitQuat::new_unchecked(tumble_math::Quat::new(q[0], q[1], q[2], q[3]));
+            let (f_W, t_B) = m.guidance.control(t, &f, &acc_A, &alpha_B, &q_b);
+            force += f.R_b.transpose() * f_W;
+            torque += t_B;
+            f_W.dot(&(f.R_b * f.v_b)) + t_B.dot(&f.w_b)
+        };
+        self.spacecraft.external[0] = join(&torque, &force);
+        self.spacecraft.derivatives(&k, &y[SC..SC + NQ + NV], &mut dydt[SC..SC + NQ + NV]);
+        dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
+        dydt[FRICTION_LOSS] = -c.friction_power;
+        dydt[SADA_LOSS] = self
+            .spacecraft
+            .ball_springs
+            .iter()
+            .map(|b| {
+                let at = SC + NQ + self.spacecraft.model.v_index(b.link);
+                b.damping * (y[at] * y[at] + y[at + 1] * y[at + 1] + y[at + 2] * y[at + 2])
+            })
+            .sum();
+        dydt[WORK] = power;
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        normalize_quaternion(y);
+        self.spacecraft.model.normalize(&mut y[SC..SC + NQ]);
+    }
+}
+
+impl AsteroidCapture {
+    /// The sample at `t`, `y`, with the membrane's action `c` there.
+    fn sample(&self, t: f64, y: &[f64], ode: &Ode, c: MembraneContact) -> CaptureSample {
+        let (f, k) = ode.frame(y);
+        let ys = &y[SC..SC + NQ + NV];
+        let sc = &self.spacecraft;
+        let sada = |i: usize| {
+            let b = &sc.ball_springs[i];
+            let (qa, va) = (sc.model.q_index(sc.model.v_index(b.link)), sc.model.v_index(b.link));
+            b.eval(&ys[qa..qa + 4], &ys[NQ + va..NQ + va + 3]).0
+        };
+        let a = &f.asteroid;
+        let (lin, ang) = sc.model.momentum(&ys[..NQ], &ys[NQ..]);
+        let p_A = a.v_WB * self.asteroid.mass;
+        let h_A = a.p_WB.cross(&p_A) + f.R_A * (self.asteroid.inertia * a.w_WB_B);
+        CaptureSample {
+            t,
+            thrusting: ode.thrusting,
+            contact: c,
+            asteroid_in_membrane: f.p_MB.into(),
+            relative_velocity: f.v_MB.into(),
+            asteroid_rate: (f.R_A * a.w_WB_B).into(),
+            bus_rate: (f.R_b * f.w_b).into(),
+            sada_torque: [sada(0), sada(1)],
+            asteroid_kinetic: a.kinetic_energy(&self.asteroid),
+            spacecraft_energy: sc.energy(ys),
+            damping_loss: y[DAMPING_LOSS],
+            friction_loss: y[FRICTION_LOSS],
+            sada_loss: y[SADA_LOSS],
+            work: y[WORK],
+            momentum: (lin + p_A).into(),
+            angular_momentum: (ang + h_A).into(),
+            asteroid_pose: (a.p_WB, a.q_WB),
+            link_poses: k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect(),
+        }
+    }
+}
+
+/// An asteroid capture as the pipeline steps it.
+///
+/// Its energy check is two-sided: the budget `T_A + T_S + V_SADA + ½k(A − A₀)² + D_c + D_f +
+/// D_s − W` may move either way by at most 1 % of `max(|budget₀|, T_A + |E_S| + ½k(A − A₀)²)`
+/// (a loss as much as a gain says the step does not resolve the contact). Once the asteroid has
+/// crossed the membrane's rim the check is off (`None`): the membrane model's area jumps there.
+pub struct AsteroidCaptureSim<'a> {
+    ode: Ode<'a>,
+    integ: Integrator,
+    y: Vec<f64>,
+    k: u64,
+    steps: u64,
+    every: u64,
+    budget0: f64,
+    rim: bool,
+    run: CaptureRun,
+}
+
+impl<'a> AsteroidCaptureSim<'a> {
+    /// The capture of `model` from its initial state.
+    pub fn new(model: &'a AsteroidCapture) -> Self {
+        let mut ode = Ode {
+            model,
+            spacecraft: model.spacecraft.clone(),
+            ws: MembraneWorkspace::default(),
+            thrusting: false,
+            start_contact: MembraneContact::default(),
+            seen: Vec::with_capacity(DIM),
+            contact_time: None,
+        };
+        let y = model.initial_state();
+        let every = ((model.output_interval / model.dt).round() as u64).max(1);
+        let steps = (model.duration / model.dt).round() as u64;
+        ode.observe(0.0, &y, steps > 0);
+        let run = CaptureRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() };
+        let mut sim = Self {
+            integ: Integrator::new(Method::Rk4 { dt: model.dt }, y.len()),
+            ode,
+            y,
+            k: 0,
+            steps,
+            every,
+            budget0: 0.0,
+            rim: false,
+            run,
+        };
+        sim.budget0 = sim.budget().0;
+        sim
+    }
+
+    /// Samples every `simulation.output_interval` up to the whole number of steps nearest
+    /// `simulation.duration`.
+    pub fn schedule(&self) -> Schedule {
+        let dt = self.ode.model.dt;
+        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+    }
+
+    /// The membrane's action on the asteroid now (membrane frame).
+    pub fn contact(&self) -> &MembraneContact {
+        &self.ode.start_contact
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> CaptureRun {
+        self.run.diagnosis = end.err();
+        self.run.contact_time = self.ode.contact_time;
+        self.run
+    }
+
+    /// The budget now and the energy in play `T_A + |E_S| + ½k(A − A₀)²`, J.
+    fn budget(&self) -> (f64, f64) {
+        let (m, y, c) = (self.ode.model, &self.y, &self.ode.start_contact);
+        let kinetic = BodyState::read(y).kinetic_energy(&m.asteroid);
+        let spacecraft = self.ode.spacecraft.energy(&y[SC..SC + NQ + NV]);
+        let budget = kinetic + spacecraft + c.energy + y[DAMPING_LOSS] + y[FRICTION_LOSS] + y[SADA_LOSS] - y[WORK];
+        (budget, kinetic + spacecraft.abs() + c.energy)
+    }
+}
+
+impl Simulation for AsteroidCaptureSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.ode.model.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let (t, dt) = (self.time(), self.ode.model.dt);
+        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
+        self.k += 1;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        let was = self.ode.start_contact.in_contact;
+        self.ode.observe(self.time(), &self.y, self.k < self.steps);
+        let c = &self.ode.start_contact;
+        self.rim |= c.outside_rim > 0;
+        let events = match (was, c.in_contact) {
+            (false, true) => Events::CONTACT_START,
+            (true, false) => Events::CONTACT_END,
+            _ => Events::NONE,
+        };
+        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::with(events) }
+    }
+
+    fn energy(&self) -> Option<EnergyCheck> {
+        if self.rim {
+            return None;
+        }
+        let (b, in_play) = self.budget();
+        let scale = self.budget0.abs().max(in_play);
+        Some(EnergyCheck { growth: (b - self.budget0).abs(), limit: ENERGY_TOLERANCE * scale })
+    }
+
+    fn record(&mut self) {
+        let s = self.ode.model.sample(self.time(), &self.y, &self.ode, self.ode.start_contact);
+        self.run.samples.push(s);
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        let dt = self.ode.model.dt;
+        let cause = match failure {
+            GuardFailure::EnergyGrew { .. } => format!(
+                "the step simulation.dt = {dt} s does not resolve the contact (the friction regularisation membrane.v_star, the stiffness k or the SADA springs); lower dt or raise v_star"
+            ),
+            _ => format!("lower simulation.dt (now {dt} s)"),
+        };
+        let what = match failure {
+            GuardFailure::EnergyGrew { growth, limit } => format!(
+                "the energy budget moved by {growth:.4e} J ({:.2} % of the energy in play, limit 1 %)",
+                100.0 * growth * ENERGY_TOLERANCE / limit
+            ),
+            _ => failure.what(),
+        };
+        Diagnosis::new(self.time(), what, cause)
+    }
+}
