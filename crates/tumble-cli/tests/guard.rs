@@ -142,3 +142,14 @@ fn an_asteroid_capture_past_its_stable_step_stops() {
         "simulation.dt",
     );
 }
+
+/// A double pendulum at 0.5 s (bundled: 1 ms) reaches 3e80 rad within four steps.
+#[test]
+fn an_arm_past_its_stable_step_stops() {
+    blows_up(
+        "arm",
+        "arms/double_pendulum.toml",
+        &["simulation.dt=0.5", "simulation.output_interval=0.5"],
+        "simulation.dt",
+    );
+}

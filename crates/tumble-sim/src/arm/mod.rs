@@ -4,20 +4,24 @@
 
 use crate::model::{Check, err, finite3, positive};
 use crate::output::RunDir;
+use crate::pipeline::Diagnosis;
 use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::path::Path;
 use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
-use tumble_dynamics::{Dopri5Settings, Integrator, Method, OdeSystem};
+use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
 use tumble_geometry::MassProperties;
 use tumble_math::{Mat3, UnitQuat, Vec3};
+
+pub mod sim;
+
+pub use sim::ArmSim;
 
 /// A validated articulated run.
 pub struct ArmModel {
@@ -44,7 +48,7 @@ pub struct ArmRun {
     /// Samples.
     pub rows: Vec<Vec<f64>>,
     /// A diagnosis if the run stopped early.
-    pub failure: Option<String>,
+    pub failure: Option<Diagnosis>,
 }
 
 impl ArmModel {
@@ -176,62 +180,14 @@ impl ArmModel {
         Ok(Self { name: f.name.clone(), system, initial_state, method, duration, output_interval, joint_names })
     }
 
-    /// Runs the model, recording a sample every output interval.
+    /// Runs the model on the pipeline's [`crate::pipeline::Driver`], recording a sample every
+    /// output interval.
     pub fn simulate(&mut self) -> ArmRun {
-        let mb = &self.system.model;
-        let (nq, nv) = (mb.nq(), mb.nv());
-        let moving: Vec<usize> =
-            (0..mb.links.len()).filter(|&l| mb.links[l].joint.nv() > 0 || mb.links[l].parent.is_some()).collect();
-        let label = |l: usize| self.joint_names[l].clone().unwrap_or_else(|| format!("{}_base", mb.links[l].name));
-        let mut columns = vec!["t [s]".to_string()];
-        columns.extend((0..nq).map(|i| format!("q{i} [rad|m]")));
-        columns.extend((0..nv).map(|i| format!("v{i} [rad/s|m/s]")));
-        for &l in &moving {
-            let n = label(l);
-            columns.extend(["mx", "my", "mz"].map(|c| format!("{n}.{c} [N·m]")));
-            columns.extend(["fx", "fy", "fz"].map(|c| format!("{n}.{c} [N]")));
-        }
-        columns.push("energy [J]".into());
-        let mut rows = Vec::new();
-        let mut y = self.initial_state.clone();
-        let mut dydt = vec![0.0; y.len()];
-        let record = |sys: &mut MultibodySystem, t: f64, y: &[f64], dydt: &mut Vec<f64>| {
-            sys.rhs(t, y, dydt);
-            let (q, v) = (&y[..nq], &y[nq..nq + nv]);
-            let wrenches = sys.model.joint_wrenches(q, v, &dydt[nq..nq + nv], &sys.external);
-            let mut row = vec![t];
-            row.extend_from_slice(&y[..nq + nv]);
-            for &l in &moving {
-                row.extend(wrenches[l].iter());
-            }
-            row.push(sys.energy(y));
-            row
-        };
-        rows.push(record(&mut self.system, 0.0, &y, &mut dydt));
-        let mut integ = Integrator::new(self.method, y.len());
-        let mut t = 0.0;
-        let mut failure = None;
-        let samples = (self.duration / self.output_interval).round() as usize;
-        for k in 1..=samples {
-            let t_end = (k as f64 * self.output_interval).min(self.duration);
-            let res = integ.advance_to(&mut self.system, &mut t, &mut y, t_end, &mut |_, y| {
-                if y.iter().all(|c| c.is_finite()) { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
-            });
-            match res {
-                Ok(ControlFlow::Continue(())) => rows.push(record(&mut self.system, t, &y, &mut dydt)),
-                Ok(ControlFlow::Break(())) => {
-                    failure = Some(format!(
-                        "the state stopped being finite at t = {t:.6} s: lower simulation.dt or stiffen less"
-                    ));
-                    break;
-                }
-                Err(e) => {
-                    failure = Some(format!("integration failed at t = {t:.6} s: {e}"));
-                    break;
-                }
-            }
-        }
-        ArmRun { columns, rows, failure }
+        let sim = ArmSim::new(self);
+        let schedule = sim.schedule();
+        let mut driver = crate::pipeline::Driver::new(sim, schedule);
+        let end = driver.run(&mut |_| {});
+        driver.into_inner().finish(end)
     }
 }
 
@@ -380,7 +336,7 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
     let summary = json!({
         "scenario": model.name,
         "status": if run.failure.is_some() { "failed" } else { "completed" },
-        "diagnosis": run.failure,
+        "diagnosis": run.failure.as_ref().map(|d| d.to_string()),
         "degrees_of_freedom": model.system.model.nv(),
         "joints": model.joint_names.iter().flatten().collect::<Vec<_>>(),
         "final_time_s": run.rows.last().map(|r| r[0]),
