@@ -153,3 +153,15 @@ fn an_arm_past_its_stable_step_stops() {
         "simulation.dt",
     );
 }
+
+/// The arm capturing a payload with its snare at 50 ms (bundled: 1 ms): the flexible joints
+/// diverge to 7e49 after the capture.
+#[test]
+fn a_snare_capture_past_its_stable_step_stops() {
+    blows_up(
+        "jemrms_snare",
+        "snare/jemrms_snare.toml",
+        &["simulation.dt=0.05", "simulation.output_interval=0.05"],
+        "simulation.dt",
+    );
+}

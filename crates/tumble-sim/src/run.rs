@@ -42,15 +42,6 @@ pub struct RunResult {
     pub wall_time: f64,
 }
 
-/// The diagnosis of a fixed-step run whose state `y` has stopped being finite after the step of
-/// `dt` (s) ending at `t`, naming the step to lower (and `also`, what else to lower where the
-/// model knows, or ""); `None` while every component is finite.
-pub(crate) fn non_finite(y: &[f64], t: f64, dt: f64, also: &str) -> Option<String> {
-    y.iter()
-        .any(|x| !x.is_finite())
-        .then(|| format!("the state stopped being finite at t = {t:.6} s: lower simulation.dt (now {dt} s){also}"))
-}
-
 /// Rigid bodies as the pipeline steps them: the model, the integrator and its scratch, the
 /// state, the invariants of the last accepted step and the recording.
 pub struct RigidSim<'m> {

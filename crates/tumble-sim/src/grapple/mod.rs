@@ -1,0 +1,408 @@
+//! Capture of a free-flying payload by a flexible-joint arm's snare-wire end effector (the
+//! snare-wire document, §5: JEMRMS and a 500 kg payload): `[arm]` + `[grapple]`.
+//!
+//! **Coupling.** The arm is a [`MultibodySystem`](tumble_dynamics::multibody::system::MultibodySystem) (flexible joints with the Table 2 law, motor
+//! servos holding the pose); the payload a free rigid body (state `[p; q; v; ω_body]`). Every
+//! contact force `f` on the payload at the world point `x` puts `−f` at `x` on the end-effector
+//! link (as an external wrench about the link origin, link axes): action and reaction, so a
+//! free-floating arm and the payload keep their total momentum.
+//!
+//! **Effector frame** `E` (on a link, `[grapple] origin` and `rpy_deg`): origin at the centre of
+//! the effector's face (its mouth), `x` out of the face towards the payload, the cavity at
+//! `x < 0`. The payload's fixture is a plate (three contact points at `plate_radius` around the
+//! shaft's base) and a shaft of radius `r` standing on it.
+//!
+//! - **Face**: each plate point below `x = 0` is pushed out along `+x` by a stiff unilateral
+//!   spring–damper (`K_FACE`, `C_FACE`).
+//! - **One wire** (`[grapple.wire]`): the document's wire (Tables 3–4) along `z` in the plane
+//!   `x = −depth`, at `y = 0`, approached from `−y`. Where the shaft's axis crosses the plane,
+//!   at `c`, the penetration is `δ = c_y + r` and the position along the chord
+//!   `s = c_z + l/2 ∈ (0, l)`; the wire engages when `δ` first turns positive and then pushes
+//!   along `−y` with [`LooseWire::force`] at the `s` of first contact (slack law up to `Q`,
+//!   steel stretch beyond), with regularised Coulomb friction on the slip in the other two
+//!   directions.
+//! - **Three-wire snare** (`[grapple.snare]`): the ring lies in the plane `x = −depth`. The
+//!   closing starts when the shaft's tip is `trigger` deep inside the face; the wires close at
+//!   the set rate ([`ThreeWireSnare::force`] on the crossing point, in the ring's `(y, z)`
+//!   plane) until their total force reaches the stall force or they close fully. The shaft is
+//!   captured if it is then enclosed and held by all three wires; the wires otherwise open and
+//!   release it. After a capture the carriage retracts at the set speed, pulling the snared
+//!   point of the shaft along `−x` (spring `K_PULL`, damping critical for the payload's mass)
+//!   and stops where, with the plate on the face, the spring and the face carry the preload
+//!   (`x_stop = −s_snared − P/K_PULL − P/(3 K_FACE)`); rigidised once the face carries 99 % of
+//!   it and the shaft moves less than 1 mm/s relative to the effector.
+//!
+//! RK4 at a fixed step; the state also integrates the impulse the payload receives.
+
+use crate::arm::{ArmModel, mass_and_inertia};
+use crate::model::{Check, err, finite3, positive};
+use crate::pipeline::Diagnosis;
+use crate::scenario::{Scenario, ScenarioError};
+use tumble_contact::laws::ContactLaw;
+use tumble_contact::snare::{LooseWire, ThreeWireSnare};
+use tumble_dynamics::Method;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// Stiffness of the effector's face at each of the plate's three points, N/m.
+const K_FACE: f64 = 1e6;
+/// Damping of the face at each point, N·s/m.
+const C_FACE: f64 = 2e4;
+/// Most samples a run records.
+const MAX_SAMPLES: f64 = 1e6;
+
+/// The payload and its grapple fixture.
+#[derive(Clone, Debug)]
+pub struct Payload {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Inertia about the centre of mass, body axes, kg·m².
+    pub inertia: Mat3,
+    /// Its inverse.
+    pub inertia_inv: Mat3,
+    /// Shaft base (plate centre), body axes, m.
+    pub base: Vec3,
+    /// Shaft direction, body axes (unit).
+    pub axis: Vec3,
+    /// Shaft length, m.
+    pub shaft_length: f64,
+    /// Shaft radius, m.
+    pub shaft_radius: f64,
+    /// The plate's three contact points, body axes, m.
+    pub plate: [Vec3; 3],
+}
+
+/// The three-wire snare's operation.
+#[derive(Clone, Debug)]
+pub struct SnareSettings {
+    /// Ring and wires.
+    pub snare: ThreeWireSnare,
+    /// Depth of the ring's plane inside the face, m.
+    pub depth: f64,
+    /// Closing angle when open, rad.
+    pub open_angle: f64,
+    /// Closing rate, rad/s.
+    pub closing_rate: f64,
+    /// Total wire force that stalls the closing, N.
+    pub stall_force: f64,
+    /// Tip depth inside the face that starts the closing, m.
+    pub trigger: f64,
+    /// Carriage retraction speed, m/s.
+    pub retract_speed: f64,
+    /// Preload of the plate on the face, N.
+    pub preload: f64,
+}
+
+/// What the end effector holds.
+#[derive(Clone, Debug)]
+pub enum Effector {
+    /// One loose wire (Tables 3–4) in the plane `x = −depth`, with linear damping (N·s/m).
+    Wire {
+        /// Depth of the wire's plane inside the face, m.
+        depth: f64,
+        /// Wire damping, N·s/m.
+        damping: f64,
+    },
+    /// A three-wire snare.
+    Snare(SnareSettings),
+}
+
+/// A validated capture run.
+pub struct GrappleCapture {
+    /// Scenario name.
+    pub name: String,
+    /// The arm (its system, initial state, step and duration).
+    pub arm: ArmModel,
+    /// Link carrying the effector.
+    pub link: usize,
+    /// Effector frame in the link frame: rotation (effector axes into link axes) and origin.
+    pub frame: (Mat3, Vec3),
+    /// The payload.
+    pub payload: Payload,
+    /// Payload state at the start: position, quaternion `[w, x, y, z]`, velocity (world),
+    /// angular velocity (body axes).
+    pub start: [f64; 13],
+    /// Wire or snare.
+    pub effector: Effector,
+    /// Shaft–wire friction coefficient.
+    pub mu: f64,
+    /// Friction regularisation speed, m/s.
+    pub v_star: f64,
+    /// RK4 step, s.
+    pub dt: f64,
+}
+
+/// Where the snare stands (the wire case stays `Open`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    /// Open, waiting for the shaft.
+    Open,
+    /// Closing since `since` (s).
+    Closing {
+        /// Start of the closing, s.
+        since: f64,
+    },
+    /// Captured at closing angle `angle` (rad); retracting since `since`: the snared point
+    /// sits `snared` along the shaft from its base; the carriage started at `from` and stops
+    /// at `stop` (effector `x`, m).
+    Retracting {
+        /// Closing angle held, rad.
+        angle: f64,
+        /// Start of the retraction, s.
+        since: f64,
+        /// Snared point's distance from the shaft's base, m.
+        snared: f64,
+        /// Carriage start, m.
+        from: f64,
+        /// Carriage stop, m.
+        stop: f64,
+    },
+    /// The wires opened after a failed capture.
+    Released,
+}
+
+/// One recorded sample.
+#[derive(Clone, Debug)]
+pub struct GrappleSample {
+    /// Time, s.
+    pub t: f64,
+    /// Joint positions, rad.
+    pub q: Vec<f64>,
+    /// Motor angles, rad.
+    pub motors: Vec<f64>,
+    /// Wire or snare force on the payload, effector axes, N.
+    pub wire_force: [f64; 3],
+    /// Face force on the payload along the effector's axis, N.
+    pub face_force: f64,
+    /// Wire penetration (one wire), m.
+    pub penetration: f64,
+    /// Payload position, world, m.
+    pub position: [f64; 3],
+    /// Payload attitude relative to the start: roll, pitch, yaw, rad.
+    pub attitude: [f64; 3],
+    /// Payload velocity, world, m/s.
+    pub velocity: [f64; 3],
+    /// Payload angular velocity, body axes, rad/s.
+    pub omega: [f64; 3],
+    /// Impulse received by the payload, world, N·s.
+    pub impulse: [f64; 3],
+    /// Energy of arm, payload and wire, J.
+    pub energy: f64,
+    /// Closing angle of the snare (0 for a wire), rad.
+    pub closing_angle: f64,
+}
+
+/// A finished run.
+pub struct GrappleRun {
+    /// Samples every output interval.
+    pub samples: Vec<GrappleSample>,
+    /// When the closing started, s.
+    pub closing_started: Option<f64>,
+    /// When the shaft was captured, s.
+    pub captured_at: Option<f64>,
+    /// When the plate reached the preload, s.
+    pub rigidised_at: Option<f64>,
+    /// Why the capture failed (the run goes on with the payload released).
+    pub failure: Option<String>,
+    /// Why the run stopped early (its samples up to then are kept).
+    pub diagnosis: Option<Diagnosis>,
+    /// The engaged wire (one-wire case).
+    pub wire: Option<LooseWire>,
+    /// Largest wire penetration, m.
+    pub max_penetration: f64,
+    /// Wall time of the integration, s.
+    pub wall_s: f64,
+}
+
+mod output;
+pub mod sim;
+
+pub use output::{animation, write_grapple_run};
+pub use sim::GrappleSim;
+use sim::{effector_state, rotation};
+
+impl GrappleCapture {
+    /// Where the shaft (base `a`, unit axis `u`, effector frame) crosses the wire's or the
+    /// ring's plane `x = −depth`, and how far along the shaft; `None` if it does not, or runs
+    /// within 1e-3 rad of parallel to the plane.
+    fn crossing(&self, a: &Vec3, u: &Vec3) -> Option<(Vec3, f64)> {
+        let plane = match &self.effector {
+            Effector::Wire { depth, .. } => -depth,
+            Effector::Snare(sn) => -sn.depth,
+        };
+        let tau = (plane - a.x) / u.x;
+        (u.x.abs() > 1e-3 && (0.0..=self.payload.shaft_length).contains(&tau)).then(|| (a + tau * u, tau))
+    }
+
+    /// Validates `[arm]`, `[grapple]` and `[simulation]` (RK4).
+    pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
+        Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
+    }
+
+    fn check(sc: &Scenario) -> Check<Self> {
+        let Some(g) = &sc.file.grapple else { return err("grapple", "a capture by an arm needs a [grapple] table") };
+        let arm = ArmModel::check(sc)?;
+        let Method::Rk4 { dt } = arm.method else {
+            return err("simulation.integrator", "grapple runs use `rk4` (fixed step through the contacts)");
+        };
+        let mb = &arm.system.model;
+        let link = mb
+            .links
+            .iter()
+            .zip(&arm.joint_names)
+            .position(|(l, j)| l.name == g.link || j.as_deref() == Some(g.link.as_str()))
+            .ok_or_else(|| ("grapple.link".to_string(), format!("no link or joint named `{}` in the arm", g.link)))?;
+        let rpy = |key: &str, a: [f64; 3]| -> Check<Mat3> {
+            let a = finite3(key, a)?.map(f64::to_radians);
+            Ok(UnitQuat::from_euler_angles(a.x, a.y, a.z).to_rotation_matrix().into_inner())
+        };
+        let frame = (rpy("grapple.rpy_deg", g.rpy_deg)?, finite3("grapple.origin", g.origin)?);
+
+        let ps = &g.payload;
+        let (mass, inertia) = mass_and_inertia("grapple.payload", ps.mass, &ps.inertia)?;
+        let fx = &ps.fixture;
+        let axis = finite3("grapple.payload.fixture.axis", fx.axis)?
+            .try_normalize(1e-12)
+            .ok_or(("grapple.payload.fixture.axis".to_string(), "must be a non-zero vector".to_string()))?;
+        let base = finite3("grapple.payload.fixture.base", fx.base)?;
+        let shaft_length = positive("grapple.payload.fixture.shaft_length", fx.shaft_length, "m")?;
+        let shaft_radius = positive("grapple.payload.fixture.shaft_radius", fx.shaft_radius, "m")?;
+        let rho = positive("grapple.payload.fixture.plate_radius", fx.plate_radius, "m")?;
+        let e1 = axis.cross(&if axis.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() }).normalize();
+        let e2 = axis.cross(&e1);
+        let plate = std::array::from_fn(|i| {
+            let a = std::f64::consts::TAU * i as f64 / 3.0;
+            base + rho * (a.cos() * e1 + a.sin() * e2)
+        });
+        let inertia_inv =
+            inertia.try_inverse().ok_or(("grapple.payload.inertia".to_string(), "is singular".to_string()))?;
+        let payload = Payload { mass, inertia, inertia_inv, base, axis, shaft_length, shaft_radius, plate };
+
+        let effector = match (&g.wire, &g.snare) {
+            (Some(w), None) => {
+                if !(w.damping.is_finite() && w.damping >= 0.0) {
+                    return err("grapple.wire.damping", format!("must be >= 0 (N·s/m), got {}", w.damping));
+                }
+                Effector::Wire { depth: positive("grapple.wire.depth", w.depth, "m")?, damping: w.damping }
+            }
+            (None, Some(s)) => {
+                let key = |k: &str| format!("grapple.snare.{k}");
+                let law = ContactLaw::spring_dashpot(s.stiffness, s.damping);
+                let snare =
+                    ThreeWireSnare::new(s.ring_radius, shaft_radius, law).map_err(|e| (key("ring_radius"), e))?;
+                if !(s.open_deg > 0.0 && s.open_deg < 180.0) {
+                    return err(key("open_deg"), format!("must lie in (0, 180) deg, got {}", s.open_deg));
+                }
+                let depth = positive(&key("depth"), s.depth, "m")?;
+                let trigger = positive(&key("trigger"), s.trigger, "m")?;
+                if trigger <= depth {
+                    return err(
+                        key("trigger"),
+                        format!("must exceed depth ({depth} m): the tip has to pass the ring's plane, got {trigger}"),
+                    );
+                }
+                Effector::Snare(SnareSettings {
+                    snare,
+                    depth,
+                    open_angle: s.open_deg.to_radians(),
+                    closing_rate: positive(&key("closing_rate"), s.closing_rate, "rad/s")?,
+                    stall_force: positive(&key("stall_force"), s.stall_force, "N")?,
+                    trigger,
+                    retract_speed: positive(&key("retract_speed"), s.retract_speed, "m/s")?,
+                    preload: positive(&key("preload"), s.preload, "N")?,
+                })
+            }
+            _ => return err("grapple", "give exactly one of [grapple.wire] (one wire) or [grapple.snare]"),
+        };
+        if !(g.mu.is_finite() && g.mu >= 0.0) {
+            return err("grapple.mu", format!("must be >= 0, got {}", g.mu));
+        }
+        let v_star = positive("grapple.v_star", g.v_star, "m/s")?;
+
+        // The payload's start from the effector frame at the arm's initial state.
+        let (nq, nv) = (mb.nq(), mb.nv());
+        let y0 = &arm.initial_state;
+        let ((re, oe), _, _) = effector_state(&mb.kinematics(&y0[..nq], &y0[nq..nq + nv]), link, &frame);
+        let rp = re * rpy("grapple.payload.rpy_deg", ps.rpy_deg)?;
+        let p = oe + re * finite3("grapple.payload.position", ps.position)?;
+        let q = UnitQuat::from_matrix(&rp);
+        let v = re * finite3("grapple.payload.velocity", ps.velocity)?;
+        let w = rp.transpose() * (re * finite3("grapple.payload.angular_velocity", ps.angular_velocity)?);
+        let start = [p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z];
+        let cap = Self { name: arm.name.clone(), arm, link, frame, payload, start, effector, mu: g.mu, v_star, dt };
+        if cap.arm.duration / (cap.sample_every() as f64 * dt) > MAX_SAMPLES {
+            return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
+        }
+        // Where the fixture starts.
+        let ode = cap.ode();
+        let y = cap.initial_state();
+        let (_, c, _) = ode.contact(0.0, &y);
+        if c.face_force > 0.0 {
+            return err("grapple.payload.position", "the fixture's plate starts inside the effector's face (x < 0)");
+        }
+        match &cap.effector {
+            Effector::Wire { .. } => {
+                if let Some((ce, _)) = c.crossing
+                    && ce.y + shaft_radius > 0.0
+                {
+                    return err(
+                        "grapple.payload.position",
+                        format!(
+                            "the shaft starts on or beyond the wire (y + r = {:.4} m > 0): start it on the −y side",
+                            ce.y + shaft_radius
+                        ),
+                    );
+                }
+            }
+            Effector::Snare(s) => {
+                if c.tip <= -s.trigger {
+                    return err("grapple.payload.position", "the shaft's tip starts past the trigger depth");
+                }
+            }
+        }
+        Ok(cap)
+    }
+
+    /// The coupled state at the start: `[arm; payload; impulse]`.
+    pub fn initial_state(&self) -> Vec<f64> {
+        let mut y = self.arm.initial_state.clone();
+        y.extend_from_slice(&self.start);
+        y.extend_from_slice(&[0.0; 3]);
+        y
+    }
+
+    /// Linear and angular momentum (about the world origin) of the arm's links and the payload
+    /// at the coupled state `y`.
+    pub fn momentum(&self, y: &[f64]) -> (Vec3, Vec3) {
+        let mb = &self.arm.system.model;
+        let (nq, nv, na) = (mb.nq(), mb.nv(), self.arm.initial_state.len());
+        let (p_arm, l_arm) = mb.momentum(&y[..nq], &y[nq..nq + nv]);
+        let s = &y[na..na + 13];
+        let (r, v, w) = (Vec3::new(s[0], s[1], s[2]), Vec3::new(s[7], s[8], s[9]), Vec3::new(s[10], s[11], s[12]));
+        let rp = rotation(&s[3..7]);
+        let m = self.payload.mass;
+        (p_arm + m * v, l_arm + r.cross(&(m * v)) + rp * (self.payload.inertia * w))
+    }
+
+    /// Runs the capture on the pipeline's [`crate::pipeline::Driver`]; `on_step` sees every
+    /// step's time and state.
+    pub fn run_with(&self, on_step: &mut dyn FnMut(f64, &[f64])) -> GrappleRun {
+        let started = std::time::Instant::now();
+        let sim = GrappleSim::new(self, on_step);
+        let schedule = sim.schedule();
+        let mut driver = crate::pipeline::Driver::new(sim, schedule);
+        let end = driver.run(&mut |_| {});
+        let mut run = driver.into_inner().finish(end);
+        run.wall_s = started.elapsed().as_secs_f64();
+        run
+    }
+
+    /// Steps between recorded samples: the output interval in whole steps, at least one.
+    fn sample_every(&self) -> u64 {
+        ((self.arm.output_interval / self.dt).round() as u64).max(1)
+    }
+
+    /// Runs the capture.
+    pub fn run(&self) -> GrappleRun {
+        self.run_with(&mut |_, _| {})
+    }
+}

@@ -1,0 +1,244 @@
+//! A grapple capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
+
+use super::sim::rotation;
+use super::{Effector, GrappleCapture, GrappleRun, GrappleSample};
+use crate::output::{RunDir, first_last};
+use crate::plot::{Series, line_plot};
+use crate::snare::WIRE_SPAN;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// Writes `timeseries.csv`, `summary.json` and plots (joint angles, reaction force, payload
+/// attitude and velocity, snare closing) into `dir`.
+pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let (first, last) = first_last(&run.samples)?;
+    let nq = first.q.len();
+    let nf = first.motors.len();
+    out.csv("timeseries.csv", |w| {
+        let mut head = vec!["t_s".to_string()];
+        head.extend((0..nq).map(|i| format!("q{i}_rad")));
+        head.extend((0..nf).map(|i| format!("motor{i}_rad")));
+        head.extend(
+            [
+                "wire_fx_N",
+                "wire_fy_N",
+                "wire_fz_N",
+                "face_N",
+                "penetration_m",
+                "x_m",
+                "y_m",
+                "z_m",
+                "roll_rad",
+                "pitch_rad",
+                "yaw_rad",
+                "vx_m_s",
+                "vy_m_s",
+                "vz_m_s",
+                "wx_rad_s",
+                "wy_rad_s",
+                "wz_rad_s",
+                "impulse_x_Ns",
+                "impulse_y_Ns",
+                "impulse_z_Ns",
+                "energy_J",
+                "closing_angle_rad",
+            ]
+            .map(String::from),
+        );
+        writeln!(w, "{}", head.join(","))?;
+        for s in &run.samples {
+            let mut row = vec![s.t];
+            row.extend(&s.q);
+            row.extend(&s.motors);
+            row.extend(s.wire_force);
+            row.extend([s.face_force, s.penetration]);
+            row.extend(s.position.iter().chain(&s.attitude).chain(&s.velocity).chain(&s.omega).chain(&s.impulse));
+            row.extend([s.energy, s.closing_angle]);
+            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
+        }
+        Ok(())
+    })?;
+
+    let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
+    let col = |f: &dyn Fn(&GrappleSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
+    let mb = &cap.arm.system.model;
+    let joints: Vec<Series> = (0..mb.links.len())
+        .filter(|&l| mb.links[l].joint.nv() == 1)
+        .map(|l| {
+            let i = mb.q_index(mb.v_index(l));
+            Series {
+                label: cap.arm.joint_names.get(l).cloned().flatten().unwrap_or_else(|| mb.links[l].name.clone()),
+                x: &t,
+                y: col(&|s| (s.q[i] - first.q[i]).to_degrees()),
+            }
+        })
+        .collect();
+    let deg = |i: usize| move |s: &GrappleSample| s.attitude[i].to_degrees();
+    let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
+        ("joint_angles", "Joint angles (change from the start)", "deg", joints),
+        (
+            "reaction_force",
+            "Reaction force on the payload (effector axes)",
+            "N",
+            vec![
+                Series { label: "x (axial)".into(), x: &t, y: col(&|s| s.wire_force[0]) },
+                Series { label: "y".into(), x: &t, y: col(&|s| s.wire_force[1]) },
+                Series { label: "z".into(), x: &t, y: col(&|s| s.wire_force[2]) },
+                Series { label: "face".into(), x: &t, y: col(&|s| s.face_force) },
+            ],
+        ),
+        (
+            "payload_attitude",
+            "Payload attitude (from the start)",
+            "deg",
+            vec![
+                Series { label: "roll".into(), x: &t, y: col(&deg(0)) },
+                Series { label: "pitch".into(), x: &t, y: col(&deg(1)) },
+                Series { label: "yaw".into(), x: &t, y: col(&deg(2)) },
+            ],
+        ),
+        (
+            "payload_velocity",
+            "Payload velocity (world)",
+            "m/s",
+            vec![
+                Series { label: "vx".into(), x: &t, y: col(&|s| s.velocity[0]) },
+                Series { label: "vy".into(), x: &t, y: col(&|s| s.velocity[1]) },
+                Series { label: "vz".into(), x: &t, y: col(&|s| s.velocity[2]) },
+            ],
+        ),
+    ];
+    for (stem, title, unit, series) in &plots {
+        line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
+    }
+    let captured = run.captured_at.is_some();
+    let outcome = match (&cap.effector, captured, run.rigidised_at) {
+        (_, _, Some(_)) => "rigidised",
+        (_, true, None) => "captured",
+        (Effector::Snare(_), false, _) => "not captured",
+        (Effector::Wire { .. }, _, _) => match (&run.wire, last.penetration > 0.0) {
+            (None, _) => "no contact",
+            (Some(_), false) => "bounced off",
+            (Some(_), true) => "held against the wire",
+        },
+    };
+    let summary = json!({
+        "scenario": cap.name,
+        "outcome": outcome,
+        "capture_failure": run.failure,
+        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
+        "final_time_s": last.t,
+        "closing_started_s": run.closing_started,
+        "captured_s": run.captured_at,
+        "rigidised_s": run.rigidised_at,
+        "wire_contact_position_m": run.wire.as_ref().map(|w| w.position),
+        "slack_limit_Q_m": run.wire.as_ref().map(|w| w.slack),
+        "max_penetration_m": run.max_penetration,
+        "peak_wire_force_N": run.samples.iter().map(|s| s.wire_force.iter().map(|x| x * x).sum::<f64>().sqrt()).fold(0.0, f64::max),
+        "peak_face_force_N": run.samples.iter().map(|s| s.face_force).fold(0.0, f64::max),
+        "impulse_Ns": last.impulse,
+        "payload_velocity_initial_m_s": first.velocity,
+        "payload_velocity_final_m_s": last.velocity,
+        "payload_angular_velocity_final_rad_s": last.omega,
+        "payload_attitude_final_deg": last.attitude.map(f64::to_degrees),
+        "largest_joint_excursion_deg": run.samples.iter().flat_map(|s| s.q.iter().zip(&first.q).map(|(a, b)| (a - b).abs().to_degrees())).fold(0.0, f64::max),
+        "energy_initial_J": first.energy,
+        "energy_final_J": last.energy,
+        "wall_time_s": run.wall_s,
+        "real_time_factor": last.t / run.wall_s.max(1e-9),
+    });
+    out.json("summary.json", &summary)?;
+    animation(cap, run).write_glb(&dir.join("animation.glb"))?;
+    Ok(summary)
+}
+
+/// The capture as an animation: the arm's links (inertia-equivalent boxes; the effector's link
+/// with its ring or the wire's span), and the payload (its inertia box, shaft and plate points),
+/// all animated; the wires as they close or bend, and their force on the payload.
+pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animation {
+    use crate::anim::{Animation, ellipsoid_mesh, inertia_box, inertia_box_at, rod};
+    let mb = &cap.arm.system.model;
+    let mut anim = Animation::new();
+    let (re, oe) = cap.frame;
+    let (depth, radius) = match &cap.effector {
+        Effector::Snare(sn) => (sn.depth, sn.snare.ring_radius),
+        Effector::Wire { depth, .. } => (*depth, 0.5 * WIRE_SPAN),
+    };
+    for (k, l) in mb.links.iter().enumerate() {
+        let mut meshes = Vec::new();
+        if l.mass > 0.0 {
+            meshes.push(inertia_box_at(l.mass, &l.inertia, &l.com, [0.8, 0.75, 0.3, 1.0]));
+        }
+        if k == cap.link {
+            // The effector: its ring (or the wire's span) in the plane x = −depth of frame E.
+            let at = |a: f64| oe + re * Vec3::new(-depth, radius * a.cos(), radius * a.sin());
+            for i in 0..24 {
+                let (a0, a1) = (i as f64 / 24.0 * std::f64::consts::TAU, (i + 1) as f64 / 24.0 * std::f64::consts::TAU);
+                meshes.push(rod(&at(a0), &at(a1), 0.01 * radius, [0.3, 0.3, 0.35, 1.0]));
+            }
+        }
+        anim.body(&l.name, meshes);
+    }
+    let pl = &cap.payload;
+    let mut payload = vec![
+        inertia_box(pl.mass, &pl.inertia, [0.3, 0.5, 0.8, 1.0]),
+        rod(&pl.base, &(pl.base + pl.axis * pl.shaft_length), pl.shaft_radius, [0.7, 0.7, 0.75, 1.0]),
+    ];
+    payload.extend(pl.plate.iter().map(|p| ellipsoid_mesh(p, &(Mat3::identity() * 0.02), [0.9, 0.3, 0.2, 1.0])));
+    anim.body("payload", payload);
+    // The wires (effector frame, plane x = −depth): the snare's three chords from the fixed
+    // anchors at 2πi/3 to the turning ones at 2πi/3 + Δ; the loose wire's two segments from its
+    // ends to the shaft's surface while the shaft presses it, straight otherwise. Then the wires'
+    // force on the payload at the crossing, the largest as long as the ring's radius.
+    let wires = match &cap.effector {
+        Effector::Snare(_) => 3,
+        Effector::Wire { .. } => 2,
+    };
+    for i in 0..wires {
+        anim.strand(&format!("wire {}", i + 1), 0.1 * pl.shaft_radius, [0.9, 0.3, 0.2, 1.0]);
+    }
+    let peak = run.samples.iter().map(|s| Vec3::from(s.wire_force).norm()).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { radius / peak } else { 0.0 };
+    anim.arrow("wire force", 0.2 * pl.shaft_radius, crate::anim::FORCE_COLOR);
+    let q0 = UnitQuat::from_matrix(&rotation(&cap.start[3..7]));
+    let nv = mb.nv();
+    let on_ring = |a: f64| Vec3::new(-depth, radius * a.cos(), radius * a.sin());
+    for s in &run.samples {
+        let k = mb.kinematics(&s.q, &vec![0.0; nv]);
+        let mut poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
+        let [roll, pitch, yaw] = s.attitude;
+        let (pp, qp) = (Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw));
+        poses.push((pp, qp));
+        anim.frame(s.t, &poses);
+        let (rl, ol) = k.pose[cap.link];
+        let (rw, ow) = (rl * re, ol + rl * oe);
+        let world = |x: Vec3| ow + rw * x;
+        let crossing = cap.crossing(&(rw.transpose() * (pp + qp * pl.base - ow)), &(rw.transpose() * (qp * pl.axis)));
+        let mut overlays: Vec<(Vec3, Vec3)> = match &cap.effector {
+            Effector::Snare(_) => (0..3)
+                .map(|i| {
+                    let a = i as f64 * std::f64::consts::TAU / 3.0;
+                    let from = world(on_ring(a));
+                    (from, world(on_ring(a + s.closing_angle)) - from)
+                })
+                .collect(),
+            Effector::Wire { .. } => {
+                let ends = [Vec3::new(-depth, 0.0, -radius), Vec3::new(-depth, 0.0, radius)];
+                let bend = match crossing {
+                    Some((ce, _)) if s.penetration > 0.0 && ce.z.abs() < radius => {
+                        Vec3::new(-depth, ce.y + pl.shaft_radius, ce.z)
+                    }
+                    _ => Vec3::new(-depth, 0.0, 0.0),
+                };
+                ends.iter().map(|e| (world(*e), rw * (bend - e))).collect()
+            }
+        };
+        let at = crossing.map_or(pp, |(ce, _)| world(ce));
+        overlays.push((at, rw * Vec3::from(s.wire_force) * per_newton));
+        anim.overlays(&overlays);
+    }
+    anim
+}

@@ -1,0 +1,460 @@
+//! The grapple capture on the pipeline: [`GrappleSim`] steps the arm, the payload and the
+//! received impulse with RK4 at `dt`; after each step the effector's contact is evaluated, the
+//! wire engaged or the snare's phase advanced, and the sample taken from that evaluation.
+
+use super::{C_FACE, Effector, GrappleCapture, GrappleRun, GrappleSample, K_FACE, Phase};
+use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::snare::{K_PULL, WIRE_SPAN};
+use tumble_contact::laws::friction;
+use tumble_contact::snare::LooseWire;
+use tumble_dynamics::multibody::Kinematics;
+use tumble_dynamics::multibody::spatial::SVec;
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::{Integrator, Method, OdeSystem};
+use tumble_math::nalgebra::{Quaternion, UnitQuaternion};
+use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// Loads on the payload (force, torque about its centre, world) and the effector link
+/// (force, moment about the link origin, world).
+#[derive(Default)]
+pub(super) struct Loads {
+    payload: (Vec3, Vec3),
+    link: (Vec3, Vec3),
+}
+
+impl Loads {
+    /// Force `f` on the payload at `x`, its reaction on the link.
+    fn add(&mut self, f: Vec3, x: Vec3, payload_com: Vec3, link_origin: Vec3) {
+        self.payload.0 += f;
+        self.payload.1 += (x - payload_com).cross(&f);
+        self.link.0 -= f;
+        self.link.1 -= (x - link_origin).cross(&f);
+    }
+}
+
+/// What the contact evaluation reports besides the loads.
+#[derive(Default)]
+pub(super) struct Contact {
+    pub(super) wire_force: Vec3,
+    pub(super) face_force: f64,
+    pub(super) penetration: f64,
+    /// Wire crossing point (effector frame) and its parameter along the shaft.
+    pub(super) crossing: Option<(Vec3, f64)>,
+    /// Sum of the snare's wire forces, N.
+    pub(super) wire_sum: f64,
+    /// Penetration of each snare wire, m.
+    pub(super) pen: [f64; 3],
+    /// Velocity of the shaft's crossing point relative to the effector, effector axes.
+    pub(super) crossing_velocity: Vec3,
+    /// Shaft tip's `x`, effector frame, m.
+    pub(super) tip: f64,
+}
+
+/// The coupled arm–payload ODE.
+pub(super) struct Coupled<'a> {
+    cap: &'a GrappleCapture,
+    sys: MultibodySystem,
+    na: usize,
+    phase: Phase,
+    wire: Option<LooseWire>,
+    v0: f64,
+}
+
+pub(super) fn rotation(q: &[f64]) -> Mat3 {
+    UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3])).to_rotation_matrix().into_inner()
+}
+
+impl Coupled<'_> {
+    /// Contact loads at time `t` and state `y`, and the link's rotation.
+    pub(super) fn contact(&self, t: f64, y: &[f64]) -> (Loads, Contact, Mat3) {
+        let mb = &self.sys.model;
+        let (nq, nv) = (mb.nq(), mb.nv());
+        self.contact_with(t, y, &mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+    }
+
+    /// [`Coupled::contact`] with the arm's kinematics `k` at hand.
+    fn contact_with(&self, t: f64, y: &[f64], k: &Kinematics) -> (Loads, Contact, Mat3) {
+        let cap = self.cap;
+        let pl = &cap.payload;
+        let ((re, oe), (rl, lo), (we, ve)) = effector_state(k, cap.link, &cap.frame);
+        let s = &y[self.na..self.na + 13];
+        let (pp, rp, vp) = (Vec3::new(s[0], s[1], s[2]), rotation(&s[3..7]), Vec3::new(s[7], s[8], s[9]));
+        let wp = rp * Vec3::new(s[10], s[11], s[12]);
+        // Relative velocity (payload point − effector point) at world x, effector axes.
+        let rel = |x: Vec3| re.transpose() * ((vp + wp.cross(&(x - pp))) - (ve + we.cross(&(x - lo))));
+        let to_e = |x: Vec3| re.transpose() * (x - oe);
+        let mut loads = Loads::default();
+        let mut c = Contact::default();
+        // Face.
+        for p in &pl.plate {
+            let x = pp + rp * p;
+            let depth = -to_e(x).x;
+            if depth > 0.0 {
+                let f = (K_FACE * depth - C_FACE * rel(x).x).max(0.0);
+                c.face_force += f;
+                loads.add(re * Vec3::new(f, 0.0, 0.0), x, pp, lo);
+            }
+        }
+        // Shaft crossing the wire or ring plane.
+        let (a, u) = (to_e(pp + rp * pl.base), re.transpose() * (rp * pl.axis));
+        c.crossing = cap.crossing(&a, &u);
+        if let Some((ce, _)) = c.crossing {
+            c.crossing_velocity = rel(oe + re * ce);
+        }
+        c.tip = a.x + pl.shaft_length * u.x;
+        let r = pl.shaft_radius;
+        match (&cap.effector, self.phase) {
+            (Effector::Wire { .. }, _) => {
+                if let (Some(w), Some((ce, _))) = (&self.wire, c.crossing) {
+                    let delta = ce.y + r;
+                    let along = ce.z + 0.5 * WIRE_SPAN;
+                    c.penetration = delta;
+                    if delta > 0.0 && along > 0.0 && along < WIRE_SPAN {
+                        let x = oe + re * ce;
+                        let v = rel(x);
+                        let n = w.force(delta, v.y, self.v0);
+                        let ft = friction(cap.mu, n, &Vec3::new(v.x, 0.0, v.z), cap.v_star);
+                        let f = Vec3::new(ft.x, -n, ft.z);
+                        c.wire_force = f;
+                        loads.add(re * f, x, pp, lo);
+                    }
+                }
+            }
+            (Effector::Snare(sn), Phase::Closing { since }) => {
+                if let Some((ce, _)) = c.crossing {
+                    let x = oe + re * ce;
+                    let v = rel(x);
+                    let angle = sn.open_angle + sn.closing_rate * (t - since);
+                    let (f, pen) = sn.snare.force([ce.y, ce.z], [v.y, v.z], angle, sn.closing_rate);
+                    c.wire_sum = sn.snare.wire_load(&pen);
+                    c.pen = pen;
+                    c.wire_force = Vec3::new(0.0, f[0], f[1]);
+                    loads.add(re * c.wire_force, x, pp, lo);
+                }
+            }
+            (Effector::Snare(sn), Phase::Retracting { angle, since, snared, from, stop }) => {
+                let x = pp + rp * (pl.base + snared * pl.axis);
+                let (ce, v) = (to_e(x), rel(x));
+                let (f, pen) = sn.snare.force([ce.y, ce.z], [v.y, v.z], angle, 0.0);
+                c.pen = pen;
+                let moving = from - sn.retract_speed * (t - since) > stop;
+                let (xc, vc) =
+                    if moving { (from - sn.retract_speed * (t - since), -sn.retract_speed) } else { (stop, 0.0) };
+                let c_pull = 2.0 * (K_PULL * pl.mass).sqrt();
+                let axial = -K_PULL * (ce.x - xc) - c_pull * (v.x - vc);
+                c.wire_force = Vec3::new(axial, f[0], f[1]);
+                loads.add(re * c.wire_force, x, pp, lo);
+            }
+            _ => {}
+        }
+        (loads, c, rl)
+    }
+}
+
+/// Effector pose (rotation, origin), link pose (rotation, origin), and the effector's angular
+/// velocity and link-origin velocity (world) from the arm's kinematics.
+pub(super) fn effector_state(
+    k: &Kinematics,
+    link: usize,
+    frame: &(Mat3, Vec3),
+) -> ((Mat3, Vec3), (Mat3, Vec3), (Vec3, Vec3)) {
+    let (r, p) = k.pose[link];
+    let sv = k.v[link];
+    let (w, vo) = (r * Vec3::new(sv[0], sv[1], sv[2]), r * Vec3::new(sv[3], sv[4], sv[5]));
+    let (rf, pf) = frame;
+    ((r * rf, p + r * pf), (r, p), (w, vo))
+}
+
+impl OdeSystem for Coupled<'_> {
+    fn dim(&self) -> usize {
+        self.na + 16
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let k = {
+            let mb = &self.sys.model;
+            let (nq, nv) = (mb.nq(), mb.nv());
+            mb.kinematics(&y[..nq], &y[nq..nq + nv])
+        };
+        let (loads, _, r) = self.contact_with(t, y, &k);
+        let link = self.cap.link;
+        let (n, f) = (r.transpose() * loads.link.1, r.transpose() * loads.link.0);
+        self.sys.external[link] = SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
+        let na = self.na;
+        self.sys.derivatives(&k, &y[..na], &mut dydt[..na]);
+        let pl = &self.cap.payload;
+        let s = &y[na..na + 13];
+        let (q, w) = ([s[3], s[4], s[5], s[6]], Vec3::new(s[10], s[11], s[12]));
+        let rp = rotation(&q);
+        let torque = rp.transpose() * loads.payload.1;
+        let wd = pl.inertia_inv * (torque - w.cross(&(pl.inertia * w)));
+        let d = &mut dydt[na..];
+        d[..3].copy_from_slice(&s[7..10]);
+        // q̇ = ½ q ⊗ (0, ω).
+        d[3] = -0.5 * (q[1] * w.x + q[2] * w.y + q[3] * w.z);
+        d[4] = 0.5 * (q[0] * w.x + q[2] * w.z - q[3] * w.y);
+        d[5] = 0.5 * (q[0] * w.y + q[3] * w.x - q[1] * w.z);
+        d[6] = 0.5 * (q[0] * w.z + q[1] * w.y - q[2] * w.x);
+        let a = loads.payload.0 / pl.mass;
+        d[7..10].copy_from_slice(a.as_slice());
+        d[10..13].copy_from_slice(wd.as_slice());
+        d[13..16].copy_from_slice(loads.payload.0.as_slice());
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        self.sys.project(&mut y[..self.na]);
+        let q = &mut y[self.na + 3..self.na + 7];
+        let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        q.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+impl GrappleCapture {
+    pub(super) fn ode(&self) -> Coupled<'_> {
+        let mut sys = self.arm.system.clone();
+        sys.external = vec![SVec::zeros(); sys.model.links.len()];
+        Coupled { cap: self, na: self.arm.initial_state.len(), sys, phase: Phase::Open, wire: None, v0: 0.0 }
+    }
+
+    /// Engages the wire, starts, stops or releases the snare, and marks the rigidisation, at a
+    /// step boundary.
+    fn advance_phase(&self, ode: &mut Coupled<'_>, run: &mut GrappleRun, t: f64, c: &Contact) {
+        let r = self.payload.shaft_radius;
+        match &self.effector {
+            Effector::Wire { damping, .. } => {
+                if ode.wire.is_none()
+                    && let Some((ce, _)) = c.crossing
+                {
+                    let along = ce.z + 0.5 * WIRE_SPAN;
+                    if ce.y + r > 0.0 && along > 0.0 && along < WIRE_SPAN {
+                        match LooseWire::table4(along, *damping) {
+                            Ok(w) => {
+                                ode.wire = Some(w);
+                                ode.v0 = c.crossing_velocity.y;
+                            }
+                            Err(e) => run.diagnosis = Some(Diagnosis::new(t, e, "the wire could not be engaged there")),
+                        }
+                    }
+                }
+            }
+            Effector::Snare(sn) => match ode.phase {
+                Phase::Open if c.tip <= -sn.trigger => {
+                    run.closing_started = Some(t);
+                    let inside = c.crossing.map(|(ce, _)| ce.y.hypot(ce.z));
+                    match inside {
+                        Some(off) if off < sn.snare.ring_radius - r => ode.phase = Phase::Closing { since: t },
+                        _ => {
+                            ode.phase = Phase::Released;
+                            run.failure = Some(format!(
+                                "the shaft is not inside the ring when the closing starts at t = {t:.3} s ({})",
+                                inside.map_or("it does not cross the ring's plane".into(), |o| format!(
+                                    "{:.1} mm off the axis; the ring admits {:.1} mm",
+                                    1e3 * o,
+                                    1e3 * (sn.snare.ring_radius - r)
+                                ))
+                            ));
+                        }
+                    }
+                }
+                Phase::Closing { since } => {
+                    let angle = sn.open_angle + sn.closing_rate * (t - since);
+                    let ring = sn.snare.ring_radius - r;
+                    let Some((ce, tau)) = c.crossing else {
+                        ode.phase = Phase::Released;
+                        run.failure = Some(format!("the shaft left the ring's plane at t = {t:.3} s"));
+                        return;
+                    };
+                    if ce.y.hypot(ce.z) >= ring {
+                        ode.phase = Phase::Released;
+                        run.failure = Some(format!("the shaft left the ring at t = {t:.3} s before the wires closed"));
+                    } else if c.wire_sum >= sn.stall_force || angle >= std::f64::consts::PI - 1e-3 {
+                        match sn.snare.holds([ce.y, ce.z], angle, &c.pen) {
+                            Ok(()) => {
+                                ode.phase = Phase::Retracting {
+                                    angle,
+                                    since: t,
+                                    snared: tau,
+                                    from: ce.x,
+                                    stop: -tau - sn.preload / K_PULL - sn.preload / (3.0 * K_FACE),
+                                };
+                                run.captured_at = Some(t);
+                            }
+                            Err(why) => {
+                                ode.phase = Phase::Released;
+                                run.failure = Some(format!("{why} (t = {t:.3} s)"));
+                            }
+                        }
+                    }
+                }
+                Phase::Retracting { since, from, stop, .. } if run.rigidised_at.is_none() => {
+                    let parked = from - sn.retract_speed * (t - since) <= stop;
+                    if parked && c.face_force >= 0.99 * sn.preload && c.crossing_velocity.norm() < 1e-3 {
+                        run.rigidised_at = Some(t);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+}
+
+/// A grapple capture as the pipeline steps it.
+///
+/// It has no energy check ([`Simulation::energy`] is `None`): the snare's closing drive, the
+/// carriage's retraction and the arm's motors do work the state does not accumulate. The guard
+/// checks finiteness and magnitude at every step.
+pub struct GrappleSim<'a> {
+    cap: &'a GrappleCapture,
+    ode: Coupled<'a>,
+    integ: Integrator,
+    y: Vec<f64>,
+    k: u64,
+    steps: u64,
+    every: u64,
+    /// The contact at the current state (after the phase it set).
+    contact: Contact,
+    r0: Mat3,
+    on_step: &'a mut dyn FnMut(f64, &[f64]),
+    run: GrappleRun,
+}
+
+impl<'a> GrappleSim<'a> {
+    /// The capture `cap` from its initial state; `on_step` sees every step's time and state.
+    pub fn new(cap: &'a GrappleCapture, on_step: &'a mut dyn FnMut(f64, &[f64])) -> Self {
+        let every = cap.sample_every();
+        let steps = (cap.arm.duration / cap.dt).round() as u64;
+        let y = cap.initial_state();
+        let mut sim = Self {
+            cap,
+            ode: cap.ode(),
+            integ: Integrator::new(Method::Rk4 { dt: cap.dt }, y.len()),
+            y,
+            k: 0,
+            steps,
+            every,
+            contact: Contact::default(),
+            r0: rotation(&cap.start[3..7]),
+            on_step,
+            run: GrappleRun {
+                samples: Vec::with_capacity((steps / every + 1) as usize),
+                closing_started: None,
+                captured_at: None,
+                rigidised_at: None,
+                failure: None,
+                diagnosis: None,
+                wire: None,
+                max_penetration: 0.0,
+                wall_s: 0.0,
+            },
+        };
+        sim.look();
+        sim
+    }
+
+    /// Samples every output interval up to the whole number of steps nearest the duration.
+    pub fn schedule(&self) -> Schedule {
+        let dt = self.cap.dt;
+        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> GrappleRun {
+        if let Err(d) = end {
+            self.run.diagnosis = Some(d);
+        }
+        self.run.wire = self.ode.wire.take();
+        self.run
+    }
+
+    /// The contact at the current state, the phase it advances (and the contact again where the
+    /// phase or the wire changed), the deepest penetration.
+    fn look(&mut self) {
+        let t = self.time();
+        let mut c = self.ode.contact(t, &self.y).1;
+        let before = (self.ode.phase, self.ode.wire.is_some());
+        self.cap.advance_phase(&mut self.ode, &mut self.run, t, &c);
+        if (self.ode.phase, self.ode.wire.is_some()) != before {
+            c = self.ode.contact(t, &self.y).1;
+        }
+        if self.ode.wire.is_some() {
+            self.run.max_penetration = self.run.max_penetration.max(c.penetration);
+        }
+        self.contact = c;
+    }
+
+    /// The sample at the current state.
+    fn sample(&self) -> GrappleSample {
+        let (cap, y, c, t) = (self.cap, &self.y, &self.contact, self.time());
+        let na = self.ode.na;
+        let mb = &cap.arm.system.model;
+        let (nq, nv, nf) = (mb.nq(), mb.nv(), cap.arm.system.flexible.len());
+        let s = &y[na..na + 13];
+        let rel = self.r0.transpose() * rotation(&s[3..7]);
+        let (roll, pitch, yaw) = UnitQuat::from_matrix(&rel).euler_angles();
+        let (vp, w) = (Vec3::new(s[7], s[8], s[9]), Vec3::new(s[10], s[11], s[12]));
+        let wire_energy = match &self.ode.wire {
+            Some(wire) if c.penetration > 0.0 => wire.energy(c.penetration),
+            _ => 0.0,
+        };
+        let closing_angle = match (&cap.effector, self.ode.phase) {
+            (Effector::Snare(sn), Phase::Closing { since }) => sn.open_angle + sn.closing_rate * (t - since),
+            (Effector::Snare(_), Phase::Retracting { angle, .. }) => angle,
+            (Effector::Snare(sn), _) => sn.open_angle,
+            _ => 0.0,
+        };
+        GrappleSample {
+            t,
+            q: y[..nq].to_vec(),
+            motors: y[nq + nv..nq + nv + nf].to_vec(),
+            wire_force: c.wire_force.into(),
+            face_force: c.face_force,
+            penetration: c.penetration,
+            position: [s[0], s[1], s[2]],
+            attitude: [roll, pitch, yaw],
+            velocity: vp.into(),
+            omega: w.into(),
+            impulse: [y[na + 13], y[na + 14], y[na + 15]],
+            energy: self.ode.sys.energy(&y[..na])
+                + 0.5 * cap.payload.mass * vp.norm_squared()
+                + 0.5 * w.dot(&(cap.payload.inertia * w))
+                + wire_energy,
+            closing_angle,
+        }
+    }
+}
+
+impl Simulation for GrappleSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.cap.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let (t, dt) = (self.time(), self.cap.dt);
+        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
+        self.k += 1;
+        (self.on_step)(t + dt, &self.y);
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        self.look();
+        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+    }
+
+    fn energy(&self) -> Option<EnergyCheck> {
+        None
+    }
+
+    fn record(&mut self) {
+        let s = self.sample();
+        self.run.samples.push(s);
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        Diagnosis::new(self.time(), failure.what(), format!("lower simulation.dt (now {} s)", self.cap.dt))
+    }
+}
