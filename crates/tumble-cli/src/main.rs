@@ -14,6 +14,7 @@ mod lqr;
 mod shape;
 mod view;
 use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
+use tumble_sim::scenario::Kind;
 use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
 
 #[derive(Parser)]
@@ -613,27 +614,22 @@ fn capture(path: &Path, out: Option<PathBuf>, threads: Option<usize>, set: &[Str
 fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let overrides = overrides(set).map_err(invalid)?;
     let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
-    let job = if sc.file.capture.is_some() {
-        tumble_sim::capture::CaptureStudy::build(&sc).map_err(|e| invalid(e.to_string()))?;
-        Job::Capture
-    } else if sc.file.snare.is_some() {
-        Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else if sc.file.spacecraft.is_some() {
-        Job::Trampoline(Box::new(
-            tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(|e| invalid(e.to_string()))?,
-        ))
-    } else if sc.file.mechanism.is_some() {
-        Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else if sc.file.membrane.is_some() {
-        Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else if sc.file.grapple.is_some() {
-        Job::Grapple(Box::new(tumble_sim::grapple::GrappleCapture::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else if sc.file.arm.is_some() {
-        Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else if sc.file.lander.is_some() || sc.file.target.is_some() {
-        Job::Lander(Box::new(LanderModel::build(&sc).map_err(|e| invalid(e.to_string()))?))
-    } else {
-        Job::Rigid(Box::new(Model::build(&sc).map_err(|e| invalid(e.to_string()))?))
+    let bad = |e: tumble_sim::ScenarioError| invalid(e.to_string());
+    let job = match sc.kind {
+        Kind::CaptureMap => {
+            tumble_sim::capture::CaptureStudy::build(&sc).map_err(bad)?;
+            Job::Capture
+        }
+        Kind::Snare => Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(bad)?)),
+        Kind::MembraneCapture => {
+            Job::Trampoline(Box::new(tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(bad)?))
+        }
+        Kind::Mechanism => Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(&sc).map_err(bad)?)),
+        Kind::MembraneDrop => Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(bad)?)),
+        Kind::Grapple => Job::Grapple(Box::new(tumble_sim::grapple::GrappleCapture::build(&sc).map_err(bad)?)),
+        Kind::Arm => Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(bad)?)),
+        Kind::Lander => Job::Lander(Box::new(LanderModel::build(&sc).map_err(bad)?)),
+        Kind::RigidBodies => Job::Rigid(Box::new(Model::build(&sc).map_err(bad)?)),
     };
     Ok((sc, job))
 }

@@ -65,7 +65,7 @@ fn check_refuses_bad_input_with_exit_2_and_one_line() {
     let bad = d.join("bad.toml");
     std::fs::write(
         &bad,
-        "name = \"x\"\n[simulation]\nduration = 1.0\ndt = 0.1\n[bodies.b]\nmass = 1.0\ninertia = [1.0, 1.0, 3.0]\n",
+        "name = \"x\"\nkind = \"rigid_bodies\"\n[simulation]\nduration = 1.0\ndt = 0.1\n[bodies.b]\nmass = 1.0\ninertia = [1.0, 1.0, 3.0]\n",
     )
     .expect("write");
     for args in [

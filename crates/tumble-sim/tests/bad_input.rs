@@ -5,7 +5,7 @@ use tumble_sim::{Model, Scenario};
 
 const GOOD: &str = r#"
 name = "t"
-
+kind = "rigid_bodies"
 [simulation]
 duration = 1.0
 dt = 0.01

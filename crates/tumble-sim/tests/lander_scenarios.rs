@@ -15,6 +15,7 @@ fn tmp(name: &str) -> PathBuf {
 
 const CUBE: &str = r#"
 name = "t"
+kind = "lander"
 seed = 4
 [simulation]
 duration = 300.0
@@ -93,6 +94,7 @@ fn a_fast_throw_escapes_a_small_body() {
     let d = tmp("escape");
     let text = r#"
 name = "e"
+kind = "lander"
 [simulation]
 duration = 20000.0
 dt = 0.005
@@ -168,6 +170,7 @@ fn a_mesh_spacecraft_on_a_saved_grid_target() {
     tumble_geometry::sdf::GridSdf::from_mesh(&body, 64, 10.0).expect("grid").save(&d.join("body.sdf")).expect("save");
     let text = r#"
 name = "m"
+kind = "lander"
 seed = 9
 [simulation]
 duration = 2000.0

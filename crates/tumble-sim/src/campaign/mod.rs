@@ -317,14 +317,17 @@ fn fnv(text: &str) -> u64 {
 impl Campaign {
     /// Checks the scenario, its dispersions and the output folder; builds the shared target.
     pub fn new(scenario: Scenario, options: CampaignOptions) -> Result<Self, String> {
-        let capture = scenario.file.spacecraft.is_some();
-        if scenario.file.lander.is_none() && !capture {
-            return Err(format!(
-                "{}: `tumble mc` runs lander scenarios (with [lander] and [target]) and asteroid captures \
-                 (with [membrane] and [spacecraft])",
-                scenario.path.display()
-            ));
-        }
+        let capture = match scenario.kind {
+            crate::scenario::Kind::Lander => false,
+            crate::scenario::Kind::MembraneCapture => true,
+            other => {
+                return Err(format!(
+                    "{}: `tumble mc` runs `lander` and `membrane_capture` scenarios; this one is `{}`",
+                    scenario.path.display(),
+                    other.name()
+                ));
+            }
+        };
         if !(1..=MAX_RUNS).contains(&options.runs) {
             return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }

@@ -120,7 +120,10 @@ impl Schedule {
 pub struct Driver<S> {
     sim: S,
     schedule: Schedule,
+    /// Samples after the initial one, and the next one's index and time.
+    samples: u64,
     next: u64,
+    until: f64,
     recorded_at: f64,
     started: bool,
     ended: Option<Result<Stop, Diagnosis>>,
@@ -129,7 +132,16 @@ pub struct Driver<S> {
 impl<S: Simulation> Driver<S> {
     /// A driver of `sim` sampled on `schedule`.
     pub fn new(sim: S, schedule: Schedule) -> Self {
-        Self { sim, schedule, next: 1, recorded_at: f64::NEG_INFINITY, started: false, ended: None }
+        Self {
+            samples: schedule.samples(),
+            until: schedule.sample_time(1),
+            sim,
+            schedule,
+            next: 1,
+            recorded_at: f64::NEG_INFINITY,
+            started: false,
+            ended: None,
+        }
     }
 
     /// The simulation.
@@ -164,7 +176,7 @@ impl<S: Simulation> Driver<S> {
             self.sim.record();
             self.recorded_at = self.sim.time();
         }
-        let until = self.schedule.sample_time(self.next);
+        let until = self.until;
         if let Err(d) = self.sim.advance(until) {
             self.ended = Some(Err(d.clone()));
             return Err(d);
@@ -176,10 +188,11 @@ impl<S: Simulation> Driver<S> {
             self.sim.record();
             self.recorded_at = t;
             report.sampled = true;
-            while self.next <= self.schedule.samples() && self.schedule.sample_time(self.next) <= t + slack {
+            while self.next <= self.samples && self.schedule.sample_time(self.next) <= t + slack {
                 self.next += 1;
             }
-            if self.next > self.schedule.samples() && report.stop.is_none() {
+            self.until = self.schedule.sample_time(self.next);
+            if self.next > self.samples && report.stop.is_none() {
                 report.stop = Some(Stop::Completed);
             }
         }

@@ -10,6 +10,7 @@ pub mod arm;
 pub mod capture;
 mod error;
 pub mod grapple;
+mod kind;
 pub mod lander;
 pub mod mechanism;
 pub mod membrane;
@@ -19,6 +20,7 @@ mod spans;
 
 pub use error::ScenarioError;
 pub(crate) use error::line_col;
+pub use kind::{Kind, kind_of};
 pub use schema::*;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +34,8 @@ pub struct Scenario {
     pub text: String,
     /// The parsed content.
     pub file: ScenarioFile,
+    /// What it simulates (its `kind`, checked against its sections).
+    pub kind: Kind,
     /// Keys set by overrides.
     pub overridden: Vec<String>,
 }
@@ -61,12 +65,15 @@ impl Scenario {
             let key = (key != ".").then_some(key);
             toml_error(path, &text, e.inner(), key)
         })?;
-        Ok(Self {
+        let mut sc = Self {
             path: path.to_path_buf(),
             text,
             file,
+            kind: Kind::RigidBodies,
             overridden: overrides.iter().map(|(k, _)| k.clone()).collect(),
-        })
+        };
+        sc.kind = kind_of(&sc.file).map_err(|m| sc.error_at("kind", m))?;
+        Ok(sc)
     }
 
     /// A path named in the scenario, relative to the scenario file's folder.

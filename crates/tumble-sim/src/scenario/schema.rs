@@ -11,6 +11,9 @@ use tumble_geometry::Solid;
 pub struct ScenarioFile {
     /// Name; also the default output folder `out/<name>`.
     pub name: String,
+    /// What the scenario simulates (required; checked against the sections present by
+    /// [`super::kind_of`]).
+    pub kind: Option<super::Kind>,
     /// Free text shown in the summary.
     #[serde(default)]
     pub description: String,
