@@ -41,8 +41,15 @@ impl MultibodySystem {
 
     /// The joint forces on the links (nv) and the potential energy of springs and limits.
     fn joint_torques(&self, q: &[f64], v: &[f64], theta: &[f64], theta_d: &[f64]) -> (Vec<f64>, f64) {
+        let mut tau = vec![0.0; self.model.nv()];
+        let energy = self.joint_loads(q, v, theta, theta_d, &mut tau);
+        (tau, energy)
+    }
+
+    /// Adds the joint forces to `tau` (nv) and returns the potential energy of springs and
+    /// limits.
+    fn joint_loads(&self, q: &[f64], v: &[f64], theta: &[f64], theta_d: &[f64], tau: &mut [f64]) -> f64 {
         let mb = &self.model;
-        let mut tau = vec![0.0; mb.nv()];
         let mut energy = 0.0;
         for (k, f) in self.joint_forces.iter().enumerate() {
             if let Some(f) = f {
@@ -62,7 +69,7 @@ impl MultibodySystem {
             tau[va..va + 3].iter_mut().zip(t).for_each(|(a, b)| *a += b);
             energy += e;
         }
-        (tau, energy)
+        energy
     }
 
     /// Kinetic (links and motors) plus potential (gravity, springs, limits) energy at `y`, J.
@@ -73,6 +80,20 @@ impl MultibodySystem {
             + self.model.potential_energy(q)
             + motors
             + self.joint_torques(q, v, theta, theta_d).1
+    }
+
+    /// [`MultibodySystem::energy`] from kinematics `k` already computed at `y`'s `[q; v]`, with
+    /// `tau` (length nv) as scratch that receives the joint forces added to it: no kinematics
+    /// pass and no allocation of its own (the same value: poses do not depend on `v`). For step
+    /// loops that check the energy at every step.
+    pub fn energy_with(&self, k: &Kinematics, y: &[f64], tau: &mut [f64]) -> f64 {
+        let (q, v, theta, theta_d) = self.split(y);
+        let mb = &self.model;
+        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
+        let kinetic: f64 = (0..mb.links.len()).map(|i| 0.5 * k.v[i].dot(&(mb.i[i] * k.v[i]))).sum();
+        let potential: f64 =
+            mb.links.iter().zip(&k.pose).map(|(l, (r, p))| -l.mass * mb.gravity.dot(&(p + r * l.com))).sum();
+        kinetic + potential + motors + self.joint_loads(q, v, theta, theta_d, tau)
     }
 
     fn split<'a>(&self, y: &'a [f64]) -> (&'a [f64], &'a [f64], &'a [f64], &'a [f64]) {

@@ -33,6 +33,9 @@ struct Ode<'a> {
     /// that state: the step's first stage reuses it.
     start_contact: MembraneContact,
     seen: Vec<f64>,
+    /// The spacecraft's kinematics at that state, and scratch for its joint forces.
+    start_kinematics: Option<Kinematics>,
+    tau: Vec<f64>,
     /// Time of first contact.
     contact_time: Option<f64>,
 }
@@ -58,8 +61,9 @@ impl Ode<'_> {
     /// there, kept for the step's first stage; with `decide`, thrust from the first step that
     /// starts in contact.
     fn observe(&mut self, t: f64, y: &[f64], decide: bool) {
-        let c = self.frame_and_contact(y).1;
+        let (_, c, k) = self.frame_and_contact(y);
         self.start_contact = c;
+        self.start_kinematics = Some(k);
         self.seen.clear();
         self.seen.extend_from_slice(y);
         if decide && !self.thrusting && c.in_contact {
@@ -225,6 +229,8 @@ pub struct AsteroidCaptureSim<'a> {
     steps: u64,
     every: u64,
     budget0: f64,
+    /// The budget and the energy in play at the current state, J.
+    now: (f64, f64),
     rim: bool,
     run: CaptureRun,
 }
@@ -239,6 +245,8 @@ impl<'a> AsteroidCaptureSim<'a> {
             thrusting: false,
             start_contact: MembraneContact::default(),
             seen: Vec::with_capacity(DIM),
+            start_kinematics: None,
+            tau: vec![0.0; NV],
             contact_time: None,
         };
         let y = model.initial_state();
@@ -254,10 +262,12 @@ impl<'a> AsteroidCaptureSim<'a> {
             steps,
             every,
             budget0: 0.0,
+            now: (0.0, 0.0),
             rim: false,
             run,
         };
-        sim.budget0 = sim.budget().0;
+        sim.now = sim.budget();
+        sim.budget0 = sim.now.0;
         sim
     }
 
@@ -281,12 +291,17 @@ impl<'a> AsteroidCaptureSim<'a> {
     }
 
     /// The budget now and the energy in play `T_A + |E_S| + ½k(A − A₀)²`, J.
-    fn budget(&self) -> (f64, f64) {
-        let (m, y, c) = (self.ode.model, &self.y, &self.ode.start_contact);
+    fn budget(&mut self) -> (f64, f64) {
+        let (m, y, c) = (self.ode.model, &self.y, self.ode.start_contact.energy);
         let kinetic = BodyState::read(y).kinetic_energy(&m.asteroid);
-        let spacecraft = self.ode.spacecraft.energy(&y[SC..SC + NQ + NV]);
-        let budget = kinetic + spacecraft + c.energy + y[DAMPING_LOSS] + y[FRICTION_LOSS] + y[SADA_LOSS] - y[WORK];
-        (budget, kinetic + spacecraft.abs() + c.energy)
+        let ys = &y[SC..SC + NQ + NV];
+        let ode = &mut self.ode;
+        let spacecraft = match &ode.start_kinematics {
+            Some(k) => ode.spacecraft.energy_with(k, ys, &mut ode.tau),
+            None => ode.spacecraft.energy(ys),
+        };
+        let budget = kinetic + spacecraft + c + y[DAMPING_LOSS] + y[FRICTION_LOSS] + y[SADA_LOSS] - y[WORK];
+        (budget, kinetic + spacecraft.abs() + c)
     }
 }
 
@@ -311,6 +326,8 @@ impl Simulation for AsteroidCaptureSim<'_> {
         self.ode.observe(self.time(), &self.y, self.k < self.steps);
         let c = &self.ode.start_contact;
         self.rim |= c.outside_rim > 0;
+        self.now = self.budget();
+        let c = &self.ode.start_contact;
         let events = match (was, c.in_contact) {
             (false, true) => Events::CONTACT_START,
             (true, false) => Events::CONTACT_END,
@@ -323,7 +340,7 @@ impl Simulation for AsteroidCaptureSim<'_> {
         if self.rim {
             return None;
         }
-        let (b, in_play) = self.budget();
+        let (b, in_play) = self.now;
         let scale = self.budget0.abs().max(in_play);
         Some(EnergyCheck { growth: (b - self.budget0).abs(), limit: ENERGY_TOLERANCE * scale })
     }

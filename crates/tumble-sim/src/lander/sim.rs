@@ -231,8 +231,8 @@ pub struct LanderSim<'a> {
     y: [f64; STATE_LEN],
     k: u64,
     steps: u64,
-    /// The state and time before the step in progress (what the run ends on if the step fails).
-    before: ([f64; STATE_LEN], f64),
+    /// The last recorded state and its time (what a failed run ends on).
+    recorded: ([f64; STATE_LEN], f64),
     /// Length of the last step, s.
     h_last: f64,
     snap: Snapshot,
@@ -262,7 +262,7 @@ impl<'a> LanderSim<'a> {
             y: y0,
             k: 0,
             steps: (s.duration / s.dt).round().max(1.0) as u64,
-            before: (y0, 0.0),
+            recorded: (y0, 0.0),
             h_last: s.dt,
             e0: snap.energy(),
             in_contact: snap.normal.active > 0,
@@ -327,7 +327,7 @@ impl<'a> LanderSim<'a> {
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> LanderRun {
         let t = self.time();
-        let (y, t) = if end.is_ok() { (self.y, t) } else { self.before };
+        let (y, t) = if end.is_ok() { (self.y, t) } else { self.recorded };
         self.run.outcome = match end {
             Ok(Stop::Settled) => LanderOutcome::Settled(t),
             Ok(Stop::Escaped) => LanderOutcome::Escaped(t),
@@ -342,7 +342,7 @@ impl<'a> LanderSim<'a> {
 
     /// The energy budget's error: energy now less the energy at the start and the work done.
     fn balance(&self) -> f64 {
-        let work: f64 = self.y[WORK..WORK + 4].iter().sum::<f64>() + self.hop_work + self.remainder;
+        let work: f64 = self.y[WORK..WORK + 4].iter().sum::<f64>() + (self.hop_work + self.remainder);
         self.snap.energy() - self.e0 - work
     }
 
@@ -422,7 +422,6 @@ impl Simulation for LanderSim<'_> {
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
         let dt = self.settings.dt;
         let t = self.time();
-        self.before = (self.y, t);
         let n = self.span();
         self.h_last = n as f64 * dt;
         if n == 1 && self.snap.normal.time_to_contact < dt {
@@ -486,13 +485,14 @@ impl Simulation for LanderSim<'_> {
     fn record(&mut self) {
         let t = self.time();
         record(&mut self.run, t, &self.y, &self.snap, self.err);
+        self.recorded = (self.y, t);
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
         let (t, dt) = (self.time(), self.settings.dt);
         // RK4 turns a spinning body accurately only while the rate times the step is well
         // below 1 rad (its quaternion error per step grows as (ωh)⁵); past ~2.8 rad it is unstable.
-        let y = &self.before.0;
+        let y = &self.recorded.0;
         let rate = Vec3::new(y[10], y[11], y[12]).norm();
         let spin = (rate * self.h_last > 1.0).then(|| {
             format!(

@@ -222,14 +222,25 @@ impl<S: Simulation> Driver<S> {
     /// The guard: the state, then (after a step) the observation, then the energy. A failure
     /// ends the run with its diagnosis.
     fn guarded(&mut self, observe: bool) -> Result<StepReport, Diagnosis> {
-        let result = check_state(self.sim.state())
-            .map(|_| if observe { self.sim.observe() } else { StepReport::default() })
-            .and_then(|r| check_energy(self.sim.energy()).map(|_| r))
-            .map_err(|f| self.sim.diagnose(&f));
-        if let Err(d) = &result {
-            self.ended = Some(Err(d.clone()));
+        match self.guard(observe) {
+            Ok(report) => Ok(report),
+            Err(f) => Err(self.fail(&f)),
         }
-        result
+    }
+
+    #[inline]
+    fn guard(&mut self, observe: bool) -> Result<StepReport, GuardFailure> {
+        check_state(self.sim.state())?;
+        let report = if observe { self.sim.observe() } else { StepReport::default() };
+        check_energy(self.sim.energy())?;
+        Ok(report)
+    }
+
+    #[cold]
+    fn fail(&mut self, failure: &GuardFailure) -> Diagnosis {
+        let d = self.sim.diagnose(failure);
+        self.ended = Some(Err(d.clone()));
+        d
     }
 }
 

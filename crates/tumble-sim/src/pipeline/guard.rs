@@ -65,6 +65,7 @@ pub struct EnergyCheck {
 }
 
 /// Checks every component of `y` for finiteness and magnitude.
+#[inline]
 pub fn check_state(y: &[f64]) -> Result<(), GuardFailure> {
     // One comparison per component on the hot path: `|x| ≤ ABSURD` is false for NaN and ±∞ too.
     if y.iter().all(|x| x.abs() <= ABSURD) {
@@ -82,6 +83,7 @@ pub fn check_state(y: &[f64]) -> Result<(), GuardFailure> {
 }
 
 /// Checks an energy budget; a NaN growth fails (it is not within any limit).
+#[inline]
 pub fn check_energy(e: Option<EnergyCheck>) -> Result<(), GuardFailure> {
     match e {
         Some(EnergyCheck { growth, limit }) if growth.is_nan() || growth > limit => {
