@@ -718,7 +718,7 @@ fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireE
             out.display()
         );
     }
-    ExitCode::SUCCESS
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
 }
 
 fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, quiet: bool) -> ExitCode {

@@ -1,0 +1,148 @@
+//! A snare-wire experiment's files: `timeseries.csv`, `summary.json`, plots and the animation.
+
+use super::{WIRE_SPAN, WireExperiment, WireRun, WireSample};
+use crate::output::RunDir;
+use crate::plot::{Series, line_plot};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use tumble_math::Vec3;
+
+/// Writes `timeseries.csv` (every `every`-th step), `summary.json` and plots into `dir`.
+pub fn write_wire_run(
+    dir: &Path,
+    name: &str,
+    exp: &WireExperiment,
+    run: &WireRun,
+    every: usize,
+) -> Result<Value, String> {
+    let out = RunDir::create(dir)?;
+    let kept: Vec<&WireSample> = run.samples.iter().step_by(every.max(1)).collect();
+    out.csv("timeseries.csv", |w| {
+        writeln!(
+            w,
+            "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J"
+        )?;
+        for s in &kept {
+            writeln!(
+                w,
+                "{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+                s.t,
+                s.velocity[0],
+                s.velocity[1],
+                s.omega,
+                s.force[0],
+                s.force[1],
+                s.impulse[0],
+                s.impulse[1],
+                s.delta,
+                s.energy
+            )?;
+        }
+        Ok(())
+    })?;
+    let t: Vec<f64> = kept.iter().map(|s| s.t).collect();
+    let col = |f: &dyn Fn(&WireSample) -> f64| kept.iter().map(|s| f(s)).collect::<Vec<f64>>();
+    let plots: [(&str, &str, &str, Vec<Series>); 4] = [
+        (
+            "velocity",
+            "Centre-of-mass velocity",
+            "m/s",
+            vec![
+                Series { label: "vx".into(), x: &t, y: col(&|s| s.velocity[0]) },
+                Series { label: "vy".into(), x: &t, y: col(&|s| s.velocity[1]) },
+            ],
+        ),
+        (
+            "angular_velocity",
+            "Angular velocity",
+            "rad/s",
+            vec![Series { label: "ω".into(), x: &t, y: col(&|s| s.omega) }],
+        ),
+        (
+            "force",
+            "Wire force on the probe",
+            "N",
+            vec![
+                Series { label: "normal".into(), x: &t, y: col(&|s| s.force[1]) },
+                Series { label: "friction".into(), x: &t, y: col(&|s| s.force[0]) },
+            ],
+        ),
+        (
+            "impulse",
+            "Impulse given by the wire",
+            "N·s",
+            vec![
+                Series { label: "along the chord".into(), x: &t, y: col(&|s| s.impulse[0]) },
+                Series { label: "normal".into(), x: &t, y: col(&|s| s.impulse[1]) },
+            ],
+        ),
+    ];
+    for (stem, title, unit, series) in &plots {
+        line_plot(&out.plot(stem), title, "time (s)", unit, series, false)?;
+    }
+    let (first, last) = (run.samples[0], *run.samples.last().ok_or("no samples")?);
+    let in_contact: Vec<f64> = run.samples.iter().filter(|s| s.force[1] > 0.0).map(|s| s.t).collect();
+    let summary = json!({
+        "scenario": name,
+        "touched_the_wire": run.wire.is_some(),
+        "contact_position_m": run.wire.as_ref().map(|w| w.position),
+        "slack_limit_Q_m": run.wire.as_ref().map(|w| w.slack),
+        "max_penetration_m": run.max_delta,
+        "contact_duration_s": in_contact.last().zip(in_contact.first()).map(|(b, a)| b - a + exp.dt),
+        "peak_force_N": run.samples.iter().map(|s| s.force[1]).fold(0.0, f64::max),
+        "impulse_Ns": last.impulse,
+        "momentum_change_Ns": [exp.mass * (last.velocity[0] - first.velocity[0]), exp.mass * (last.velocity[1] - first.velocity[1])],
+        "final_velocity_m_s": last.velocity,
+        "final_angular_velocity_rad_s": last.omega,
+        "energy_initial_J": first.energy,
+        "energy_final_J": last.energy,
+    });
+    out.json("summary.json", &summary)?;
+    animation(exp, &kept).write_glb(&dir.join("animation.glb"))?;
+    Ok(summary)
+}
+
+/// The experiment as an animation in its plane (z up): the target as the square plate of its
+/// mass and planar inertia (`I = m s²/6`) with its probe to the tip, the wire (bent at the tip
+/// while the tip presses it) and its force on the probe.
+pub fn animation(exp: &WireExperiment, samples: &[&WireSample]) -> crate::anim::Animation {
+    use crate::anim::{Animation, box_mesh, rod};
+    use tumble_math::{Mat3, UnitQuat};
+    let side = (6.0 * exp.inertia / exp.mass).sqrt();
+    let mut anim = Animation::new();
+    let tip = Vec3::new(exp.probe[0], exp.probe[1], 0.0);
+    anim.body(
+        "target",
+        vec![
+            box_mesh(
+                &Vec3::zeros(),
+                &Mat3::identity(),
+                &Vec3::new(0.5 * side, 0.5 * side, 0.05 * side),
+                [0.3, 0.5, 0.8, 1.0],
+            ),
+            rod(&Vec3::zeros(), &tip, 0.01, [0.8, 0.8, 0.8, 1.0]),
+        ],
+    );
+    // The wire from its ends to the probe's tip while the tip presses it (its two segments),
+    // straight otherwise; the wire's force on the probe at the tip, the largest as long as the
+    // target's side.
+    anim.strand("wire to the left end", 0.006, [0.9, 0.3, 0.2, 1.0]);
+    anim.strand("wire to the right end", 0.006, [0.9, 0.3, 0.2, 1.0]);
+    let peak = samples.iter().map(|s| s.force[0].hypot(s.force[1])).fold(0.0, f64::max);
+    let per_newton = if peak > 0.0 { side / peak } else { 0.0 };
+    anim.arrow("wire force", 0.02 * side, crate::anim::FORCE_COLOR);
+    let ends = [Vec3::zeros(), Vec3::new(WIRE_SPAN, 0.0, 0.0)];
+    for s in samples {
+        let [x, y, th] = s.pose;
+        let q = UnitQuat::from_axis_angle(&Vec3::z_axis(), th);
+        let p = Vec3::new(x, y, 0.0);
+        anim.frame(s.t, &[(p, q)]);
+        let at = p + q * tip;
+        let pressed = s.force[1] != 0.0;
+        let bend = if pressed { at } else { 0.5 * (ends[0] + ends[1]) };
+        let force = Vec3::new(s.force[0], s.force[1], 0.0) * per_newton;
+        anim.overlays(&[(ends[0], bend - ends[0]), (ends[1], bend - ends[1]), (at, force)]);
+    }
+    anim
+}

@@ -1,0 +1,162 @@
+//! The snare-wire experiment on the pipeline: [`WireSim`] steps the planar target with RK4 at
+//! `dt`, engages the wire where the probe first crosses its chord, and records every step.
+
+use super::{MAX_STEPS, WIRE_SPAN, WireExperiment, WireOde, WireRun, WireSample};
+use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use tumble_contact::snare::LooseWire;
+use tumble_dynamics::{Integrator, Method};
+
+/// A snare-wire experiment as the pipeline steps it.
+///
+/// Its energy check: kinetic plus wire energy may not grow past 1 % of the initial kinetic
+/// energy (the wire's damping and the friction only remove energy; its law is a passive spring
+/// in loading). Samples are taken every step.
+pub struct WireSim<'a> {
+    exp: &'a WireExperiment,
+    ode: WireOde<'a>,
+    integ: Integrator,
+    y: [f64; 8],
+    k: u64,
+    steps: u64,
+    energy0: f64,
+    /// The sample of the current state.
+    now: WireSample,
+    run: WireRun,
+}
+
+impl<'a> WireSim<'a> {
+    /// The experiment `exp` from its start, 1 mm above the chord; an error for impossible
+    /// parameters.
+    pub fn new(exp: &'a WireExperiment) -> Result<Self, String> {
+        for (k, x) in [
+            ("mass", exp.mass),
+            ("inertia", exp.inertia),
+            ("speed", exp.speed),
+            ("dt", exp.dt),
+            ("duration", exp.duration),
+        ] {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(format!("{k} must be positive, got {x}"));
+            }
+        }
+        let steps = (exp.duration / exp.dt).ceil();
+        if steps.is_nan() || steps > MAX_STEPS {
+            return Err(format!(
+                "{steps} steps of {} s would be recorded (at most {MAX_STEPS:e}): lengthen the step or shorten the run",
+                exp.dt
+            ));
+        }
+        // State: x, y, θ, vx, vy, ω, Jx, Jy. Start 1 mm above the chord.
+        let y = [exp.aim - exp.probe[0], 1e-3 - exp.probe[1], 0.0, 0.0, -exp.speed, 0.0, 0.0, 0.0];
+        let mut sim = Self {
+            exp,
+            ode: WireOde { exp, wire: None, v0: 0.0 },
+            integ: Integrator::new(Method::Rk4 { dt: exp.dt }, 8),
+            y,
+            k: 0,
+            steps: steps as u64,
+            energy0: 0.0,
+            now: WireSample {
+                t: 0.0,
+                pose: [0.0; 3],
+                velocity: [0.0; 2],
+                omega: 0.0,
+                force: [0.0; 2],
+                impulse: [0.0; 2],
+                delta: 0.0,
+                energy: 0.0,
+            },
+            run: WireRun {
+                samples: Vec::with_capacity(steps as usize + 1),
+                wire: None,
+                max_delta: 0.0,
+                diagnosis: None,
+            },
+        };
+        sim.engage()?;
+        sim.now = sim.sample();
+        sim.energy0 = sim.now.energy;
+        Ok(sim)
+    }
+
+    /// Every step up to `ceil(duration / dt)` steps.
+    pub fn schedule(&self) -> Schedule {
+        let dt = self.exp.dt;
+        Schedule { duration: self.steps as f64 * dt, output_interval: dt }
+    }
+
+    /// The run's record with how it ended.
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> WireRun {
+        self.run.diagnosis = end.err();
+        self.run.wire = self.ode.wire.take();
+        self.run
+    }
+
+    /// Engages the wire where the probe tip first crosses the chord between its ends.
+    fn engage(&mut self) -> Result<(), String> {
+        let (p, v, _) = self.ode.tip(&self.y);
+        if self.ode.wire.is_none() && p[1] <= 0.0 && p[0] > 0.0 && p[0] < WIRE_SPAN {
+            self.ode.wire = Some(LooseWire::table4(p[0], self.exp.wire_damping)?);
+            self.ode.v0 = -v[1];
+        }
+        Ok(())
+    }
+
+    fn sample(&self) -> WireSample {
+        let (exp, y) = (self.exp, &self.y);
+        let (_, f, delta) = self.ode.eval(y);
+        WireSample {
+            t: self.time(),
+            pose: [y[0], y[1], y[2]],
+            velocity: [y[3], y[4]],
+            omega: y[5],
+            force: f,
+            impulse: [y[6], y[7]],
+            delta,
+            energy: 0.5 * exp.mass * (y[3] * y[3] + y[4] * y[4])
+                + 0.5 * exp.inertia * y[5] * y[5]
+                + self.ode.wire.as_ref().map_or(0.0, |w| w.energy(delta.max(0.0))),
+        }
+    }
+}
+
+impl Simulation for WireSim<'_> {
+    fn time(&self) -> f64 {
+        self.k as f64 * self.exp.dt
+    }
+
+    fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
+        let (t, dt) = (self.time(), self.exp.dt);
+        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
+        self.k += 1;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn observe(&mut self) -> StepReport {
+        // The wire's position is inside its span here (checked by `engage`), so this cannot fail.
+        let _ = self.engage();
+        self.now = self.sample();
+        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+    }
+
+    fn energy(&self) -> Option<EnergyCheck> {
+        Some(EnergyCheck { growth: self.now.energy - self.energy0, limit: 0.01 * self.energy0 })
+    }
+
+    fn record(&mut self) {
+        self.run.max_delta = self.run.max_delta.max(self.now.delta);
+        self.run.samples.push(self.now);
+    }
+
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        Diagnosis::new(
+            self.time(),
+            failure.what(),
+            format!("the step simulation.dt = {} s is too large for the wire", self.exp.dt),
+        )
+    }
+}
