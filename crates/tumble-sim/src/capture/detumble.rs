@@ -8,11 +8,11 @@
 //! joint torques, each saturated at its limit. The controller samples the state every step and
 //! holds its command over the step (a digital controller at the step rate).
 
+use super::held::roll;
 use tumble_control::lqr::lqr;
 use tumble_control::tvlqr::tvlqr;
 use tumble_dynamics::multibody::capture::RigidTarget;
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
-use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::{DMatrix, DVector};
 
@@ -117,26 +117,6 @@ impl Plant {
     }
 }
 
-/// The plant under inputs held over a step, for the project's integrators.
-struct Held<'a> {
-    plant: &'a Plant,
-    u: &'a [f64],
-}
-
-impl OdeSystem for Held<'_> {
-    fn dim(&self) -> usize {
-        self.plant.nx()
-    }
-    fn rhs(&mut self, _t: f64, x: &[f64], dxdt: &mut [f64]) {
-        self.plant.rate(x, self.u, dxdt);
-    }
-}
-
-/// One RK4 step of `dt` from `x` under `u` held.
-fn step(integ: &mut Integrator, plant: &Plant, x: &mut DVector<f64>, u: &DVector<f64>, dt: f64) {
-    integ.step_once(&mut Held { plant, u: u.as_slice() }, 0.0, x.as_mut_slice(), dt);
-}
-
 /// Weights and what counts as a detumble.
 #[derive(Clone, Debug)]
 pub struct DetumbleSpec {
@@ -220,19 +200,15 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
         ));
     }
     // Nominal: the rest LQR, saturated, held over each step.
-    let mut integ = Integrator::new(Method::Rk4 { dt: spec.dt }, nx);
-    let mut x = x0.clone();
-    let (mut x_nom, mut u_nom) = (vec![x.clone()], Vec::with_capacity(steps));
-    for _ in 0..steps {
-        let mut u = -&at_rest.k * (&x - &rest);
-        plant.saturate(u.as_mut_slice());
-        step(&mut integ, plant, &mut x, &u, spec.dt);
-        if x.iter().any(|v| !v.is_finite()) {
-            return Err("the nominal detumble diverged".into());
+    let (mut x_nom, mut u_nom) = (vec![x0.clone()], Vec::with_capacity(steps));
+    roll(plant, spec.dt, steps, x0, &mut |_, x| -&at_rest.k * (x - &rest), &mut |_, x, u| {
+        if let Some(u) = u {
+            u_nom.push(u.clone());
+            x_nom.push(x.clone());
         }
-        u_nom.push(u);
-        x_nom.push(x.clone());
-    }
+        false
+    })
+    .map_err(|_| "the nominal detumble diverged".to_string())?;
     // Linearisation along the nominal at every step, linear in between.
     let lin: Vec<(DMatrix<f64>, DMatrix<f64>)> =
         (0..=steps).map(|k| plant.linearize(x_nom[k].as_slice(), u_nom[k.min(steps - 1)].as_slice())).collect();
@@ -266,34 +242,41 @@ pub struct Rollout {
 
 /// Simulates the TVLQR detumble from `x0`: `u = sat(u_nom − K (x − x_nom))`.
 pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
-    let (nx, n) = (plant.nx(), plant.joints());
-    let mut integ = Integrator::new(Method::Rk4 { dt: d.spec.dt }, nx);
-    let mut x = x0.clone();
+    let n = plant.joints();
     let mut cost_to_go = Vec::with_capacity(d.steps() + 1);
     let mut max_excursion = 0.0f64;
+    let mut left = None;
     let excursion = |x: &DVector<f64>| (0..n).map(|i| (x[i] - d.theta_capture[i]).abs()).fold(0.0, f64::max);
-    for k in 0..=d.steps() {
-        cost_to_go.push(d.cost_to_go(k, &x));
-        max_excursion = max_excursion.max(excursion(&x));
-        if max_excursion > d.spec.joint_range {
-            let failure = Some(format!(
-                "a joint left its range ({max_excursion:.3} > {} rad) at {:.2} s",
-                d.spec.joint_range,
-                k as f64 * d.spec.dt
-            ));
+    let end =
+        roll(plant, d.spec.dt, d.steps(), x0, &mut |k, x| &d.u_nom[k] - &d.k[k] * (x - &d.x_nom[k]), &mut |k, x, _| {
+            cost_to_go.push(d.cost_to_go(k, x));
+            max_excursion = max_excursion.max(excursion(x));
+            let out = max_excursion > d.spec.joint_range;
+            if out {
+                left = Some(format!(
+                    "a joint left its range ({max_excursion:.3} > {} rad) at {:.2} s",
+                    d.spec.joint_range,
+                    k as f64 * d.spec.dt
+                ));
+            }
+            out
+        });
+    let x = match (end, left) {
+        (Err(e), _) => {
+            let failure = Some(format!("diverged at {:.2} s", e.time));
             return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
         }
-        if k == d.steps() {
-            break;
+        (Ok(_), Some(failure)) => {
+            return Rollout {
+                cost_to_go,
+                success: false,
+                failure: Some(failure),
+                max_excursion,
+                final_rate: f64::INFINITY,
+            };
         }
-        let mut u = &d.u_nom[k] - &d.k[k] * (&x - &d.x_nom[k]);
-        plant.saturate(u.as_mut_slice());
-        step(&mut integ, plant, &mut x, &u, d.spec.dt);
-        if x.iter().any(|v| !v.is_finite()) {
-            let failure = Some(format!("diverged at {:.2} s", (k + 1) as f64 * d.spec.dt));
-            return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
-        }
-    }
+        (Ok(x), None) => x,
+    };
     let v = x.rows(n, n + 6);
     let rate = v.rows(0, 3).amax().max(v.rows(6, n).amax());
     let speed = v.rows(3, 3).norm();

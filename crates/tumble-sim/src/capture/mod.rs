@@ -4,6 +4,7 @@
 //! document's eq. (30) against further detumble simulations (a confusion matrix).
 
 pub mod detumble;
+mod held;
 
 use crate::arm::{ArmModel, mass_and_inertia};
 use crate::campaign::dispersion::Stream;
