@@ -1,0 +1,431 @@
+//! `tumble run` and `tumble check`: a scenario read, dispatched on its kind, run and written;
+//! each application's headline printed from its run.
+
+use crate::{failed, invalid, overrides};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tumble_sim::lander::{LanderModel, LanderOutcome, write_lander_run};
+use tumble_sim::scenario::Kind;
+use tumble_sim::{Model, Outcome, Scenario, simulate, write_run};
+
+/// `tumble check`: validates a scenario (and prints a lander's warnings).
+pub(crate) fn check(path: &Path, set: &[String]) -> ExitCode {
+    match load(path, set) {
+        Ok((_, job)) => {
+            if let Job::Lander(m) = &job {
+                m.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+            }
+            println!("ok");
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+/// What a scenario describes.
+enum Job {
+    /// Free rigid bodies.
+    Rigid(Box<Model>),
+    /// A lander on a small body.
+    Lander(Box<LanderModel>),
+    /// An articulated system.
+    Arm(Box<tumble_sim::arm::ArmModel>),
+    /// A capture study (`tumble capture`).
+    Capture,
+    /// A snare-wire experiment.
+    Snare(Box<tumble_sim::snare::WireExperiment>),
+    /// An arm's snare-wire effector capturing a payload.
+    Grapple(Box<tumble_sim::grapple::GrappleCapture>),
+    /// A body meeting a membrane.
+    Membrane(Box<tumble_sim::membrane::MembraneDrop>),
+    /// Rigid bodies in contact through the interference engine.
+    Mechanism(Box<tumble_sim::mechanism::Mechanism>),
+    /// A spacecraft capturing an asteroid through its membrane.
+    Trampoline(Box<tumble_sim::asteroid_capture::AsteroidCapture>),
+}
+
+/// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
+fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
+    let overrides = overrides(set).map_err(invalid)?;
+    let sc = Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))?;
+    let bad = |e: tumble_sim::ScenarioError| invalid(e.to_string());
+    let job = match sc.kind {
+        Kind::CaptureMap => {
+            tumble_sim::capture::CaptureStudy::build(&sc).map_err(bad)?;
+            Job::Capture
+        }
+        Kind::Snare => Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(bad)?)),
+        Kind::MembraneCapture => {
+            Job::Trampoline(Box::new(tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(bad)?))
+        }
+        Kind::Mechanism => Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(&sc).map_err(bad)?)),
+        Kind::MembraneDrop => Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(bad)?)),
+        Kind::Grapple => Job::Grapple(Box::new(tumble_sim::grapple::GrappleCapture::build(&sc).map_err(bad)?)),
+        Kind::Arm => Job::Arm(Box::new(tumble_sim::arm::ArmModel::build(&sc).map_err(bad)?)),
+        Kind::Lander => Job::Lander(Box::new(LanderModel::build(&sc).map_err(bad)?)),
+        Kind::RigidBodies => Job::Rigid(Box::new(Model::build(&sc).map_err(bad)?)),
+    };
+    Ok((sc, job))
+}
+
+/// A progress bar over simulated time that appears after a second of wall time.
+pub(crate) struct Progress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    total: f64,
+    quiet: bool,
+}
+
+impl Progress {
+    pub(crate) fn new(total: f64, quiet: bool) -> Self {
+        Self { bar: None, started: Instant::now(), total, quiet }
+    }
+
+    pub(crate) fn update(&mut self, t: f64) {
+        if self.quiet {
+            return;
+        }
+        if self.bar.is_none() && self.started.elapsed() > Duration::from_secs(1) {
+            let b = ProgressBar::new(1000);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:40} {percent:>3}%  t = {msg} s  ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            self.bar = Some(b);
+        }
+        if let Some(b) = &self.bar {
+            b.set_position((1000.0 * t / self.total) as u64);
+            b.set_message(format!("{t:.3}"));
+        }
+    }
+
+    pub(crate) fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// `tumble run`: reads, validates and runs a scenario of any kind.
+pub(crate) fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool) -> ExitCode {
+    match load(path, set) {
+        Ok((_, Job::Rigid(model))) => run_rigid(path, out, *model, quiet),
+        Ok((_, Job::Lander(model))) => run_lander(out, *model, quiet),
+        Ok((_, Job::Arm(model))) => run_arm(out, *model, quiet),
+        Ok((sc, Job::Snare(exp))) => run_snare(out, &sc, &exp, quiet),
+        Ok((_, Job::Grapple(cap))) => run_grapple(out, &cap, quiet),
+        Ok((_, Job::Membrane(m))) => run_membrane(out, &m, quiet),
+        Ok((_, Job::Mechanism(m))) => run_mechanism(out, &m, quiet),
+        Ok((_, Job::Trampoline(m))) => run_trampoline(out, &m, quiet),
+        Ok((_, Job::Capture)) => {
+            invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
+        }
+        Err(code) => code,
+    }
+}
+
+fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireExperiment, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&sc.file.name));
+    let started = Instant::now();
+    let run = match exp.run() {
+        Ok(r) => r,
+        Err(e) => return failed(format!("simulation failed: {e}")),
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let every = sc.file.simulation.output_interval.map_or(1, |oi| ((oi / exp.dt).round() as usize).max(1));
+    let summary = match tumble_sim::snare::write_wire_run(&out, &sc.file.name, exp, &run, every) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        println!(
+            "{}: impulse {} N·s, peak force {:.2} N, deepest {:.2} mm (Q = {:.2} mm), final velocity {} m/s, ω {:.4} rad/s; {:.2} s wall; outputs in {}",
+            sc.file.name,
+            summary["impulse_Ns"],
+            summary["peak_force_N"].as_f64().unwrap_or(0.0),
+            run.max_delta * 1e3,
+            run.wire.as_ref().map_or(0.0, |w| w.slack * 1e3),
+            summary["final_velocity_m_s"],
+            summary["final_angular_velocity_rad_s"].as_f64().unwrap_or(0.0),
+            wall,
+            out.display()
+        );
+    }
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+}
+
+fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&cap.name));
+    let mut progress = Progress::new(cap.arm.duration, quiet);
+    let run = cap.run_with(&mut |t, _| progress.update(t));
+    progress.finish();
+    let summary = match tumble_sim::grapple::write_grapple_run(&out, cap, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        println!(
+            "{}: {} — peak wire force {:.1} N, impulse {} N·s, payload velocity {} → {} m/s, attitude {} deg, largest joint excursion {:.3} deg; t = {} s in {:.2} s wall ({:.0}× real time); outputs in {}",
+            cap.name,
+            summary["outcome"].as_str().unwrap_or("?"),
+            summary["peak_wire_force_N"].as_f64().unwrap_or(0.0),
+            fmt3(&summary["impulse_Ns"]),
+            fmt3(&summary["payload_velocity_initial_m_s"]),
+            fmt3(&summary["payload_velocity_final_m_s"]),
+            fmt3(&summary["payload_attitude_final_deg"]),
+            summary["largest_joint_excursion_deg"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    if run.diagnosis.is_some() {
+        return ended(run.diagnosis.as_ref().map(ToString::to_string), &out);
+    }
+    if let (Some(why), false) = (&run.failure, quiet) {
+        println!("capture failed: {why}");
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let run = m.run();
+    let summary = match tumble_sim::membrane::write_membrane_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        println!(
+            "{}: {} — contacts {} s, peak normal force {:.1} N, depth {:.3} m, area {:.2} m² (A₀ {:.2}), velocity {} → {} m/s; energy budget {:.4} → {:.4} J (damping {:.3} J, friction {:.3} J); t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["outcome"].as_str().unwrap_or("?"),
+            summary["contacts_s"]
+                .as_array()
+                .map(|a| a
+                    .iter()
+                    .map(|e| format!("{:.2}–{:.2}", e[0].as_f64().unwrap_or(0.0), e[1].as_f64().unwrap_or(0.0)))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+                .unwrap_or_default(),
+            summary["peak_normal_force_N"].as_f64().unwrap_or(0.0),
+            summary["peak_depth_m"].as_f64().unwrap_or(0.0),
+            summary["peak_area_m2"].as_f64().unwrap_or(0.0),
+            summary["membrane_area0_m2"].as_f64().unwrap_or(0.0),
+            fmt3(&summary["velocity_initial_m_s"]),
+            fmt3(&summary["velocity_final_m_s"]),
+            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
+            summary["damping_loss_J"].as_f64().unwrap_or(0.0),
+            summary["friction_loss_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+}
+
+fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let run = m.run();
+    let summary = match tumble_sim::mechanism::write_mechanism_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        let bodies = summary["bodies"]
+            .as_object()
+            .map(|b| {
+                b.iter()
+                    .map(|(name, v)| {
+                        format!(
+                            "{name} at {} m, v {} m/s, contact force {} N (peak {:.1} N)",
+                            fmt3(&v["position_final_m"]),
+                            fmt3(&v["velocity_final_m_s"]),
+                            fmt3(&v["contact_force_final_N"]),
+                            v["peak_contact_force_N"].as_f64().unwrap_or(0.0)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default();
+        println!(
+            "{}: {bodies}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["contacts_final"],
+            summary["contacts_peak"],
+            summary["primitives"],
+            summary["energy_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_final_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+}
+
+fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
+    let mut progress = Progress::new(m.duration, quiet);
+    let run = m.run_with(&mut |t| progress.update(t));
+    progress.finish();
+    let summary = match tumble_sim::asteroid_capture::write_capture_run(&out, m, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if !quiet {
+        let f = |k: &str| summary[k].as_f64().map_or("—".to_string(), |x| format!("{x:.1}"));
+        println!(
+            "{}: {} — contact at {} s, caught up at {} s (|Δω| < {} rad/s); peak SADA bending {} N·m (limit {}), peak membrane force {} N, peak slip {:.3} m/s, relative rate {:.5} rad/s at the end; energy budget {:.1} → {:.1} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            m.name,
+            summary["outcome"].as_str().unwrap_or("?"),
+            f("contact_time_s"),
+            f("catch_up_time_s"),
+            m.catch_up_rate,
+            fmt3(&summary["peak_sada_bending_N_m"]),
+            m.moment_limit,
+            f("peak_normal_force_N"),
+            summary["peak_slip_m_s"].as_f64().unwrap_or(0.0),
+            summary["relative_rate_final_rad_s"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
+            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
+            summary["final_time_s"],
+            run.wall_s,
+            summary["real_time_factor"].as_f64().unwrap_or(0.0),
+            out.display()
+        );
+    }
+    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+}
+
+/// A run stopped early with diagnosis `d`: says so and where its samples are, exit status 1.
+/// Success, or the run's diagnosis and where its samples up to the failure are (exit 1).
+fn ended(diagnosis: Option<String>, out: &Path) -> ExitCode {
+    let Some(d) = diagnosis else { return ExitCode::SUCCESS };
+    eprintln!("error: simulation failed: {d}");
+    eprintln!("samples up to the failure are in {}", out.display());
+    ExitCode::from(1)
+}
+
+/// A JSON array of numbers as `[a, b, c]` with 4 significant digits.
+fn fmt3(v: &serde_json::Value) -> String {
+    let xs: Vec<String> = v
+        .as_array()
+        .map(|a| a.iter().map(|x| format!("{:.4}", x.as_f64().unwrap_or(f64::NAN))).collect())
+        .unwrap_or_default();
+    format!("[{}]", xs.join(", "))
+}
+
+fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let started = Instant::now();
+    let run = model.simulate();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = match tumble_sim::arm::write_arm_run(&out, &model, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if let Some(d) = &run.failure {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
+    }
+    if !quiet {
+        println!(
+            "{}: {} degrees of freedom, t = {} s in {wall:.2} s wall; energy {:.6e} → {:.6e} J; outputs in {}",
+            model.name,
+            summary["degrees_of_freedom"],
+            summary["final_time_s"],
+            summary["energy_initial_J"].as_f64().unwrap_or(f64::NAN),
+            summary["energy_final_J"].as_f64().unwrap_or(f64::NAN),
+            out.display()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> ExitCode {
+    model.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let mut progress = Progress::new(model.settings.duration, quiet);
+    let started = Instant::now();
+    let run = tumble_sim::lander::simulate(&mut model.system, model.initial_state, &model.settings, &mut |t| {
+        progress.update(t)
+    });
+    progress.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let summary = match write_lander_run(&out, &model, &run) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    if let LanderOutcome::Failed(d) = &run.outcome {
+        eprintln!("error: simulation failed: {d}");
+        eprintln!("samples up to the failure are in {}", out.display());
+        return ExitCode::from(1);
+    }
+    if !quiet {
+        println!(
+            "{}: {} at t = {:.3} s after {} bounces ({:.0} steps in {wall:.2} s wall); outputs in {}",
+            model.name,
+            summary["status"].as_str().unwrap_or("?"),
+            run.final_time,
+            run.bounces(),
+            run.final_time / model.settings.dt,
+            out.display()
+        );
+        if let (Some(lat), Some(lon)) = (summary["latitude_deg"].as_f64(), summary["longitude_deg"].as_f64()) {
+            println!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
+        }
+        println!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_rigid(path: &Path, out: Option<PathBuf>, mut model: Model, quiet: bool) -> ExitCode {
+    let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
+    let mut progress = Progress::new(model.duration, quiet);
+    let res = simulate(&mut model, &mut |t| progress.update(t));
+    progress.finish();
+    let summary = match write_run(&out, path, &model, &res) {
+        Ok(s) => s,
+        Err(e) => return failed(e),
+    };
+    let line = format!(
+        "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",
+        model.name,
+        res.t_end,
+        res.stats.steps,
+        res.stats.rejected,
+        res.wall_time,
+        out.display()
+    );
+    match &res.outcome {
+        Outcome::Completed | Outcome::Stopped { .. } => {
+            if !quiet {
+                println!("{line}");
+                if let Outcome::Stopped { event } = &res.outcome {
+                    println!("stopped: {event}");
+                }
+                if let Some(d) = summary["metrics"]["energy_drift_rel"].as_f64() {
+                    println!("energy drift (relative): {d:.3e}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Outcome::Failed(d) => {
+            eprintln!("error: simulation failed {d}");
+            eprintln!("{line} (samples up to the failure are kept)");
+            ExitCode::from(1)
+        }
+    }
+}
