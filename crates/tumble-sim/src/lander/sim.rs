@@ -161,9 +161,9 @@ pub struct LanderRun {
     pub hops: Vec<(f64, Vec3)>,
     /// Ending.
     pub outcome: LanderOutcome,
-    /// Final time, s.
+    /// Final time, s (a failed run: that of its last recorded sample).
     pub final_time: f64,
-    /// Final state.
+    /// Final state (a failed run: its last recorded one, which passed the guard).
     pub final_state: [f64; STATE_LEN],
     /// Deepest penetration over the run, m.
     pub max_penetration: f64,
