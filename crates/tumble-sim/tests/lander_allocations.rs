@@ -57,3 +57,52 @@ fn the_lander_step_does_not_allocate() {
     assert_eq!(info.count_total, 0, "{} allocations in 999 steps", info.count_total);
     assert!(sys.snapshot(&y).normal.active > 0, "still in contact");
 }
+
+/// The same through the pipeline: `Driver::step` on a `LanderSim` built with the builder (guard,
+/// events, energy budget) allocates nothing between output samples.
+#[test]
+fn the_driven_lander_step_does_not_allocate() {
+    use tumble_sim::lander::{LanderSettings, LanderSim};
+    use tumble_sim::pipeline::Driver;
+    let mut sys = LanderSystem::builder()
+        .mass(10.0)
+        .box_shape(Vec3::new(0.3, 0.3, 0.3))
+        .contact(VertexContactParams {
+            stiffness: 2000.0,
+            damping: 20.0,
+            mu: 0.5,
+            mu_static: 0.6,
+            rolling: 0.01,
+            v_star: 0.01,
+            w_star: 0.01,
+            stable_dt: 0.002,
+        })
+        .surface(Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }))
+        .gravity(Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -5.7e-3) }))
+        .build()
+        .expect("valid lander");
+    let y = pack(
+        Vec3::new(0.0, 0.0, 0.15 - 10.0 * 5.7e-3 / 8000.0),
+        Vec3::new(0.01, 0.0, 0.0),
+        UnitQuat::identity(),
+        Vec3::new(0.0, 0.0, 0.02),
+        UnitQuat::identity(),
+        Vec3::zeros(),
+    );
+    // One sample at the start and one at the end of 10 s: none inside the measured steps.
+    let settings = LanderSettings { output_every: 5000, ..LanderSettings::plain(0.002, 10.0) };
+    let sim = LanderSim::new(&mut sys, y, &settings);
+    let schedule = sim.schedule();
+    let mut driver = Driver::new(sim, schedule);
+    for _ in 0..10 {
+        driver.step().expect("a stable step");
+    }
+    let info = allocation_counter::measure(|| {
+        for _ in 0..999 {
+            let report = driver.step().expect("a stable step");
+            assert!(!report.sampled && report.stop.is_none());
+        }
+    });
+    assert_eq!(info.count_total, 0, "{} allocations in 999 driven steps", info.count_total);
+    assert!(driver.sim().snapshot().normal.active > 0, "still in contact");
+}
