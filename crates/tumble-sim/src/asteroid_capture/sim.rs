@@ -4,12 +4,14 @@
 
 use super::{AsteroidCapture, CaptureRun, CaptureSample, DAMPING_LOSS, DIM, ENERGY_TOLERANCE, FRICTION_LOSS, Guidance};
 use super::{NQ, NV, SADA_LOSS, SC, WORK};
-use crate::pipeline::{Diagnosis, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{
+    Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
+};
 use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::{join, parts};
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::{BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_dynamics::{BodyState, OdeSystem, normalize_quaternion};
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// What one right-hand side needs of a state.
@@ -223,11 +225,8 @@ impl AsteroidCapture {
 /// crossed the membrane's rim the check is off (`None`): the membrane model's area jumps there.
 pub struct AsteroidCaptureSim<'a> {
     ode: Ode<'a>,
-    integ: Integrator,
+    clock: FixedSteps,
     y: Vec<f64>,
-    k: u64,
-    steps: u64,
-    every: u64,
     budget0: f64,
     /// The budget and the energy in play at the current state, J.
     now: (f64, f64),
@@ -250,22 +249,11 @@ impl<'a> AsteroidCaptureSim<'a> {
             contact_time: None,
         };
         let y = model.initial_state();
-        let every = ((model.output_interval / model.dt).round() as u64).max(1);
-        let steps = (model.duration / model.dt).round() as u64;
-        ode.observe(0.0, &y, steps > 0);
-        let run = CaptureRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() };
-        let mut sim = Self {
-            integ: Integrator::new(Method::Rk4 { dt: model.dt }, y.len()),
-            ode,
-            y,
-            k: 0,
-            steps,
-            every,
-            budget0: 0.0,
-            now: (0.0, 0.0),
-            rim: false,
-            run,
-        };
+        let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
+        ode.observe(0.0, &y, clock.steps > 0);
+        let run =
+            CaptureRun { samples: Vec::with_capacity((clock.steps / clock.every + 1) as usize), ..Default::default() };
+        let mut sim = Self { clock, ode, y, budget0: 0.0, now: (0.0, 0.0), rim: false, run };
         sim.now = sim.budget();
         sim.budget0 = sim.now.0;
         sim
@@ -274,8 +262,7 @@ impl<'a> AsteroidCaptureSim<'a> {
     /// Samples every `simulation.output_interval` up to the whole number of steps nearest
     /// `simulation.duration`.
     pub fn schedule(&self) -> Schedule {
-        let dt = self.ode.model.dt;
-        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+        self.clock.schedule()
     }
 
     /// The membrane's action on the asteroid now (membrane frame).
@@ -307,13 +294,11 @@ impl<'a> AsteroidCaptureSim<'a> {
 
 impl Simulation for AsteroidCaptureSim<'_> {
     fn time(&self) -> f64 {
-        self.k as f64 * self.ode.model.dt
+        self.clock.time()
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        let (t, dt) = (self.time(), self.ode.model.dt);
-        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
-        self.k += 1;
+        self.clock.step(&mut self.ode, &mut self.y);
         Ok(())
     }
 
@@ -323,7 +308,7 @@ impl Simulation for AsteroidCaptureSim<'_> {
 
     fn observe(&mut self) -> StepReport {
         let was = self.ode.start_contact.in_contact;
-        self.ode.observe(self.time(), &self.y, self.k < self.steps);
+        self.ode.observe(self.clock.time(), &self.y, !self.clock.done());
         let c = &self.ode.start_contact;
         self.rim |= c.outside_rim > 0;
         self.now = self.budget();
@@ -333,7 +318,7 @@ impl Simulation for AsteroidCaptureSim<'_> {
             (true, false) => Events::CONTACT_END,
             _ => Events::NONE,
         };
-        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::with(events) }
+        StepReport { stop: self.clock.stop(), ..StepReport::with(events) }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {

@@ -3,14 +3,14 @@
 //! wire engaged or the snare's phase advanced, and the sample taken from that evaluation.
 
 use super::{C_FACE, Effector, GrappleCapture, GrappleRun, GrappleSample, K_FACE, Phase};
-use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use crate::snare::{K_PULL, WIRE_SPAN};
 use tumble_contact::laws::friction;
 use tumble_contact::snare::LooseWire;
+use tumble_dynamics::OdeSystem;
 use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::SVec;
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::nalgebra::{Quaternion, UnitQuaternion};
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
@@ -306,11 +306,8 @@ impl GrappleCapture {
 pub struct GrappleSim<'a> {
     cap: &'a GrappleCapture,
     ode: Coupled<'a>,
-    integ: Integrator,
+    clock: FixedSteps,
     y: Vec<f64>,
-    k: u64,
-    steps: u64,
-    every: u64,
     /// The contact at the current state (after the phase it set).
     contact: Contact,
     r0: Mat3,
@@ -321,17 +318,15 @@ pub struct GrappleSim<'a> {
 impl<'a> GrappleSim<'a> {
     /// The capture `cap` from its initial state; `on_step` sees every step's time and state.
     pub fn new(cap: &'a GrappleCapture, on_step: &'a mut dyn FnMut(f64, &[f64])) -> Self {
-        let every = cap.sample_every();
-        let steps = (cap.arm.duration / cap.dt).round() as u64;
         let y = cap.initial_state();
+        let clock =
+            FixedSteps::with_steps(y.len(), cap.dt, (cap.arm.duration / cap.dt).round() as u64, cap.sample_every());
+        let (steps, every) = (clock.steps, clock.every);
         let mut sim = Self {
             cap,
             ode: cap.ode(),
-            integ: Integrator::new(Method::Rk4 { dt: cap.dt }, y.len()),
+            clock,
             y,
-            k: 0,
-            steps,
-            every,
             contact: Contact::default(),
             r0: rotation(&cap.start[3..7]),
             on_step,
@@ -353,8 +348,7 @@ impl<'a> GrappleSim<'a> {
 
     /// Samples every output interval up to the whole number of steps nearest the duration.
     pub fn schedule(&self) -> Schedule {
-        let dt = self.cap.dt;
-        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+        self.clock.schedule()
     }
 
     /// The run's record with how it ended.
@@ -425,14 +419,12 @@ impl<'a> GrappleSim<'a> {
 
 impl Simulation for GrappleSim<'_> {
     fn time(&self) -> f64 {
-        self.k as f64 * self.cap.dt
+        self.clock.time()
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        let (t, dt) = (self.time(), self.cap.dt);
-        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
-        self.k += 1;
-        (self.on_step)(t + dt, &self.y);
+        self.clock.step(&mut self.ode, &mut self.y);
+        (self.on_step)(self.clock.time(), &self.y);
         Ok(())
     }
 
@@ -442,7 +434,7 @@ impl Simulation for GrappleSim<'_> {
 
     fn observe(&mut self) -> StepReport {
         self.look();
-        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+        StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {

@@ -3,12 +3,12 @@
 //! committed, so the bristle friction state advances once per step.
 
 use super::{MechRun, MechSample, Mechanism};
-use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use tumble_contact::interference::Engine;
 use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::{SVec, parts};
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion};
 use tumble_math::{Mat3, Pose, UnitQuat, Vec3};
 
 /// The ODE: free bodies' states in file order.
@@ -191,11 +191,8 @@ impl Mechanism {
 /// `E`. The finiteness and magnitude checks hold for every run.
 pub struct MechanismSim<'a> {
     ode: Ode<'a>,
-    integ: Integrator,
+    clock: FixedSteps,
     y: Vec<f64>,
-    k: u64,
-    steps: u64,
-    every: u64,
     /// `E₀` and the start's energy scale, J.
     energy0: (f64, f64),
     run: MechRun,
@@ -235,19 +232,17 @@ impl<'a> MechanismSim<'a> {
                 b.start.write(&mut y[*o..]);
             }
         }
-        let every = ((m.output_interval / m.dt).round() as u64).max(1);
-        let steps = (m.duration / m.dt).round() as u64;
+        let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
         let mut run = MechRun::default();
-        run.samples.reserve((steps / every + 1) as usize);
+        run.samples.reserve((clock.steps / clock.every + 1) as usize);
         let energy0 = ode.mechanical_energy(0.0, &y);
-        Ok(Self { integ: Integrator::new(Method::Rk4 { dt: m.dt }, y.len()), ode, y, k: 0, steps, every, energy0, run })
+        Ok(Self { clock, ode, y, energy0, run })
     }
 
     /// Samples every `simulation.output_interval` up to the whole number of steps nearest
     /// `simulation.duration`.
     pub fn schedule(&self) -> Schedule {
-        let dt = self.ode.m.dt;
-        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+        self.clock.schedule()
     }
 
     /// The contact engine (contacts and wrenches of the last evaluation).
@@ -264,13 +259,11 @@ impl<'a> MechanismSim<'a> {
 
 impl Simulation for MechanismSim<'_> {
     fn time(&self) -> f64 {
-        self.k as f64 * self.ode.m.dt
+        self.clock.time()
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        let (t, dt) = (self.time(), self.ode.m.dt);
-        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
-        self.k += 1;
+        self.clock.step(&mut self.ode, &mut self.y);
         Ok(())
     }
 
@@ -282,7 +275,7 @@ impl Simulation for MechanismSim<'_> {
     fn observe(&mut self) -> StepReport {
         self.ode.evaluate(&self.y);
         self.ode.engine.commit(self.ode.m.dt);
-        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+        StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {

@@ -2,9 +2,11 @@
 //! observes the membrane's action after every step and checks the energy budget.
 
 use super::{MembraneDrop, MembraneRun, MembraneSample};
-use crate::pipeline::{Diagnosis, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{
+    Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
+};
 use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
-use tumble_dynamics::{BODY_STATE_LEN, BodyState, Integrator, Method, OdeSystem, normalize_quaternion};
+use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion};
 use tumble_math::Mat3;
 
 /// The drop as an `OdeSystem`. The contact of the state the loop last observed is kept, so the
@@ -77,11 +79,8 @@ impl OdeSystem for Ode<'_> {
 /// (the initial kinetic energy and the fall to the membrane's plane plus one body radius).
 pub struct MembraneSim<'a> {
     ode: Ode<'a>,
-    integ: Integrator,
+    clock: FixedSteps,
     y: Vec<f64>,
-    k: u64,
-    steps: u64,
-    every: u64,
     contact: MembraneContact,
     budget0: f64,
     scale: f64,
@@ -95,20 +94,17 @@ impl<'a> MembraneSim<'a> {
         let mut ode = Ode { model, ws: MembraneWorkspace::default(), seen: vec![], seen_contact: None };
         let y = model.initial_state();
         let contact = ode.observe(&y);
-        let every = ((model.output_interval / model.dt).round() as u64).max(1);
-        let steps = (model.duration / model.dt).round() as u64;
+        let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
+        let (steps, every) = (clock.steps, clock.every);
         let first = model.sample(0.0, &y, contact);
         let height = (model.start.p_WB.z + model.radius).max(0.0);
         Self {
-            integ: Integrator::new(Method::Rk4 { dt: model.dt }, y.len()),
+            clock,
             run: MembraneRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() },
             budget0: first.budget(),
             scale: first.kinetic + model.body.mass * model.gravity.norm() * height + 1e-12,
             ode,
             y,
-            k: 0,
-            steps,
-            every,
             contact,
             touching: false,
         }
@@ -117,8 +113,7 @@ impl<'a> MembraneSim<'a> {
     /// Samples every `simulation.output_interval` up to the whole number of steps nearest
     /// `simulation.duration`.
     pub fn schedule(&self) -> Schedule {
-        let dt = self.ode.model.dt;
-        Schedule { duration: self.steps as f64 * dt, output_interval: self.every as f64 * dt }
+        self.clock.schedule()
     }
 
     /// The membrane's action on the body now.
@@ -157,13 +152,11 @@ impl MembraneDrop {
 
 impl Simulation for MembraneSim<'_> {
     fn time(&self) -> f64 {
-        self.k as f64 * self.ode.model.dt
+        self.clock.time()
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        let (t, dt) = (self.time(), self.ode.model.dt);
-        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
-        self.k += 1;
+        self.clock.step(&mut self.ode, &mut self.y);
         Ok(())
     }
 
@@ -179,7 +172,7 @@ impl Simulation for MembraneSim<'_> {
             (true, false) => Events::CONTACT_END,
             _ => Events::NONE,
         };
-        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::with(events) }
+        StepReport { stop: self.clock.stop(), ..StepReport::with(events) }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {

@@ -17,11 +17,13 @@
 //! rule in the loop, with [`Driver::step`] (see the `lander_hop` example).
 
 mod build;
+mod clock;
 mod diagnosis;
 mod driver;
 mod guard;
 
 pub use build::BuildError;
+pub use clock::FixedSteps;
 pub use diagnosis::Diagnosis;
 pub use driver::{Driver, Events, Schedule, Simulation, StepReport, Stop};
 pub use guard::{ABSURD, EnergyCheck, GuardFailure, check_energy, check_state};

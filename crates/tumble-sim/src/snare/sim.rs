@@ -2,9 +2,8 @@
 //! `dt`, engages the wire where the probe first crosses its chord, and records every step.
 
 use super::{MAX_STEPS, WIRE_SPAN, WireExperiment, WireOde, WireRun, WireSample};
-use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use tumble_contact::snare::LooseWire;
-use tumble_dynamics::{Integrator, Method};
 
 /// A snare-wire experiment as the pipeline steps it.
 ///
@@ -14,10 +13,8 @@ use tumble_dynamics::{Integrator, Method};
 pub struct WireSim<'a> {
     exp: &'a WireExperiment,
     ode: WireOde<'a>,
-    integ: Integrator,
+    clock: FixedSteps,
     y: [f64; 8],
-    k: u64,
-    steps: u64,
     energy0: f64,
     /// The sample of the current state.
     now: WireSample,
@@ -51,10 +48,8 @@ impl<'a> WireSim<'a> {
         let mut sim = Self {
             exp,
             ode: WireOde { exp, wire: None, v0: 0.0 },
-            integ: Integrator::new(Method::Rk4 { dt: exp.dt }, 8),
+            clock: FixedSteps::with_steps(8, exp.dt, steps as u64, 1),
             y,
-            k: 0,
-            steps: steps as u64,
             energy0: 0.0,
             now: WireSample {
                 t: 0.0,
@@ -81,8 +76,7 @@ impl<'a> WireSim<'a> {
 
     /// Every step up to `ceil(duration / dt)` steps.
     pub fn schedule(&self) -> Schedule {
-        let dt = self.exp.dt;
-        Schedule { duration: self.steps as f64 * dt, output_interval: dt }
+        self.clock.schedule()
     }
 
     /// The run's record with how it ended.
@@ -122,13 +116,11 @@ impl<'a> WireSim<'a> {
 
 impl Simulation for WireSim<'_> {
     fn time(&self) -> f64 {
-        self.k as f64 * self.exp.dt
+        self.clock.time()
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        let (t, dt) = (self.time(), self.exp.dt);
-        self.integ.step_once(&mut self.ode, t, &mut self.y, dt);
-        self.k += 1;
+        self.clock.step(&mut self.ode, &mut self.y);
         Ok(())
     }
 
@@ -140,7 +132,7 @@ impl Simulation for WireSim<'_> {
         // The wire's position is inside its span here (checked by `engage`), so this cannot fail.
         let _ = self.engage();
         self.now = self.sample();
-        StepReport { stop: (self.k >= self.steps).then_some(Stop::Completed), ..StepReport::default() }
+        StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
