@@ -134,3 +134,35 @@ fn bad_keys_are_named() {
         assert!(e.contains(key), "{set:?}: {e}");
     }
 }
+
+/// The builder makes the same drop as the scenario file (the same membrane, rock, start and
+/// timing), so its run is bit-identical; its refusals name the scenario's keys.
+#[test]
+fn the_drop_built_in_code_is_the_scenario_drop() {
+    use tumble_contact::membrane::{Distribution, Membrane, MembraneFriction};
+    use tumble_geometry::bodies::{BodyKind, body_mesh};
+    use tumble_math::{UnitQuat, Vec3};
+    let from_file = build(&[("simulation.duration", "1.6")]);
+    let friction = MembraneFriction { mu: 0.2, v_star: 0.01, distribution: Distribution::Auto };
+    let membrane = Membrane::regular(6, Membrane::regular_radius(6, 146.0), 30.0, 1.5, Some(friction)).expect("valid");
+    let rock = body_mesh(BodyKind::PearAsteroid, 4.5, 3, true, 12).expect("rock");
+    let builder = MembraneDrop::builder("membrane_drop_test")
+        .membrane(membrane)
+        .body(rock, 100.0)
+        .pose(Vec3::new(0.0, 0.0, 12.0), UnitQuat::identity())
+        .twist(Vec3::zeros(), Vec3::new(0.5, 1.0, -0.2))
+        .gravity(Vec3::new(0.0, 0.0, -9.81))
+        .timing(1e-3, 1.6, 0.01);
+    let in_code = builder.clone().build().expect("valid drop");
+    let (a, b) = (from_file.run(), in_code.run());
+    assert_eq!(a.samples, b.samples);
+    assert!(a.contacts.len() == 1, "the run reaches the membrane: {:?}", a.contacts);
+    let key = |b: tumble_sim::membrane::MembraneDropBuilder| b.build().err().map(|e| e.key);
+    assert_eq!(key(builder.clone().timing(1e-3, 1.6, 0.0015)).as_deref(), Some("simulation.output_interval"));
+    assert_eq!(
+        key(builder.clone().pose(Vec3::new(0.0, 0.0, 1.0), UnitQuat::identity())).as_deref(),
+        Some("membrane.body.position")
+    );
+    let flat = tumble_geometry::TriMesh { vertices: vec![Vec3::zeros(); 3], faces: vec![[0, 1, 2]] };
+    assert_eq!(key(builder.body(flat, 100.0)).as_deref(), Some("membrane.body.shape"));
+}

@@ -21,9 +21,11 @@ use tumble_geometry::bodies::{BodyKind, body_mesh};
 use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Vec3, quat_from_wxyz};
 
+mod builder;
 mod output;
 pub mod sim;
 
+pub use builder::MembraneDropBuilder;
 pub(crate) use output::{MEMBRANE_COLOR, membrane_series, membrane_shape};
 pub use output::{animation, write_membrane_run};
 pub use sim::MembraneSim;
@@ -263,19 +265,11 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
         }
     };
     let mass = positive("membrane.body.mass", b.mass, "kg")?;
-    let props = mesh.mass_properties(1.0);
-    if props.mass.is_nan() || props.mass <= 0.0 {
-        return err("membrane.body.shape", "the shape encloses no volume");
-    }
-    let mesh = mesh.translated(&-props.com);
     let inertia = match &b.inertia {
-        Some(i) => mass_and_inertia("membrane.body", mass, i)?.1,
-        None => props.inertia * (mass / props.mass),
+        Some(i) => Some(mass_and_inertia("membrane.body", mass, i)?.1),
+        None => None,
     };
-    let props = MassProperties::new(mass, inertia);
-    props.validate().map_err(|e| ("membrane.body.inertia".to_string(), e.to_string()))?;
-    let body = RigidBody::new(sc.file.name.clone(), &props);
-    let radius_b = mesh.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let (mesh, body, radius_b, hull) = rigid_shape(&sc.file.name, mesh, mass, inertia)?;
     let q = quat_from_wxyz(b.orientation).map_err(|e| ("membrane.body.orientation".to_string(), e.to_string()))?;
     let p = finite3("membrane.body.position", b.position)?;
     let v = finite3("membrane.body.velocity", b.velocity)?;
@@ -300,10 +294,33 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
     };
     Ok(MembraneParts {
         membrane,
-        hull: BodyHull::new(&mesh.vertices),
+        hull,
         mesh,
         radius: radius_b,
         body,
         start: BodyState { p_WB: p, v_WB: v, q_WB: q, w_WB_B: w },
     })
+}
+
+/// A closed shape made a rigid body of `mass` (kg): the mesh moved to its centre of mass, the
+/// inertia (given, or the uniform solid's scaled to the mass) checked, the radius of the sphere
+/// about the centre of mass that holds it and its convex hull.
+pub(crate) fn rigid_shape(
+    name: &str,
+    mesh: TriMesh,
+    mass: f64,
+    inertia: Option<tumble_math::Mat3>,
+) -> Check<(TriMesh, RigidBody, f64, Option<BodyHull>)> {
+    let props = mesh.mass_properties(1.0);
+    if props.mass.is_nan() || props.mass <= 0.0 {
+        return err("membrane.body.shape", "the shape encloses no volume");
+    }
+    let mesh = mesh.translated(&-props.com);
+    let inertia = inertia.unwrap_or(props.inertia * (mass / props.mass));
+    let props = MassProperties::new(mass, inertia);
+    props.validate().map_err(|e| ("membrane.body.inertia".to_string(), e.to_string()))?;
+    let body = RigidBody::new(name.to_string(), &props);
+    let radius = mesh.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    let hull = BodyHull::new(&mesh.vertices);
+    Ok((mesh, body, radius, hull))
 }
