@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The guard's bound on any state component (`tumble_sim::pipeline::ABSURD`).
-const ABSURD: f64 = 1e30;
+use tumble_sim::pipeline::ABSURD;
 
 fn scenario(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel).display().to_string()

@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         UnitQuat::identity(),      // target attitude
         Vec3::zeros(),             // target rate, rad/s
     );
-    let sim = LanderSim::new(&mut system, start, &settings);
+    let sim = LanderSim::new(&mut system, start, &settings)?;
     let schedule = sim.schedule();
     let mut driver = Driver::new(sim, schedule);
 

@@ -88,6 +88,14 @@ impl<'m> RigidSim<'m> {
         &self.recording
     }
 
+    /// Growth of `T + V − W` since the start and the energy scale `max(T + |V|)` of the start
+    /// and now, J.
+    fn growth(&self) -> (f64, f64) {
+        let (inv, inv0) = (&self.inv, &self.inv0);
+        let growth = inv.energy() - inv.work - (inv0.energy() - inv0.work);
+        (growth, (inv0.kinetic + inv0.potential.abs()).max(inv.kinetic + inv.potential.abs()))
+    }
+
     /// The body whose state holds component `index` (the first for system components).
     fn body_of(&self, index: usize) -> usize {
         let b = index / BODY_STATE_LEN;
@@ -136,9 +144,7 @@ impl Simulation for RigidSim<'_> {
     /// `T + V − W` (kinetic plus potential energy less the work of the applied loads) may grow
     /// by `simulation.max_energy_growth` of the energy scale `max(T + |V|)` of the start and now.
     fn energy(&self) -> Option<EnergyCheck> {
-        let (inv, inv0) = (&self.inv, &self.inv0);
-        let growth = inv.energy() - inv.work - (inv0.energy() - inv0.work);
-        let scale = (inv0.kinetic + inv0.potential.abs()).max(inv.kinetic + inv.potential.abs());
+        let (growth, scale) = self.growth();
         Some(EnergyCheck { growth, limit: self.model.max_energy_growth * scale })
     }
 
@@ -160,9 +166,8 @@ impl Simulation for RigidSim<'_> {
             GuardFailure::Absurd { index, .. } => {
                 diagnose(self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
             }
-            GuardFailure::EnergyGrew { growth, .. } => {
-                let inv = &self.inv;
-                let scale = (self.inv0.kinetic + self.inv0.potential.abs()).max(inv.kinetic + inv.potential.abs());
+            GuardFailure::EnergyGrew { .. } => {
+                let (growth, scale) = self.growth();
                 let what = format!(
                     "the energy T + V − W grew by {growth:.4e} J, {:.3e} of the energy scale {scale:.4e} J (limit simulation.max_energy_growth = {})",
                     growth / scale,

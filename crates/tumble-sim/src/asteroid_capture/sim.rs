@@ -277,6 +277,13 @@ impl<'a> AsteroidCaptureSim<'a> {
         self.run
     }
 
+    /// How far the budget has moved from its start and the energy in play
+    /// `max(|budget₀|, T_A + |E_S| + ½k(A − A₀)²)`, J.
+    fn moved(&self) -> (f64, f64) {
+        let (b, in_play) = self.now;
+        ((b - self.budget0).abs(), self.budget0.abs().max(in_play))
+    }
+
     /// The budget now and the energy in play `T_A + |E_S| + ½k(A − A₀)²`, J.
     fn budget(&mut self) -> (f64, f64) {
         let (m, y, c) = (self.ode.model, &self.y, self.ode.start_contact.energy);
@@ -325,9 +332,8 @@ impl Simulation for AsteroidCaptureSim<'_> {
         if self.rim {
             return None;
         }
-        let (b, in_play) = self.now;
-        let scale = self.budget0.abs().max(in_play);
-        Some(EnergyCheck { growth: (b - self.budget0).abs(), limit: ENERGY_TOLERANCE * scale })
+        let (moved, scale) = self.moved();
+        Some(EnergyCheck { growth: moved, limit: ENERGY_TOLERANCE * scale })
     }
 
     fn record(&mut self) {
@@ -344,10 +350,14 @@ impl Simulation for AsteroidCaptureSim<'_> {
             _ => format!("lower simulation.dt (now {dt} s)"),
         };
         let what = match failure {
-            GuardFailure::EnergyGrew { growth, limit } => format!(
-                "the energy budget moved by {growth:.4e} J ({:.2} % of the energy in play, limit 1 %)",
-                100.0 * growth * ENERGY_TOLERANCE / limit
-            ),
+            GuardFailure::EnergyGrew { .. } => {
+                let (moved, scale) = self.moved();
+                format!(
+                    "the energy budget moved by {moved:.4e} J ({:.2} % of the energy in play {scale:.4e} J, limit {} %)",
+                    100.0 * moved / scale,
+                    100.0 * ENERGY_TOLERANCE
+                )
+            }
             _ => failure.what(),
         };
         Diagnosis::new(self.time(), what, cause)

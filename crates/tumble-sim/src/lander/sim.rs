@@ -5,7 +5,9 @@
 
 use super::local::LocalSurface;
 use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
-use crate::pipeline::{Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{
+    BuildError, Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop,
+};
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
@@ -69,6 +71,25 @@ pub struct LanderSettings {
 }
 
 impl LanderSettings {
+    /// Refuses settings a step loop cannot run on, naming the scenario key.
+    pub fn check(&self) -> Result<(), BuildError> {
+        for (key, x) in [("simulation.dt", self.dt), ("simulation.duration", self.duration)] {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(BuildError::new(key, format!("must be positive, got {x}")));
+            }
+        }
+        if self.output_every == 0 {
+            return Err(BuildError::new("simulation.output_interval", "must be at least one step"));
+        }
+        if self.flight_steps == 0 {
+            return Err(BuildError::new("simulation.flight_steps", "must be at least 1"));
+        }
+        if self.energy_tolerance.is_nan() {
+            return Err(BuildError::new("simulation.max_energy_growth", "must be a number"));
+        }
+        Ok(())
+    }
+
     /// Every step of `dt` (s) for `duration` (s), a sample each step, and no events: no
     /// settling, escape, hops or energy stop, the surface queried exactly.
     pub fn plain(dt: f64, duration: f64) -> Self {
@@ -211,11 +232,29 @@ pub fn simulate(
     s: &LanderSettings,
     progress: &mut dyn FnMut(f64),
 ) -> LanderRun {
-    let sim = LanderSim::new(sys, y0, s);
+    let sim = match LanderSim::new(sys, y0, s) {
+        Ok(sim) => sim,
+        Err(e) => return refused(y0, &e),
+    };
     let schedule = sim.schedule();
     let mut driver = Driver::new(sim, schedule);
     let end = driver.run(progress);
     driver.into_inner().finish(end)
+}
+
+/// The run of settings or a start that [`LanderSim::new`] refuses: failed at t = 0, no sample.
+fn refused(y0: [f64; STATE_LEN], e: &BuildError) -> LanderRun {
+    LanderRun {
+        rows: vec![],
+        contacts: vec![],
+        hops: vec![],
+        outcome: LanderOutcome::Failed(Diagnosis::new(0.0, format!("the run cannot start: {e}"), "fix the input")),
+        final_time: 0.0,
+        final_state: y0,
+        max_penetration: 0.0,
+        max_balance_error: 0.0,
+        external_work: 0.0,
+    }
 }
 
 /// A lander run as the pipeline steps it: the system (through the observation cache that lets
@@ -249,14 +288,22 @@ pub struct LanderSim<'a> {
 
 impl<'a> LanderSim<'a> {
     /// The run of `sys` from `y0` at t = 0 with settings `s`.
-    pub fn new(sys: &'a mut LanderSystem, y0: [f64; STATE_LEN], s: &'a LanderSettings) -> Self {
+    ///
+    /// Settings a step loop cannot run on (a step or duration not positive, no steps between
+    /// samples or in a flight step, a NaN tolerance) and a non-finite start are refused with the
+    /// scenario key they come from.
+    pub fn new(sys: &'a mut LanderSystem, y0: [f64; STATE_LEN], s: &'a LanderSettings) -> Result<Self, BuildError> {
+        s.check()?;
+        if y0.iter().any(|x| !x.is_finite()) {
+            return Err(BuildError::new("lander", "the initial state must be finite"));
+        }
         let local = LocalSurface::new(s.surface_expansion, sys.vertices.len());
         let mut obs = Observing::new(sys, local);
         obs.sys.refresh_gravity(&Vec3::new(y0[0], y0[1], y0[2]));
         obs.local.refresh(obs.sys, &y0, None);
         let snap = obs.observe(&y0);
         let reach = obs.sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
-        Self {
+        Ok(Self {
             integ: Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN),
             settings: s,
             y: y0,
@@ -285,7 +332,7 @@ impl<'a> LanderSim<'a> {
                 external_work: 0.0,
             },
             obs,
-        }
+        })
     }
 
     /// Samples every `output_every` steps up to the whole number of steps nearest `duration`.

@@ -106,7 +106,8 @@ impl OdeSystem for Ode<'_> {
                 &mut dydt[*o..*o + BODY_STATE_LEN],
             );
         }
-        dydt[self.dim() - 1] = power;
+        // The last component is the drives' work.
+        dydt[dydt.len() - 1] = power;
     }
 
     fn project(&self, y: &mut [f64]) {

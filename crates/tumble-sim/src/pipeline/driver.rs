@@ -130,8 +130,12 @@ pub struct Driver<S> {
 }
 
 impl<S: Simulation> Driver<S> {
-    /// A driver of `sim` sampled on `schedule`.
-    pub fn new(sim: S, schedule: Schedule) -> Self {
+    /// A driver of `sim` sampled on `schedule`. An output interval that is not a positive
+    /// number samples the end only (it would otherwise ask for endless samples).
+    pub fn new(sim: S, mut schedule: Schedule) -> Self {
+        if !(schedule.output_interval > 0.0 && schedule.output_interval.is_finite()) {
+            schedule.output_interval = schedule.duration;
+        }
         Self {
             samples: schedule.samples(),
             until: schedule.sample_time(1),
@@ -172,12 +176,33 @@ impl<S: Simulation> Driver<S> {
         }
         if !self.started {
             self.started = true;
+            let duration = self.schedule.duration;
+            if !(duration.is_finite() && duration > 0.0) {
+                let d =
+                    Diagnosis::new(0.0, format!("the run's duration is {duration} s"), "a positive, finite duration");
+                self.ended = Some(Err(d.clone()));
+                return Err(d);
+            }
             self.guarded(false)?;
             self.sim.record();
             self.recorded_at = self.sim.time();
         }
-        let until = self.until;
-        if let Err(d) = self.sim.advance(until) {
+        let (until, before) = (self.until, self.sim.time());
+        let advanced = self.sim.advance(until).and_then(|_| {
+            // A step that does not move time on (a NaN or zero schedule, a zero step) would
+            // loop for ever.
+            let t = self.sim.time();
+            if t > before {
+                Ok(())
+            } else {
+                Err(Diagnosis::new(
+                    t,
+                    format!("the step did not advance time (from {before} s toward {until} s)"),
+                    "a positive step and duration",
+                ))
+            }
+        });
+        if let Err(d) = advanced {
             self.ended = Some(Err(d.clone()));
             return Err(d);
         }
@@ -302,6 +327,21 @@ mod tests {
         // Stepping an ended run reports its end again and records nothing more.
         assert_eq!(d.step().map(|r| r.stop), Ok(Some(Stop::Completed)));
         assert_eq!(d.sim().samples.len(), 4);
+    }
+
+    #[test]
+    fn a_schedule_or_step_that_cannot_advance_ends_with_a_diagnosis_instead_of_looping() {
+        let mut d = Driver::new(growth(-1.0, 1.0), Schedule { duration: f64::NAN, output_interval: 0.0 });
+        let e = d.run(&mut |_| {}).expect_err("refused");
+        assert!(e.what.contains("duration is NaN"), "{e}");
+        // A zero output interval samples the end only; a zero step is refused.
+        let mut d = Driver::new(growth(-1.0, 1.0), Schedule { duration: 1.0, output_interval: 0.0 });
+        assert_eq!(d.run(&mut |_| {}), Ok(Stop::Completed));
+        assert_eq!(d.sim().samples.len(), 2);
+        let mut d =
+            Driver::new(Growth { h: 0.0, ..growth(-1.0, 1.0) }, Schedule { duration: 1.0, output_interval: 0.5 });
+        let e = d.run(&mut |_| {}).expect_err("refused");
+        assert!(e.what.contains("did not advance"), "{e}");
     }
 
     #[test]
