@@ -75,7 +75,7 @@ pub(crate) fn mc(
         let dir = campaign.options.out.join(format!("run_{i}"));
         return match campaign.run_alone(i, &dir) {
             Ok(row) => {
-                let k = &campaign.kind;
+                let k = campaign.kind.as_ref();
                 let results: Vec<String> =
                     k.columns().iter().filter_map(|c| row.get(k, c).map(|x| format!("{c} = {x:.6}"))).collect();
                 println!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
@@ -111,32 +111,11 @@ pub(crate) fn mc(
     };
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    let summary = match write_report(&campaign, &rows, wall, ran) {
-        Ok(s) => s,
-        Err(e) => return failed(e),
-    };
+    if let Err(e) = write_report(&campaign, &rows, wall, ran) {
+        return failed(e);
+    }
     if !quiet {
-        let median = |v: &serde_json::Value| v["median"].as_f64().map_or("-".into(), |t| format!("{t:.1}"));
-        let what = match campaign.kind {
-            tumble_sim::campaign::Kind::Lander(_) => format!(
-                "{} settled, {} escaped, {} failed; median settling time {} s",
-                summary["settled"],
-                summary["escaped"],
-                summary["failed"],
-                median(&summary["settle_time_s"])
-            ),
-            tumble_sim::campaign::Kind::Capture => format!(
-                "{} caught up, {} in contact, {} separated, {} failed; peak SADA bending median {} N·m, max {} N·m, {} over the limit; catch-up after contact median {} s",
-                summary["caught_up"],
-                summary["in_contact_not_caught_up"],
-                summary["separated"],
-                summary["failed"],
-                median(&summary["peak_sada_bending_N_m"]),
-                summary["peak_sada_bending_N_m"]["max"].as_f64().map_or("-".into(), |t| format!("{t:.1}")),
-                summary["runs_over_sada_limit"],
-                median(&summary["catch_up_after_contact_s"])
-            ),
-        };
+        let what = campaign.kind.headline(&rows);
         println!(
             "{}: {} runs ({what}) in {wall:.1} s on {threads} threads; outputs in {}",
             campaign.scenario.file.name,

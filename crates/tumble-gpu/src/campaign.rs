@@ -5,8 +5,9 @@
 use crate::Gpu;
 use crate::lander::{GpuRun, has_shared_data, max_batch, simulate, unsupported};
 use rayon::prelude::*;
-use tumble_sim::campaign::{Campaign, Kind, LanderEnd, RunRow, lander_model, lander_results};
+use tumble_sim::campaign::{Campaign, RunRow};
 use tumble_sim::lander::LanderModel;
+use tumble_sim::lander::campaign::{LanderEnd, LanderRuns, lander_model, lander_results};
 
 /// Runs per batch unless told otherwise: enough to fill a large GPU (an H200 keeps ~270,000
 /// invocations resident), few enough for the memory of a small one (~400 MB of buffers).
@@ -19,7 +20,7 @@ pub const BACKEND: &str = "gpu";
 /// lander campaign whose model the GPU path implements.
 pub fn check(c: &Campaign) -> Result<(), String> {
     let path = c.scenario.path.display();
-    let Kind::Lander(shared) = &c.kind else {
+    let Some(LanderRuns { shared }) = c.kind.as_any().downcast_ref::<LanderRuns>() else {
         return Err(format!("{path}: the GPU backend runs lander campaigns; run this one with `--backend cpu`"));
     };
     let (sc, _) = c.scenario_of(0)?;
@@ -47,7 +48,9 @@ pub fn execute(
     check(c)?;
     c.backend = Some(BACKEND.into());
     let c = &*c;
-    let Kind::Lander(shared) = &c.kind else { unreachable!("check() accepts lander campaigns only") };
+    let Some(LanderRuns { shared }) = c.kind.as_any().downcast_ref::<LanderRuns>() else {
+        return Err("the GPU backend runs lander campaigns only".into());
+    };
     let batch = batch.clamp(1, max_batch(gpu).max(1));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(c.options.threads.max(1))
@@ -79,7 +82,7 @@ pub fn execute(
             let ends = simulate(gpu, &runs, &mut |n| in_flight(n as u64))?;
             drop(runs);
             for ((index, (m, values)), end) in models.into_iter().zip(ends) {
-                let (status, results, note) = lander_results(&LanderEnd {
+                let f = lander_results(&LanderEnd {
                     body_target: m.body_target,
                     outcome: &end.outcome,
                     final_time: end.final_time,
@@ -88,7 +91,7 @@ pub fn execute(
                     max_penetration: end.max_penetration,
                     max_balance_error: end.max_balance_error,
                 });
-                done(RunRow { index, values, status, results, note });
+                done(RunRow { index, values, status: f.status, results: f.results, note: f.note });
             }
         }
         Ok(())

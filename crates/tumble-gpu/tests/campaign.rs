@@ -28,7 +28,7 @@ fn campaign(out: &Path, runs: u64, resume: bool) -> Campaign {
 }
 
 fn column(rows: &[RunRow], c: &Campaign, name: &str) -> Vec<f64> {
-    rows.iter().map(|r| r.get(&c.kind, name).expect(name)).collect()
+    rows.iter().map(|r| r.get(c.kind.as_ref(), name).expect(name)).collect()
 }
 
 fn mean_var(v: &[f64]) -> (f64, f64) {

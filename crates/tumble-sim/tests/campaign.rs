@@ -117,7 +117,7 @@ fn capture_campaigns_share_the_machinery() {
     let c = make(&a, 1, true);
     for r in &rows {
         assert!(["caught_up", "in_contact", "separated"].contains(&r.status.as_str()), "{r:?}");
-        let peak = r.get(&c.kind, "peak_sada_bending [N m]").expect("a peak moment");
+        let peak = r.get(c.kind.as_ref(), "peak_sada_bending [N m]").expect("a peak moment");
         assert!(peak > 0.0 && peak < 1765.0, "{peak}");
     }
     let alone = c.run_alone(2, &a.join("run_2")).expect("run alone");

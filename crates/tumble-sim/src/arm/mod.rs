@@ -19,6 +19,7 @@ use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
 use tumble_geometry::MassProperties;
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
+pub mod campaign;
 pub mod sim;
 
 pub use sim::ArmSim;

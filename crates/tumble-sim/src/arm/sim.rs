@@ -51,6 +51,11 @@ impl<'a> ArmSim<'a> {
         }
     }
 
+    /// Names (with units) of the columns of a sample row.
+    pub fn columns(&self) -> &[String] {
+        &self.run.columns
+    }
+
     /// The model's output schedule.
     pub fn schedule(&self) -> Schedule {
         Schedule { duration: self.model.duration, output_interval: self.model.output_interval }

@@ -214,6 +214,7 @@ impl CaptureRun {
     }
 }
 
+pub mod campaign;
 mod output;
 pub mod sim;
 

@@ -1,4 +1,4 @@
-//! Monte Carlo campaigns (`tumble mc`) of lander scenarios and of asteroid captures.
+//! Monte Carlo campaigns (`tumble mc`) over scenarios of every kind.
 //!
 //! A campaign draws the scenario's `[dispersions]` for each run from a stream that depends only
 //! on `(seed, run index)` ([`dispersion::Stream`]), runs the runs in parallel (rayon) and appends
@@ -7,13 +7,14 @@
 //! so `runs.csv` is the same whatever the thread count or the interruptions. `campaign.json`
 //! records what the campaign is (scenario text hash, seed, dispersions) so that a resume of a
 //! different campaign is refused. What a run is and which results its row holds is the
-//! campaign's [`Kind`]; drawing, running, recording and resuming are the same for every kind.
+//! campaign's [`CampaignKind`], which each application implements beside its model
+//! ([`campaign_kind`] picks it from the scenario's `kind`); drawing, running, recording,
+//! resuming and the generic report are the same for every kind.
 
 pub mod dispersion;
-mod report;
+mod kind;
+pub(crate) mod report;
 
-use crate::asteroid_capture::{AsteroidCapture, write_capture_run};
-use crate::lander::{LanderModel, LanderOutcome, Target, build_target, lat_lon, simulate, write_lander_run};
 use crate::scenario::Scenario;
 use dispersion::Dispersion;
 use rayon::prelude::*;
@@ -22,8 +23,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use tumble_math::Vec3;
 
+pub use kind::{CampaignKind, Finished, campaign_kind, status_counts};
 pub use report::write_report;
 
 /// Most runs one campaign takes (the list of runs to do is held in memory).
@@ -53,7 +54,8 @@ pub struct RunRow {
     pub values: Vec<String>,
     /// The run's outcome (per kind: `settled`, `caught_up`, …), `failed` or `invalid`.
     pub status: String,
-    /// Results in the order of [`Kind::columns`]; NaN where a run has none (an empty field).
+    /// Results in the order of [`CampaignKind::columns`]; NaN where a run has none (an empty
+    /// field).
     pub results: Vec<f64>,
     /// Why a run failed or could not be built.
     pub note: String,
@@ -70,165 +72,9 @@ impl PartialEq for RunRow {
 
 impl RunRow {
     /// The result in column `name` of `kind`, if the run has one.
-    pub fn get(&self, kind: &Kind, name: &str) -> Option<f64> {
-        let i = kind.columns().iter().position(|c| *c == name)?;
+    pub fn get(&self, kind: &dyn CampaignKind, name: &str) -> Option<f64> {
+        let i = kind.columns().iter().position(|c| c == name)?;
         self.results.get(i).copied().filter(|x| !x.is_nan())
-    }
-}
-
-/// What a campaign's runs are.
-pub enum Kind {
-    /// Landers (`[lander]` and `[target]`), with the target every run shares when no dispersion
-    /// touches it.
-    Lander(Option<Target>),
-    /// Asteroid captures (`[membrane]` and `[spacecraft]`).
-    Capture,
-}
-
-/// Result columns of a lander campaign.
-pub const LANDER_COLUMNS: [&str; 10] = [
-    "settle_time [s]",
-    "final_time [s]",
-    "x [m]",
-    "y [m]",
-    "z [m]",
-    "latitude [deg]",
-    "longitude [deg]",
-    "bounces",
-    "max_penetration [m]",
-    "balance_error [J]",
-];
-
-const CAPTURE_COLUMNS: [&str; 10] = [
-    "contact_time [s]",
-    "catch_up_time [s]",
-    "peak_sada_bending [N m]",
-    "sada_moment_limit [N m]",
-    "peak_normal_force [N]",
-    "peak_slip [m/s]",
-    "peak_depth [m]",
-    "final_relative_rate [rad/s]",
-    "rim_samples",
-    "final_time [s]",
-];
-
-/// A finished run: status, results (in column order), note.
-pub type Outcome = (String, Vec<f64>, String);
-
-/// What a lander campaign records of a run's end (from either backend).
-pub struct LanderEnd<'a> {
-    /// Whether the target is a body (sites get a latitude and longitude).
-    pub body_target: bool,
-    /// How it ended.
-    pub outcome: &'a LanderOutcome,
-    /// Final time, s.
-    pub final_time: f64,
-    /// Final state.
-    pub final_state: &'a [f64; crate::lander::STATE_LEN],
-    /// Touchdowns.
-    pub bounces: usize,
-    /// Deepest penetration, m.
-    pub max_penetration: f64,
-    /// Largest |energy balance error|, J.
-    pub max_balance_error: f64,
-}
-
-/// A lander run's status, results in [`LANDER_COLUMNS`] order, and note.
-pub fn lander_results(end: &LanderEnd) -> Outcome {
-    let y = end.final_state;
-    let x = Vec3::new(y[0], y[1], y[2]);
-    let (status, settle, note) = match end.outcome {
-        LanderOutcome::Settled(t) => ("settled", *t, String::new()),
-        LanderOutcome::Escaped(_) => ("escaped", f64::NAN, String::new()),
-        LanderOutcome::Completed => ("completed", f64::NAN, String::new()),
-        LanderOutcome::Failed(d) => ("failed", f64::NAN, d.to_string()),
-    };
-    let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
-    let results = vec![
-        settle,
-        end.final_time,
-        x.x,
-        x.y,
-        x.z,
-        lat,
-        lon,
-        end.bounces as f64,
-        end.max_penetration,
-        end.max_balance_error,
-    ];
-    (status.into(), results, note)
-}
-
-/// Builds a lander run of `sc` on the campaign's shared target, if it has one.
-pub fn lander_model(shared: Option<&Target>, sc: &Scenario) -> Result<LanderModel, String> {
-    match shared {
-        Some(t) => LanderModel::build_with(sc, t),
-        None => LanderModel::build(sc),
-    }
-    .map_err(|e| e.to_string())
-}
-
-impl Kind {
-    /// Result columns of `runs.csv`, after the run index, seed and dispersed values.
-    pub fn columns(&self) -> &'static [&'static str] {
-        match self {
-            Kind::Lander(_) => &LANDER_COLUMNS,
-            Kind::Capture => &CAPTURE_COLUMNS,
-        }
-    }
-
-    /// Builds and runs one scenario; with `dir`, writes the full outputs of `tumble run` there.
-    fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Outcome, String> {
-        match self {
-            Kind::Lander(shared) => {
-                let mut model = lander_model(shared.as_ref(), sc)?;
-                let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
-                if let Some(dir) = dir {
-                    write_lander_run(dir, &model, &run)?;
-                }
-                Ok(lander_results(&LanderEnd {
-                    body_target: model.body_target,
-                    outcome: &run.outcome,
-                    final_time: run.final_time,
-                    final_state: &run.final_state,
-                    bounces: run.bounces(),
-                    max_penetration: run.max_penetration,
-                    max_balance_error: run.max_balance_error,
-                }))
-            }
-            Kind::Capture => {
-                let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
-                let run = model.run();
-                if let Some(dir) = dir {
-                    write_capture_run(dir, &model, &run)?;
-                }
-                let last = run.samples.last().ok_or("the run recorded no samples")?;
-                let catch_up = run.catch_up_time(model.catch_up_rate);
-                let status = match (&run.diagnosis, run.contact_time, catch_up, last.contact.in_contact) {
-                    (Some(_), ..) => "failed",
-                    (None, None, ..) => "no_contact",
-                    (None, Some(_), Some(_), _) => "caught_up",
-                    (None, Some(_), None, true) => "in_contact",
-                    (None, Some(_), None, false) => "separated",
-                };
-                let peak = |f: &dyn Fn(&crate::asteroid_capture::CaptureSample) -> f64| {
-                    run.samples.iter().map(f).fold(0.0, f64::max)
-                };
-                let results = vec![
-                    run.contact_time.unwrap_or(f64::NAN),
-                    catch_up.unwrap_or(f64::NAN),
-                    run.peak_bending(),
-                    model.moment_limit,
-                    peak(&|s| s.contact.normal_force.norm()),
-                    peak(&|s| s.contact.max_slip),
-                    peak(&|s| s.contact.depth),
-                    last.relative_rate(),
-                    run.samples.iter().filter(|s| s.contact.outside_rim > 0).count() as f64,
-                    last.t,
-                ];
-                Ok((status.into(), results, run.diagnosis.as_ref().map(|d| d.to_string()).unwrap_or_default()))
-            }
-        }
     }
 }
 
@@ -244,17 +90,17 @@ pub struct Campaign {
     /// Options.
     pub options: CampaignOptions,
     /// What the runs are.
-    pub kind: Kind,
+    pub kind: Box<dyn CampaignKind>,
     /// The engine that is not the CPU one, when another runs the campaign (`"gpu"`): recorded in
     /// `campaign.json`, so that a resume cannot mix the rows of two engines.
     pub backend: Option<String>,
 }
 
-fn csv_header(d: &[Dispersion], kind: &Kind) -> String {
+fn csv_header(d: &[Dispersion], kind: &dyn CampaignKind) -> String {
     let mut h = vec!["run".to_string(), "seed".to_string()];
     h.extend(d.iter().map(|d| d.key.clone()));
     h.push("status".into());
-    h.extend(kind.columns().iter().map(|c| c.to_string()));
+    h.extend(kind.columns());
     h.push("note".into());
     h.join(",")
 }
@@ -315,39 +161,18 @@ fn fnv(text: &str) -> u64 {
 }
 
 impl Campaign {
-    /// Checks the scenario, its dispersions and the output folder; builds the shared target.
+    /// Checks the scenario, its dispersions and the output folder; builds what the runs share
+    /// (a lander's target, a capture map's controller and funnel).
     pub fn new(scenario: Scenario, options: CampaignOptions) -> Result<Self, String> {
-        let capture = match scenario.kind {
-            crate::scenario::Kind::Lander => false,
-            crate::scenario::Kind::MembraneCapture => true,
-            other => {
-                return Err(format!(
-                    "{}: `tumble mc` runs `lander` and `membrane_capture` scenarios; this one is `{}`",
-                    scenario.path.display(),
-                    other.name()
-                ));
-            }
-        };
         if !(1..=MAX_RUNS).contains(&options.runs) {
             return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
-        let kind = if capture {
-            AsteroidCapture::build(&scenario).map_err(|e| e.to_string())?;
-            Kind::Capture
-        } else {
-            let touches = dispersions.iter().any(|d| d.key.starts_with("target.") || d.key.starts_with("gravity."));
-            Kind::Lander(if touches { None } else { Some(build_target(&scenario).map_err(|e| e.to_string())?) })
-        };
+        let kind = campaign_kind(&scenario, &dispersions)?;
         let c = Self { scenario, dispersions, options, kind, backend: None };
         // Run 0 must build: a dispersion that breaks every run is reported before any work.
         let (sc, _) = c.scenario_of(0).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
-        let built = match &c.kind {
-            Kind::Lander(Some(t)) => LanderModel::build_with(&sc, t).map(|_| ()),
-            Kind::Lander(None) => LanderModel::build(&sc).map(|_| ()),
-            Kind::Capture => AsteroidCapture::build(&sc).map(|_| ()),
-        };
-        built.map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
+        c.kind.check(&sc).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
         Ok(c)
     }
 
@@ -365,8 +190,17 @@ impl Campaign {
             Ok(x) => x,
             Err(e) => return Ok(self.invalid(index, vec![], e)),
         };
+        let width = self.kind.columns().len();
         match self.kind.run(&sc, dir) {
-            Ok((status, results, note)) => Ok(RunRow { index, values, status, results, note }),
+            Ok(f) if f.results.len() == width => {
+                Ok(RunRow { index, values, status: f.status, results: f.results, note: f.note })
+            }
+            // A dispersion that changes what a row holds (another number of bodies or joints).
+            Ok(f) => Ok(self.invalid(
+                index,
+                values,
+                format!("the run has {} results where the campaign's columns are {width}", f.results.len()),
+            )),
             // A run that cannot be built (or run) is a row of the campaign, not a stop.
             Err(e) if dir.is_none() => Ok(self.invalid(index, values, e)),
             Err(e) => Err(e),
@@ -430,7 +264,7 @@ impl Campaign {
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
         fs::create_dir_all(out).map_err(|e| io(out, e))?;
         let id_path = out.join("campaign.json");
-        let header = csv_header(&self.dispersions, &self.kind);
+        let header = csv_header(&self.dispersions, self.kind.as_ref());
         let mut done: BTreeMap<u64, String> = BTreeMap::new();
         if csv.exists() {
             if !self.options.resume {

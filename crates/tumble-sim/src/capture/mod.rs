@@ -3,8 +3,10 @@
 //! the funnel `ρ(t)` estimated from sampled rollouts, and the online check of the capture
 //! document's eq. (30) against further detumble simulations (a confusion matrix).
 
+pub mod campaign;
 pub mod detumble;
 mod held;
+mod verdict;
 
 use crate::arm::{ArmModel, mass_and_inertia};
 use crate::campaign::dispersion::Stream;
@@ -21,6 +23,7 @@ use tumble_dynamics::multibody::Multibody;
 use tumble_dynamics::multibody::capture::{CaptureMap, PostCapture, RigidTarget, Slaving};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::DVector;
+pub use verdict::{Controller, Verdict};
 
 /// A validated capture study.
 pub struct CaptureStudy {
@@ -230,9 +233,9 @@ impl CaptureStudy {
         Ok(Sample { index, v0, v0_predicted: design.cost_to_go(0, &predicted), rollout, left_funnel })
     }
 
-    /// Runs the study on `threads` threads (results do not depend on the count), calling
-    /// `progress(done, total)`.
-    pub fn run(&self, threads: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<CaptureReport, String> {
+    /// The maps at the scenario's pre-capture state: name, post-capture state, difference from
+    /// the constrained impulse (relative).
+    fn maps(&self) -> Result<Vec<(&'static str, PostCapture, f64)>, String> {
         let reference = self.map.constrained(&self.v_c, &self.v_t)?;
         let size = reference.chaser.norm().max(f64::MIN_POSITIVE);
         let mut maps = vec![("constrained impulse (eq. 5)", reference.clone(), 0.0)];
@@ -246,6 +249,42 @@ impl CaptureStudy {
             let diff = (&post.chaser - &reference.chaser).norm() / size;
             maps.push((name, post, diff));
         }
+        Ok(maps)
+    }
+
+    /// Samples `range` against `design` (and `funnel`, for the verification samples) on the
+    /// threads of `pool`, in index order whatever their count; `tick` after each.
+    fn samples(
+        &self,
+        pool: &rayon::ThreadPool,
+        design: &Design,
+        range: std::ops::Range<u64>,
+        funnel: Option<&Funnel>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Sample>, String> {
+        pool.install(|| {
+            range
+                .into_par_iter()
+                .map(|i| {
+                    let s = self.sample(design, i, funnel);
+                    tick();
+                    s
+                })
+                .collect()
+        })
+    }
+
+    /// The detumble controller of the scenario's capture: the TVLQR designed along the nominal
+    /// post-capture trajectory, its nominal rollout (which must succeed) and its funnel estimated
+    /// from the `capture.roa.samples` sampled captures, on `threads` threads (the result does
+    /// not depend on the count).
+    pub fn controller(&self, threads: usize) -> Result<Controller, String> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
+        self.controller_on(&pool, &|| {})
+    }
+
+    fn controller_on(&self, pool: &rayon::ThreadPool, tick: &(dyn Fn() + Sync)) -> Result<Controller, String> {
+        let reference = self.map.constrained(&self.v_c, &self.v_t)?;
         let x0 = self.state(&reference.chaser);
         let design = detumble::design(&self.plant, &x0, &self.spec)?;
         let nominal = detumble::rollout(&self.plant, &design, &x0);
@@ -255,26 +294,23 @@ impl CaptureStudy {
                 nominal.failure.as_deref().unwrap_or("")
             ));
         }
+        let estimation = self.samples(pool, &design, 0..self.roa.samples, None, tick)?;
+        let funnel = detumble::funnel(&estimation.iter().map(|s| &s.rollout).collect::<Vec<_>>())?;
+        Ok(Controller { design, nominal, funnel, estimation })
+    }
+
+    /// Runs the study on `threads` threads (results do not depend on the count), calling
+    /// `progress(done, total)`.
+    pub fn run(&self, threads: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<CaptureReport, String> {
+        let maps = self.maps()?;
         let (n_est, n_ver) = (self.roa.samples, self.roa.verify);
         let total = n_est + n_ver;
         let done = std::sync::atomic::AtomicU64::new(0);
+        let tick = || progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
-        let batch = |range: std::ops::Range<u64>, funnel: Option<&Funnel>| {
-            pool.install(|| {
-                range
-                    .into_par_iter()
-                    .map(|i| {
-                        let s = self.sample(&design, i, funnel);
-                        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-                        s
-                    })
-                    .collect::<Result<Vec<_>, String>>()
-            })
-        };
         // The funnel first, from the estimation samples; then the checks against it.
-        let estimation = batch(0..n_est, None)?;
-        let funnel = detumble::funnel(&estimation.iter().map(|s| &s.rollout).collect::<Vec<_>>())?;
-        let verification = batch(n_est..total, Some(&funnel))?;
+        let Controller { design, nominal, funnel, estimation } = self.controller_on(&pool, &tick)?;
+        let verification = self.samples(&pool, &design, n_est..total, Some(&funnel), &tick)?;
         let online = match &self.measured_impulse {
             Some(i) => {
                 let x = self.predict(&self.v_c, &self.v_t, i)?;

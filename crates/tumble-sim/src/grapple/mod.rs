@@ -213,10 +213,11 @@ pub struct GrappleRun {
     pub wall_s: f64,
 }
 
+pub mod campaign;
 mod output;
 pub mod sim;
 
-pub use output::{animation, write_grapple_run};
+pub use output::{animation, outcome, write_grapple_run};
 pub use sim::GrappleSim;
 use sim::{effector_state, rotation};
 

@@ -114,17 +114,7 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
     for (stem, title, unit, series) in &plots {
         line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
     }
-    let captured = run.captured_at.is_some();
-    let outcome = match (&cap.effector, captured, run.rigidised_at) {
-        (_, _, Some(_)) => "rigidised",
-        (_, true, None) => "captured",
-        (Effector::Snare(_), false, _) => "not captured",
-        (Effector::Wire { .. }, _, _) => match (&run.wire, last.penetration > 0.0) {
-            (None, _) => "no contact",
-            (Some(_), false) => "bounced off",
-            (Some(_), true) => "held against the wire",
-        },
-    };
+    let outcome = outcome(cap, run);
     let summary = json!({
         "scenario": cap.name,
         "outcome": outcome,
@@ -153,6 +143,22 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
     out.json("summary.json", &summary)?;
     animation(cap, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// How the capture ended: `rigidised`, `captured`, `not captured` (a snare), or for a single
+/// wire `no contact`, `bounced off` or `held against the wire`.
+pub fn outcome(cap: &GrappleCapture, run: &GrappleRun) -> &'static str {
+    let held = run.samples.last().is_some_and(|s| s.penetration > 0.0);
+    match (&cap.effector, run.captured_at.is_some(), run.rigidised_at) {
+        (_, _, Some(_)) => "rigidised",
+        (_, true, None) => "captured",
+        (Effector::Snare(_), false, _) => "not captured",
+        (Effector::Wire { .. }, _, _) => match (&run.wire, held) {
+            (None, _) => "no contact",
+            (Some(_), false) => "bounced off",
+            (Some(_), true) => "held against the wire",
+        },
+    }
 }
 
 /// The capture as an animation: the arm's links (inertia-equivalent boxes; the effector's link

@@ -5,11 +5,13 @@
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
+//! - [`campaign`]: a lander run as a campaign's row, and the report's landing maps.
 //! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
 //! - [`output`]: the run folder (time series, contact log, summary, plots).
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
 pub mod builder;
+pub mod campaign;
 pub mod local;
 pub mod model;
 pub mod output;

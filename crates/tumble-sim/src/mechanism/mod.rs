@@ -142,6 +142,7 @@ pub struct MechRun {
     pub wall_s: f64,
 }
 
+pub mod campaign;
 mod output;
 pub mod sim;
 

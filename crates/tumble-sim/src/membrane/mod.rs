@@ -22,6 +22,7 @@ use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Vec3, quat_from_wxyz};
 
 mod builder;
+pub mod campaign;
 mod output;
 pub mod sim;
 

@@ -18,13 +18,14 @@ use tumble_contact::snare::LooseWire;
 use tumble_dynamics::OdeSystem;
 use tumble_math::Vec3;
 
+pub mod campaign;
 mod capture;
 mod output;
 pub mod sim;
 
 pub(crate) use capture::K_PULL;
 pub use capture::{SnareCapture, SnareOutcome};
-pub use output::{animation, write_wire_run};
+pub use output::{animation, output_every, write_wire_run};
 pub use sim::WireSim;
 
 /// Most steps a wire experiment records (every step is kept: about 1 GB).

@@ -8,6 +8,12 @@ use std::io::Write;
 use std::path::Path;
 use tumble_math::Vec3;
 
+/// Steps between the samples `timeseries.csv` keeps: `simulation.output_interval` over the step
+/// `dt`, or every step.
+pub fn output_every(sc: &crate::Scenario, dt: f64) -> usize {
+    sc.file.simulation.output_interval.map_or(1, |oi| ((oi / dt).round() as usize).max(1))
+}
+
 /// Writes `timeseries.csv` (every `every`-th step), `summary.json` and plots into `dir`.
 pub fn write_wire_run(
     dir: &Path,

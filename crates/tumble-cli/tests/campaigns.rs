@@ -1,0 +1,47 @@
+//! `tumble mc` on every bundled scenario, as a user starts it: each kind runs its campaign,
+//! exits 0, prints its headline and writes one row per run with its kind's columns, and the
+//! report's distributions of every result.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn every_bundled_scenario_runs_a_campaign() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&root)
+        .expect("scenarios")
+        .flat_map(|d| std::fs::read_dir(d.expect("entry").path()).into_iter().flatten())
+        .map(|f| f.expect("file").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{files:?}");
+    for f in files {
+        let name = f.file_stem().expect("stem").to_string_lossy().to_string();
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("campaigns").join(&name);
+        let _ = std::fs::remove_dir_all(&out);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tumble"));
+        cmd.args(["mc", &f.display().to_string(), "--runs", "2", "--threads", "2", "--out"]).arg(&out);
+        // The capture study's funnel from fewer samples: the campaign's machinery is under test.
+        if name == "tumbling_500kg" {
+            cmd.args(["--set", "capture.roa.samples=24"]);
+        }
+        let o = cmd.output().expect("tumble runs");
+        let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "{name}: {stderr}");
+        assert!(stdout.contains(": 2 runs ("), "{name}: {stdout}");
+        let csv = std::fs::read_to_string(out.join("runs.csv")).expect("runs.csv");
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3, "{name}: {csv}");
+        let width = lines[0].split(',').count();
+        assert!(width > 5, "{name}: a kind names its result columns: {}", lines[0]);
+        assert!(lines[1..].iter().all(|l| !l.contains(",invalid,")), "{name}: {csv}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary")).expect("json");
+        assert_eq!(summary["runs"], 2, "{name}");
+        // run, seed, the dispersed values, status, the results, note.
+        let dispersed = summary["dispersions"].as_array().map_or(0, |d| d.len());
+        let results = summary["results"].as_object().map_or(0, |r| r.len());
+        assert_eq!(results + dispersed + 4, width, "{name}: a distribution for each result column");
+    }
+}

@@ -1,0 +1,155 @@
+//! Asteroid-capture campaigns: a run's row (contact, catch-up, peak SADA bending against its
+//! limit, membrane force, slip, depth, final relative rate, rim crossings) and the report's
+//! distributions of the bending moment and the catch-up time.
+
+use super::{AsteroidCapture, CaptureSample, write_capture_run};
+use crate::campaign::report::distribution;
+use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
+use crate::plot::{Series, histogram_plot, line_plot};
+use crate::scenario::Scenario;
+use serde_json::{Value, json};
+use std::any::Any;
+use std::path::Path;
+
+/// Result columns of an asteroid-capture campaign.
+pub const CAPTURE_COLUMNS: [&str; 10] = [
+    "contact_time [s]",
+    "catch_up_time [s]",
+    "peak_sada_bending [N m]",
+    "sada_moment_limit [N m]",
+    "peak_normal_force [N]",
+    "peak_slip [m/s]",
+    "peak_depth [m]",
+    "final_relative_rate [rad/s]",
+    "rim_samples",
+    "final_time [s]",
+];
+
+/// Asteroid captures through the spacecraft's membrane (`kind = "membrane_capture"`). Status:
+/// `caught_up`, `in_contact` (not caught up), `separated`, `no_contact` or `failed`.
+pub struct CaptureRuns;
+
+impl CampaignKind for CaptureRuns {
+    fn columns(&self) -> Vec<String> {
+        CAPTURE_COLUMNS.iter().map(|c| c.to_string()).collect()
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<(), String> {
+        AsteroidCapture::build(sc).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
+        let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
+        let run = model.run();
+        if let Some(dir) = dir {
+            write_capture_run(dir, &model, &run)?;
+        }
+        let last = run.samples.last().ok_or("the run recorded no samples")?;
+        let catch_up = run.catch_up_time(model.catch_up_rate);
+        let status = match (run.contact_time, catch_up, last.contact.in_contact) {
+            (None, ..) => "no_contact",
+            (Some(_), Some(_), _) => "caught_up",
+            (Some(_), None, true) => "in_contact",
+            (Some(_), None, false) => "separated",
+        };
+        let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
+        let results = vec![
+            run.contact_time.unwrap_or(f64::NAN),
+            catch_up.unwrap_or(f64::NAN),
+            run.peak_bending(),
+            model.moment_limit,
+            peak(&|s| s.contact.normal_force.norm()),
+            peak(&|s| s.contact.max_slip),
+            peak(&|s| s.contact.depth),
+            last.relative_rate(),
+            run.samples.iter().filter(|s| s.contact.outside_rim > 0).count() as f64,
+            last.t,
+        ];
+        Ok(Finished::new(status, results, run.diagnosis.as_ref().map(|d| d.to_string())))
+    }
+
+    fn report(&self, _c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
+        capture_report(self, rows, plots)
+    }
+
+    fn headline(&self, rows: &[RunRow]) -> String {
+        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+        let ran = || rows.iter().filter(|r| r.status != "invalid" && r.status != "failed");
+        let mut moment: Vec<f64> = ran().filter_map(|r| r.get(self, "peak_sada_bending [N m]")).collect();
+        moment.sort_by(f64::total_cmp);
+        let over = ran().filter(|r| r.get(self, "peak_sada_bending [N m]") > r.get(self, "sada_moment_limit [N m]"));
+        let mut catch_up: Vec<f64> =
+            ran().filter_map(|r| Some(r.get(self, "catch_up_time [s]")? - r.get(self, "contact_time [s]")?)).collect();
+        catch_up.sort_by(f64::total_cmp);
+        let one = |x: Option<f64>| x.map_or("-".into(), |t| format!("{t:.1}"));
+        format!(
+            "{} caught up, {} in contact, {} separated, {} failed; peak SADA bending median {} N·m, max {} N·m, {} over the limit; catch-up after contact median {} s",
+            count("caught_up"),
+            count("in_contact"),
+            count("separated"),
+            count("failed"),
+            one(crate::campaign::report::quantile(&moment, 0.5)),
+            one(moment.last().copied()),
+            over.count(),
+            one(crate::campaign::report::quantile(&catch_up, 0.5)),
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Distributions of the peak SADA bending moment (against its limit) and of the time from
+/// contact to catching up with the asteroid's rotation.
+fn capture_report(k: &CaptureRuns, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
+    let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+    let ran: Vec<&RunRow> = rows.iter().filter(|r| r.status != "invalid" && r.status != "failed").collect();
+    let moment: Vec<f64> = ran.iter().filter_map(|r| r.get(k, "peak_sada_bending [N m]")).collect();
+    let limit = ran.iter().filter_map(|r| r.get(k, "sada_moment_limit [N m]")).fold(f64::NAN, f64::min);
+    let over = ran.iter().filter(|r| r.get(k, "peak_sada_bending [N m]") > r.get(k, "sada_moment_limit [N m]")).count();
+    let mut catch_up: Vec<f64> =
+        ran.iter().filter_map(|r| Some(r.get(k, "catch_up_time [s]")? - r.get(k, "contact_time [s]")?)).collect();
+    catch_up.sort_by(f64::total_cmp);
+    let summary = json!({
+        "caught_up": count("caught_up"),
+        "in_contact_not_caught_up": count("in_contact"),
+        "separated": count("separated"),
+        "no_contact": count("no_contact"),
+        "peak_sada_bending_N_m": distribution(&moment),
+        "sada_moment_limit_N_m": if limit.is_nan() { Value::Null } else { json!(limit) },
+        "runs_over_sada_limit": over,
+        "catch_up_after_contact_s": distribution(&catch_up),
+        "runs_with_rim_crossings": ran.iter().filter(|r| r.get(k, "rim_samples").is_some_and(|n| n > 0.0)).count(),
+    });
+    let bins = |n: usize| (n as f64).sqrt().ceil().max(1.0) as usize;
+    if !moment.is_empty() {
+        histogram_plot(
+            &plots.join("sada_moment_histogram"),
+            &format!("Peak SADA bending moment (limit {limit} N·m)"),
+            "peak bending moment [N·m]",
+            &moment,
+            bins(moment.len()),
+        )?;
+    }
+    if !catch_up.is_empty() {
+        histogram_plot(
+            &plots.join("catch_up_histogram"),
+            "Time from contact to catching up with the asteroid's rotation",
+            "time after contact [s]",
+            &catch_up,
+            bins(catch_up.len()),
+        )?;
+        let n = ran.len().max(1) as f64;
+        let frac: Vec<f64> = (1..=catch_up.len()).map(|i| i as f64 / n).collect();
+        line_plot(
+            &plots.join("catch_up_cdf"),
+            "Fraction of runs caught up by a time after contact",
+            "time after contact [s]",
+            "fraction of runs",
+            &[Series { label: String::new(), x: &catch_up, y: frac }],
+            false,
+        )?;
+    }
+    Ok(summary)
+}

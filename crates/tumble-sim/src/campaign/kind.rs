@@ -1,0 +1,84 @@
+//! What a campaign's runs are: the [`CampaignKind`] trait each application implements (its
+//! result columns, how one run is built and run to its row, its part of the report), and
+//! [`campaign_kind`], the one place that maps a scenario's `kind` to it.
+
+use super::dispersion::Dispersion;
+use super::{Campaign, RunRow};
+use crate::scenario::{Kind, Scenario};
+use serde_json::Value;
+use std::any::Any;
+use std::path::Path;
+
+/// A finished run as its campaign row holds it.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// How it ended, in the application's words (`settled`, `caught_up`, `completed`, …), or
+    /// `failed` when the run's guard stopped it.
+    pub status: String,
+    /// Results in the order of [`CampaignKind::columns`]; NaN where the run has none.
+    pub results: Vec<f64>,
+    /// Why it failed (the diagnosis), or empty.
+    pub note: String,
+}
+
+impl Finished {
+    /// A run that ended with `status`, its `results`, and the diagnosis when it failed (the
+    /// status is then `failed`).
+    pub fn new(status: &str, results: Vec<f64>, diagnosis: Option<String>) -> Self {
+        match diagnosis {
+            Some(d) => Self { status: "failed".into(), results, note: d },
+            None => Self { status: status.into(), results, note: String::new() },
+        }
+    }
+}
+
+/// One application as a campaign runs it. Drawing the dispersions, running in parallel,
+/// appending rows to `runs.csv`, resuming and the generic report are the campaign's; what a run
+/// is, what its row holds and what the report adds are the kind's.
+pub trait CampaignKind: Send + Sync {
+    /// Result columns of `runs.csv` (`name [unit]`), after the run index, seed and dispersed
+    /// values.
+    fn columns(&self) -> Vec<String>;
+    /// Builds (without running) the model of a run's scenario: run 0 is checked this way
+    /// before any work.
+    fn check(&self, sc: &Scenario) -> Result<(), String>;
+    /// Builds and runs one run's scenario; with `dir`, also writes there every output that
+    /// `tumble run` writes. An error is a run that could not be built.
+    fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String>;
+    /// What this kind adds to the campaign's `summary.json`, with its plots in `plots`.
+    fn report(&self, _c: &Campaign, _rows: &[RunRow], _plots: &Path) -> Result<Value, String> {
+        Ok(Value::Null)
+    }
+    /// One line on the finished rows (`tumble mc` prints it): how many runs ended each way.
+    fn headline(&self, rows: &[RunRow]) -> String {
+        status_counts(rows).iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
+    }
+    /// The kind as [`Any`], for an engine that runs only one kind (the GPU's landers).
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// How many rows ended each way, in order of status name.
+pub fn status_counts(rows: &[RunRow]) -> Vec<(String, usize)> {
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    rows.iter().for_each(|r| *counts.entry(r.status.as_str()).or_default() += 1);
+    counts.into_iter().map(|(s, n)| (s.to_string(), n)).collect()
+}
+
+/// The campaign kind of scenario `sc` (the nominal one, before dispersions) whose runs draw
+/// `dispersions`: the one place a scenario's `kind` picks the application a campaign runs.
+pub fn campaign_kind(sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+    let touched = |prefixes: &[&str]| dispersions.iter().any(|d| prefixes.iter().any(|p| d.key.starts_with(p)));
+    Ok(match sc.kind {
+        Kind::RigidBodies => Box::new(crate::run::RigidRuns::new(sc)?),
+        Kind::Lander => Box::new(crate::lander::campaign::LanderRuns::new(sc, touched(&["target.", "gravity."]))?),
+        Kind::MembraneDrop => Box::new(crate::membrane::campaign::DropRuns),
+        Kind::MembraneCapture => Box::new(crate::asteroid_capture::campaign::CaptureRuns),
+        Kind::Arm => Box::new(crate::arm::campaign::ArmRuns::new(sc)?),
+        Kind::Grapple => Box::new(crate::grapple::campaign::GrappleRuns),
+        Kind::Snare => Box::new(crate::snare::campaign::WireRuns),
+        Kind::Mechanism => Box::new(crate::mechanism::campaign::MechanismRuns::new(sc)?),
+        Kind::CaptureMap => {
+            Box::new(crate::capture::campaign::VerdictRuns::new(sc, touched(&["capture.measured_impulse"]))?)
+        }
+    })
+}

@@ -1,0 +1,240 @@
+//! Lander campaigns: a run's row (settling, final place, bounces, penetration, energy balance),
+//! the target the runs share when no dispersion touches it, and the report's landing maps and
+//! settling times.
+
+use super::model::{LanderModel, Target, build_target};
+use super::output::{lat_lon, write_lander_run};
+use super::sim::{LanderOutcome, simulate};
+use super::system::STATE_LEN;
+use crate::campaign::report::{mean_sd, quantile};
+use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
+use crate::plot::{LatLonField, Series, histogram_plot, line_plot, map_plot, scatter_plot};
+use crate::scenario::Scenario;
+use serde_json::{Value, json};
+use std::any::Any;
+use std::path::Path;
+use tumble_math::Vec3;
+
+/// Latitude bands of the landing map (4° cells; twice as many longitude bands).
+const MAP_ROWS: usize = 45;
+
+/// Result columns of a lander campaign.
+pub const LANDER_COLUMNS: [&str; 10] = [
+    "settle_time [s]",
+    "final_time [s]",
+    "x [m]",
+    "y [m]",
+    "z [m]",
+    "latitude [deg]",
+    "longitude [deg]",
+    "bounces",
+    "max_penetration [m]",
+    "balance_error [J]",
+];
+
+/// What a lander campaign records of a run's end (from either backend).
+pub struct LanderEnd<'a> {
+    /// Whether the target is a body (sites get a latitude and longitude).
+    pub body_target: bool,
+    /// How it ended.
+    pub outcome: &'a LanderOutcome,
+    /// Final time, s.
+    pub final_time: f64,
+    /// Final state.
+    pub final_state: &'a [f64; STATE_LEN],
+    /// Touchdowns.
+    pub bounces: usize,
+    /// Deepest penetration, m.
+    pub max_penetration: f64,
+    /// Largest |energy balance error|, J.
+    pub max_balance_error: f64,
+}
+
+/// A lander run's row: status (`settled`, `escaped`, `completed`, `failed`), results in
+/// [`LANDER_COLUMNS`] order, note.
+pub fn lander_results(end: &LanderEnd) -> Finished {
+    let y = end.final_state;
+    let x = Vec3::new(y[0], y[1], y[2]);
+    let (status, settle, diagnosis) = match end.outcome {
+        LanderOutcome::Settled(t) => ("settled", *t, None),
+        LanderOutcome::Escaped(_) => ("escaped", f64::NAN, None),
+        LanderOutcome::Completed => ("completed", f64::NAN, None),
+        LanderOutcome::Failed(d) => ("failed", f64::NAN, Some(d.to_string())),
+    };
+    let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
+    let results = vec![
+        settle,
+        end.final_time,
+        x.x,
+        x.y,
+        x.z,
+        lat,
+        lon,
+        end.bounces as f64,
+        end.max_penetration,
+        end.max_balance_error,
+    ];
+    Finished::new(status, results, diagnosis)
+}
+
+/// Builds a lander run of `sc` on the campaign's shared target, if it has one.
+pub fn lander_model(shared: Option<&Target>, sc: &Scenario) -> Result<LanderModel, String> {
+    match shared {
+        Some(t) => LanderModel::build_with(sc, t),
+        None => LanderModel::build(sc),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Lander runs (`kind = "lander"`).
+pub struct LanderRuns {
+    /// The target every run shares, built once, when no dispersion touches `target.*` or
+    /// `gravity.*`; `None` when each run builds its own.
+    pub shared: Option<Target>,
+}
+
+impl LanderRuns {
+    /// The runs of `sc`; `own_target` when a dispersion changes the target or its gravity.
+    pub fn new(sc: &Scenario, own_target: bool) -> Result<Self, String> {
+        let shared = if own_target { None } else { Some(build_target(sc).map_err(|e| e.to_string())?) };
+        Ok(Self { shared })
+    }
+}
+
+impl CampaignKind for LanderRuns {
+    fn columns(&self) -> Vec<String> {
+        LANDER_COLUMNS.iter().map(|c| c.to_string()).collect()
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<(), String> {
+        lander_model(self.shared.as_ref(), sc).map(|_| ())
+    }
+
+    fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
+        let mut model = lander_model(self.shared.as_ref(), sc)?;
+        let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
+        if let Some(dir) = dir {
+            write_lander_run(dir, &model, &run)?;
+        }
+        Ok(lander_results(&LanderEnd {
+            body_target: model.body_target,
+            outcome: &run.outcome,
+            final_time: run.final_time,
+            final_state: &run.final_state,
+            bounces: run.bounces(),
+            max_penetration: run.max_penetration,
+            max_balance_error: run.max_balance_error,
+        }))
+    }
+
+    fn report(&self, c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
+        lander_report(self, c, self.shared.as_ref(), rows, plots)
+    }
+
+    fn headline(&self, rows: &[RunRow]) -> String {
+        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+        let mut settle: Vec<f64> = rows.iter().filter_map(|r| r.get(self, "settle_time [s]")).collect();
+        settle.sort_by(f64::total_cmp);
+        format!(
+            "{} settled, {} escaped, {} failed; median settling time {} s",
+            count("settled"),
+            count("escaped"),
+            count("failed"),
+            quantile(&settle, 0.5).map_or("-".into(), |t| format!("{t:.1}"))
+        )
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Landing sites on a map of the body (or on the plane), settling-time histogram and
+/// cumulative distribution; `shared`: the target every run shares, when no dispersion touches
+/// it.
+fn lander_report(
+    k: &LanderRuns,
+    c: &Campaign,
+    shared: Option<&Target>,
+    rows: &[RunRow],
+    plots: &Path,
+) -> Result<Value, String> {
+    let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+    let mut settle: Vec<f64> = rows.iter().filter_map(|r| r.get(k, "settle_time [s]")).collect();
+    settle.sort_by(f64::total_cmp);
+    let lat_lon = |r: &RunRow| r.get(k, "latitude [deg]").zip(r.get(k, "longitude [deg]"));
+    let sites: Vec<(f64, f64)> = rows.iter().filter(|r| r.status == "settled").filter_map(lat_lon).collect();
+    // Longitudes continued about their circular mean, so a cluster across ±180° stays together.
+    let (sx, sy) = sites.iter().fold((0.0, 0.0), |(a, b), s| (a + s.1.to_radians().cos(), b + s.1.to_radians().sin()));
+    let centre = sy.atan2(sx).to_degrees();
+    let sites: Vec<(f64, f64)> =
+        sites.iter().map(|&(lat, lon)| (lat, centre + (lon - centre + 540.0).rem_euclid(360.0) - 180.0)).collect();
+    // The nominal target (each run's own when a dispersion touches it): a body has a size.
+    let nominal = match shared {
+        Some(t) => Some(t.clone()),
+        None => build_target(&c.scenario).ok(),
+    };
+    let body = nominal.as_ref().is_some_and(|t| t.size.is_some()) || rows.iter().any(|r| lat_lon(r).is_some());
+    let planar: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.status == "settled")
+        .filter_map(|r| r.get(k, "x [m]").zip(r.get(k, "y [m]")))
+        .collect();
+    let stats = |v: &[f64]| mean_sd(v).map(|(m, s)| json!({ "mean": m, "sd": s }));
+    let summary = json!({
+        "settled": count("settled"),
+        "escaped": count("escaped"),
+        "completed_unsettled": count("completed"),
+        "settle_time_s": {
+            "mean": mean_sd(&settle).map(|m| m.0),
+            "median": quantile(&settle, 0.5),
+            "p90": quantile(&settle, 0.9),
+            "max": settle.last(),
+        },
+        "landing_latitude_deg": stats(&sites.iter().map(|s| s.0).collect::<Vec<_>>()),
+        "landing_longitude_deg": stats(&sites.iter().map(|s| s.1).collect::<Vec<_>>()),
+        "landing_x_m": stats(&planar.iter().map(|s| s.0).collect::<Vec<_>>()),
+        "landing_y_m": stats(&planar.iter().map(|s| s.1).collect::<Vec<_>>()),
+        "max_balance_error_J": rows.iter().filter_map(|r| r.get(k, "balance_error [J]")).fold(0.0, f64::max),
+    });
+    if body {
+        // The sites on the whole body, its radius as the map's colour, centred on the sites'
+        // mean longitude.
+        let west = centre.rem_euclid(360.0) - 180.0;
+        if let Some(values) = nominal.and_then(|t| t.radius_map(MAP_ROWS, 2 * MAP_ROWS, west)) {
+            let field = LatLonField { label: "surface radius [m]", west, values: &values };
+            let raw: Vec<(f64, f64)> =
+                rows.iter().filter(|r| r.status == "settled").filter_map(lat_lon).map(|(la, lo)| (lo, la)).collect();
+            map_plot(&plots.join("landing_map"), "Landing sites on the body", &field, &raw)?;
+        }
+        scatter_plot(
+            &plots.join("landing_sites"),
+            "Landing sites",
+            "longitude [deg] (continued about the mean)",
+            "latitude [deg]",
+            &sites.iter().map(|s| (s.1, s.0)).collect::<Vec<_>>(),
+        )?;
+    } else {
+        scatter_plot(&plots.join("landing_sites"), "Landing sites (target frame)", "x [m]", "y [m]", &planar)?;
+    }
+    if !settle.is_empty() {
+        histogram_plot(
+            &plots.join("settle_time_histogram"),
+            "Settling time",
+            "settling time [s]",
+            &settle,
+            (settle.len() as f64).sqrt().ceil() as usize,
+        )?;
+        let n = rows.len() as f64;
+        let frac: Vec<f64> = (1..=settle.len()).map(|k| k as f64 / n).collect();
+        line_plot(
+            &plots.join("settle_time_cdf"),
+            "Fraction of runs settled by a time",
+            "time [s]",
+            "fraction of all runs",
+            &[Series { label: String::new(), x: &settle, y: frac }],
+            false,
+        )?;
+    }
+    Ok(summary)
+}
