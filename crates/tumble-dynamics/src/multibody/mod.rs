@@ -18,7 +18,7 @@ pub mod urdf;
 pub use joint::Joint;
 
 use spatial::{SMat, SVec, cross_force, cross_motion, inertia, join, parts, plucker};
-use tumble_math::nalgebra::{DMatrix, DVector, Matrix6xX};
+use tumble_math::nalgebra::{DMatrix, DVector, DVectorView, Matrix6xX};
 use tumble_math::{Mat3, Vec3};
 
 /// One link and the joint that carries it.
@@ -65,8 +65,9 @@ pub enum MultibodyError {
     Inertia(String, String),
 }
 
-/// Kinematics of every link at one state.
-#[derive(Clone, Debug)]
+/// Kinematics of every link at one state. `Default` is empty; [`Multibody::kinematics_into`]
+/// refills one without allocating once it has held the model's links.
+#[derive(Clone, Debug, Default)]
 pub struct Kinematics {
     /// Motion transform from the parent's frame (the world for roots) to each link's.
     pub x_up: Vec<SMat>,
@@ -74,6 +75,25 @@ pub struct Kinematics {
     pub v: Vec<SVec>,
     /// Rotation (link axes into world axes) and position of each link frame in the world.
     pub pose: Vec<(Mat3, Vec3)>,
+}
+
+/// Working memory of the articulated-body algorithm (the data half of MuJoCo's model/data
+/// split): [`Multibody::forward_dynamics_in`] sizes it on first use and reuses it, so a step
+/// loop that keeps one allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    /// Articulated inertias.
+    ia: Vec<SMat>,
+    /// Articulated bias forces.
+    pa: Vec<SVec>,
+    /// Velocity-product accelerations.
+    c: Vec<SVec>,
+    /// `(U, D⁻¹, u)` of multi-degree-of-freedom joints, zero-padded.
+    multi: Vec<(SMat, SMat, SVec)>,
+    /// `(U, D, u)` of one-degree-of-freedom joints.
+    scalar: Vec<(SVec, f64, f64)>,
+    /// Link accelerations.
+    acc: Vec<SVec>,
 }
 
 impl Multibody {
@@ -156,16 +176,12 @@ impl Multibody {
         &q[self.q_at[k]..self.q_at[k + 1]]
     }
 
-    fn vs(&self, k: usize, v: &[f64]) -> DVector<f64> {
-        DVector::from_column_slice(&v[self.v_at[k]..self.v_at[k + 1]])
-    }
-
     /// `S v` of link `k`'s joint.
     fn joint_motion(&self, k: usize, v: &[f64]) -> SVec {
         match self.s[k].ncols() {
             0 => SVec::zeros(),
             1 => self.s[k].column(0) * v[self.v_at[k]],
-            _ => &self.s[k] * self.vs(k, v),
+            n => &self.s[k] * DVectorView::from_slice(&v[self.v_at[k]..self.v_at[k + 1]], n),
         }
     }
 
@@ -180,7 +196,17 @@ impl Multibody {
     /// Forward kinematics: transforms, velocities and world poses.
     pub fn kinematics(&self, q: &[f64], v: &[f64]) -> Kinematics {
         let n = self.links.len();
-        let (mut x_up, mut vel, mut pose) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut k = Kinematics { x_up: Vec::with_capacity(n), v: Vec::with_capacity(n), pose: Vec::with_capacity(n) };
+        self.kinematics_into(q, v, &mut k);
+        k
+    }
+
+    /// [`Multibody::kinematics`] into `out`, reusing its memory.
+    pub fn kinematics_into(&self, q: &[f64], v: &[f64], out: &mut Kinematics) {
+        let Kinematics { x_up, v: vel, pose } = out;
+        x_up.clear();
+        vel.clear();
+        pose.clear();
         for (k, l) in self.links.iter().enumerate() {
             let (rj, pj) = l.joint.pose(self.qs(k, q));
             let x = self.joint_transform(k, &rj, &pj);
@@ -194,7 +220,6 @@ impl Multibody {
             pose.push((rp * rt * rj, pp + rp * (pt + rt * pj)));
             x_up.push(x);
         }
-        Kinematics { x_up, v: vel, pose }
     }
 
     /// Inverse dynamics (recursive Newton–Euler): the joint forces `τ` (nv) that give the
@@ -307,10 +332,28 @@ impl Multibody {
 
     /// [`Multibody::forward_dynamics`] from the kinematics `k` of `(q, v)` already at hand.
     pub fn forward_dynamics_with(&self, k: &Kinematics, v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let mut qdd = DVector::zeros(self.nv());
+        self.forward_dynamics_in(k, v, tau, f_ext, &mut Workspace::default(), qdd.as_mut_slice());
+        qdd
+    }
+
+    /// [`Multibody::forward_dynamics_with`] into `qdd` (nv), with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn forward_dynamics_in(
+        &self,
+        k: &Kinematics,
+        v: &[f64],
+        tau: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        qdd: &mut [f64],
+    ) {
         let n = self.links.len();
-        let mut ia = self.i.clone();
-        let mut pa: Vec<SVec> = Vec::with_capacity(n);
-        let mut c: Vec<SVec> = Vec::with_capacity(n);
+        let Workspace { ia, pa, c, multi, scalar, acc } = w;
+        ia.clear();
+        ia.extend_from_slice(&self.i);
+        pa.clear();
+        c.clear();
         for i in 0..n {
             let vj = self.joint_motion(i, v);
             c.push(cross_motion(&k.v[i], &vj));
@@ -322,42 +365,14 @@ impl Multibody {
         }
         // Multi-degree-of-freedom joints (ball, free) select the first `nv` coordinates
         // (`S = [I; 0]`), so `U = IA S`, `D = SᵀIA S` and `u` are kept zero-padded in 6×6
-        // matrices and 6-vectors (no allocation); one-degree-of-freedom joints keep U, D and u
-        // as a spatial vector and two scalars.
-        let mut multi: Vec<(SMat, SMat, SVec)> = vec![(SMat::zeros(), SMat::zeros(), SVec::zeros()); n];
-        let mut scalar: Vec<(SVec, f64, f64)> = vec![(SVec::zeros(), 0.0, 0.0); n];
+        // matrices and 6-vectors; one-degree-of-freedom joints keep U, D and u as a spatial
+        // vector and two scalars.
+        multi.clear();
+        multi.resize(n, (SMat::zeros(), SMat::zeros(), SVec::zeros()));
+        scalar.clear();
+        scalar.resize(n, (SVec::zeros(), 0.0, 0.0));
         for i in (0..n).rev() {
-            let s = &self.s[i];
-            let (ia_a, pa_a) = if s.ncols() == 1 {
-                let sc = s.column(0).into_owned();
-                let u = ia[i] * sc;
-                let d = sc.dot(&u);
-                let ui = tau[self.v_at[i]] - sc.dot(&pa[i]);
-                scalar[i] = (u, d, ui);
-                let ia_a = ia[i] - u * u.transpose() / d;
-                (ia_a, pa[i] + ia_a * c[i] + u * (ui / d))
-            } else {
-                let nv = s.ncols();
-                let mut u = SMat::zeros();
-                u.columns_mut(0, nv).copy_from(&ia[i].columns(0, nv));
-                let mut di = SMat::zeros();
-                match nv {
-                    3 => {
-                        let d = ia[i].fixed_view::<3, 3>(0, 0).into_owned();
-                        di.fixed_view_mut::<3, 3>(0, 0).copy_from(&d.try_inverse().unwrap_or_else(Mat3::zeros));
-                    }
-                    6 => di = ia[i].try_inverse().unwrap_or_else(SMat::zeros),
-                    _ => {}
-                }
-                let mut ui = SVec::zeros();
-                for k in 0..nv {
-                    ui[k] = tau[self.v_at[i] + k] - pa[i][k];
-                }
-                let ia_a = ia[i] - u * di * u.transpose();
-                let pa_a = pa[i] + ia_a * c[i] + u * (di * ui);
-                multi[i] = (u, di, ui);
-                (ia_a, pa_a)
-            };
+            let (ia_a, pa_a) = self.articulate(i, &ia[i], &pa[i], &c[i], tau, &mut multi[i], &mut scalar[i]);
             if let Some(p) = self.links[i].parent {
                 let x = k.x_up[i];
                 let add_i = x.transpose() * ia_a * x;
@@ -367,8 +382,8 @@ impl Multibody {
             }
         }
         let a0 = join(&Vec3::zeros(), &(-self.gravity));
-        let mut acc: Vec<SVec> = Vec::with_capacity(n);
-        let mut qdd = DVector::zeros(self.nv());
+        acc.clear();
+        qdd.fill(0.0);
         for i in 0..n {
             let ap = self.links[i].parent.map_or(a0, |p| acc[p]);
             let a_pre = k.x_up[i] * ap + c[i];
@@ -381,11 +396,56 @@ impl Multibody {
                 let (u, di, ui) = &multi[i];
                 let qi = di * (ui - u.transpose() * a_pre);
                 let nv = self.s[i].ncols();
-                qdd.rows_mut(self.v_at[i], nv).copy_from(&qi.rows(0, nv));
+                qdd[self.v_at[i]..self.v_at[i] + nv].copy_from_slice(&qi.as_slice()[..nv]);
                 acc.push(a_pre + qi);
             }
         }
-        qdd
+    }
+
+    /// The articulated-body step of link `i` with articulated inertia `ia` and bias `pa`:
+    /// its joint's `(U, D, u)` into `scalar` (one degree of freedom) or `multi`, and the
+    /// inertia and bias it passes to its parent.
+    #[allow(clippy::too_many_arguments)]
+    fn articulate(
+        &self,
+        i: usize,
+        ia: &SMat,
+        pa: &SVec,
+        c: &SVec,
+        tau: &[f64],
+        multi: &mut (SMat, SMat, SVec),
+        scalar: &mut (SVec, f64, f64),
+    ) -> (SMat, SVec) {
+        let s = &self.s[i];
+        if s.ncols() == 1 {
+            let sc = s.column(0).into_owned();
+            let u = ia * sc;
+            let d = sc.dot(&u);
+            let ui = tau[self.v_at[i]] - sc.dot(pa);
+            *scalar = (u, d, ui);
+            let ia_a = ia - u * u.transpose() / d;
+            return (ia_a, pa + ia_a * c + u * (ui / d));
+        }
+        let nv = s.ncols();
+        let mut u = SMat::zeros();
+        u.columns_mut(0, nv).copy_from(&ia.columns(0, nv));
+        let mut di = SMat::zeros();
+        match nv {
+            3 => {
+                let d = ia.fixed_view::<3, 3>(0, 0).into_owned();
+                di.fixed_view_mut::<3, 3>(0, 0).copy_from(&d.try_inverse().unwrap_or_else(Mat3::zeros));
+            }
+            6 => di = ia.try_inverse().unwrap_or_else(SMat::zeros),
+            _ => {}
+        }
+        let mut ui = SVec::zeros();
+        for k in 0..nv {
+            ui[k] = tau[self.v_at[i] + k] - pa[k];
+        }
+        let ia_a = ia - u * di * u.transpose();
+        let pa_a = pa + ia_a * c + u * (di * ui);
+        *multi = (u, di, ui);
+        (ia_a, pa_a)
     }
 
     /// Kinetic energy, J.

@@ -5,7 +5,7 @@
 
 use super::forces::{BallSpring, Flexible, JointForce};
 use super::spatial::SVec;
-use super::{Kinematics, Multibody};
+use super::{Kinematics, Multibody, Workspace};
 use crate::integrator::OdeSystem;
 
 /// The model, its force elements and inputs.
@@ -23,6 +23,12 @@ pub struct MultibodySystem {
     pub motor_torques: Vec<f64>,
     /// External wrench on each link (link coordinates, about its origin; empty for none).
     pub external: Vec<SVec>,
+    /// Kinematics of the last right-hand side (scratch).
+    kin: Kinematics,
+    /// The articulated-body algorithm's working memory (scratch).
+    work: Workspace,
+    /// Joint forces (scratch, nv).
+    tau: Vec<f64>,
 }
 
 impl MultibodySystem {
@@ -36,6 +42,9 @@ impl MultibodySystem {
             ball_springs: vec![],
             motor_torques: vec![],
             external: vec![],
+            kin: Kinematics::default(),
+            work: Workspace::default(),
+            tau: vec![0.0; nv],
         }
     }
 
@@ -109,8 +118,10 @@ impl OdeSystem for MultibodySystem {
 
     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
         let (nq, nv) = (self.model.nq(), self.model.nv());
-        let k = self.model.kinematics(&y[..nq], &y[nq..nq + nv]);
-        self.derivatives(&k, y, dydt);
+        let mut kin = std::mem::take(&mut self.kin);
+        self.model.kinematics_into(&y[..nq], &y[nq..nq + nv], &mut kin);
+        self.derivatives(&kin, y, dydt);
+        self.kin = kin;
     }
 
     fn project(&self, y: &mut [f64]) {
@@ -121,14 +132,19 @@ impl OdeSystem for MultibodySystem {
 
 impl MultibodySystem {
     /// The state derivative at `y` from the kinematics `k` of its `(q, v)` already at hand
-    /// (the [`OdeSystem::rhs`] of the system).
-    pub fn derivatives(&self, k: &Kinematics, y: &[f64], dydt: &mut [f64]) {
-        let mb = &self.model;
-        let (nq, nv, nf) = (mb.nq(), mb.nv(), self.flexible.len());
+    /// (the [`OdeSystem::rhs`] of the system). Allocates nothing once the system's scratch has
+    /// served one call.
+    pub fn derivatives(&mut self, k: &Kinematics, y: &[f64], dydt: &mut [f64]) {
+        let (nq, nv, nf) = (self.model.nq(), self.model.nv(), self.flexible.len());
         let (q, v, theta, theta_d) = self.split(y);
-        mb.q_dot(q, v, &mut dydt[..nq]);
-        let (tau, _) = self.joint_torques(q, v, theta, theta_d);
-        dydt[nq..nq + nv].copy_from_slice(mb.forward_dynamics_with(k, v, &tau, &self.external).as_slice());
+        self.model.q_dot(q, v, &mut dydt[..nq]);
+        let mut tau = std::mem::take(&mut self.tau);
+        tau.clear();
+        tau.resize(nv, 0.0);
+        self.joint_loads(q, v, theta, theta_d, &mut tau);
+        self.model.forward_dynamics_in(k, v, &tau, &self.external, &mut self.work, &mut dydt[nq..nq + nv]);
+        self.tau = tau;
+        let mb = &self.model;
         for (i, fl) in self.flexible.iter().enumerate() {
             let (t, _) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
             let motor = self.motor_torques.get(i).copied().unwrap_or(0.0) + fl.servo(theta[i]).0;
