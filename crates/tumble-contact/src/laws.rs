@@ -254,16 +254,25 @@ impl ContactLaw {
                 // Clamped polynomial: integrate max(0, F) exactly by Simpson on sub-intervals
                 // split at the roots (the integrand is a quadratic between them).
                 let c = if *zero_offset { 0.0 } else { *c };
-                let mut cuts = vec![0.0, delta];
+                // The ends and the roots (at most four cuts; no allocation).
                 let disc = b * b - 4.0 * a * c;
-                if *a != 0.0 && disc >= 0.0 {
-                    cuts.extend([(-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a)]);
+                let roots = if *a != 0.0 && disc >= 0.0 {
+                    [(-b - disc.sqrt()) / (2.0 * a), (-b + disc.sqrt()) / (2.0 * a)]
                 } else if *a == 0.0 && *b != 0.0 {
-                    cuts.push(-c / b);
+                    [-c / b, f64::NAN]
+                } else {
+                    [f64::NAN; 2]
+                };
+                let (mut cuts, mut n) = ([0.0; 4], 0);
+                for r in [0.0, delta, roots[0], roots[1]] {
+                    if (0.0..=delta).contains(&r) {
+                        cuts[n] = r;
+                        n += 1;
+                    }
                 }
-                cuts.retain(|r| (0.0..=delta).contains(r));
-                cuts.sort_by(f64::total_cmp);
-                cuts.windows(2)
+                cuts[..n].sort_unstable_by(f64::total_cmp);
+                cuts[..n]
+                    .windows(2)
                     .map(|w| {
                         let (x0, x1) = (w[0], w[1]);
                         let f = |x: f64| self.elastic(x).max(0.0);

@@ -169,6 +169,25 @@ impl Face {
 }
 
 impl HullBuilder {
+    /// Reserves room for hulls of up to `points` points, and for `out`'s, so that building them
+    /// allocates nothing in the usual case (the construction's dead faces included: 8 per
+    /// point; a rarer hull that needs more grows the buffers once).
+    pub fn reserve(&mut self, points: usize, out: &mut ConvexHull) {
+        let (f, n) = (8 * points + 8, points);
+        for v in [&mut self.next, &mut self.start_of] {
+            v.reserve(n);
+        }
+        for v in [&mut self.pending, &mut self.stack, &mut self.visible, &mut self.new_faces, &mut self.crease] {
+            v.reserve(f);
+        }
+        self.faces.reserve(f);
+        self.horizon.reserve(f);
+        self.order.reserve(n);
+        out.vertices.reserve(n);
+        out.triangles.reserve(2 * n);
+        out.polygon.reserve(n);
+    }
+
     /// Computes the hull of `points` into `out` (its vectors are reused).
     pub fn build(&mut self, points: &[Vec3], out: &mut ConvexHull) -> Result<(), HullError> {
         out.vertices.clear();

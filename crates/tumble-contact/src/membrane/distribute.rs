@@ -58,8 +58,8 @@ pub struct DistributionReport {
 /// Reusable buffers for [`Distributor::solve`].
 #[derive(Clone, Debug, Default)]
 pub struct Distributor {
-    z: Vec<f64>,
-    passive: Vec<bool>,
+    pub(super) z: Vec<f64>,
+    pub(super) passive: Vec<bool>,
 }
 
 fn gram_pinv(g: &SMatrix<f64, K, K>, w: &SVector<f64, K>) -> SVector<f64, K> {

@@ -255,6 +255,29 @@ pub struct MembraneWorkspace {
 }
 
 impl MembraneWorkspace {
+    /// A workspace with room for `membrane` against a body of `body_vertices` vertices, so that
+    /// evaluations allocate nothing in the usual case.
+    pub fn for_body(membrane: &Membrane, body_vertices: usize) -> Self {
+        let mut ws = Self::default();
+        let n = membrane.suspension.len() + body_vertices;
+        ws.hull.reserve(n, &mut ws.out);
+        ws.sides.reserve(membrane.suspension.len());
+        for v in [&mut ws.z, &mut ws.loads, &mut ws.dist.z] {
+            v.reserve(n);
+        }
+        for v in [&mut ws.points, &mut ws.vel, &mut ws.col_normal] {
+            v.reserve(n);
+        }
+        ws.body.reserve(n);
+        ws.col_point.reserve(n);
+        ws.on_membrane.reserve(n);
+        ws.dist.passive.reserve(n);
+        ws.cols.reserve(n);
+        ws.tris.reserve(2 * n);
+        ws.triangles.reserve(2 * n);
+        ws
+    }
+
     /// Body vertex index of hull point `i` (`None` for a suspension point), for the last
     /// evaluation of a membrane with `n` suspension points.
     pub fn body_vertex(&self, i: usize, n: usize) -> Option<usize> {

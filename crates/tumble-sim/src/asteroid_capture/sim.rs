@@ -38,13 +38,16 @@ struct Ode<'a> {
     /// The spacecraft's kinematics at that state, and scratch for its joint forces.
     start_kinematics: Option<Kinematics>,
     tau: Vec<f64>,
+    /// The spacecraft's kinematics at a right-hand side's state (scratch).
+    kin: Kinematics,
     /// Time of first contact.
     contact_time: Option<f64>,
 }
 
 impl Ode<'_> {
-    fn frame_and_contact(&mut self, y: &[f64]) -> (Frame, MembraneContact, Kinematics) {
-        let (f, k) = self.frame(y);
+    /// [`Ode::frame`] and the membrane's action at `y`.
+    fn frame_and_contact(&mut self, y: &[f64], k: &mut Kinematics) -> (Frame, MembraneContact) {
+        let f = self.frame(y, k);
         let m = self.model;
         let motion = RelativeMotion {
             vertices: &m.mesh.vertices,
@@ -56,14 +59,15 @@ impl Ode<'_> {
             hull: m.hull.as_ref(),
         };
         let c = m.membrane.evaluate(&motion, &mut self.ws);
-        (f, c, k)
+        (f, c)
     }
 
     /// Observes the state `y` at `t` that the next step starts from: the membrane's action
     /// there, kept for the step's first stage; with `decide`, thrust from the first step that
     /// starts in contact.
     fn observe(&mut self, t: f64, y: &[f64], decide: bool) {
-        let (_, c, k) = self.frame_and_contact(y);
+        let mut k = self.start_kinematics.take().unwrap_or_default();
+        let (_, c) = self.frame_and_contact(y, &mut k);
         self.start_contact = c;
         self.start_kinematics = Some(k);
         self.seen.clear();
@@ -74,13 +78,13 @@ impl Ode<'_> {
         }
     }
 
-    /// Poses and twists at `y`, and the spacecraft's kinematics.
-    fn frame(&self, y: &[f64]) -> (Frame, Kinematics) {
+    /// Poses and twists at `y`; the spacecraft's kinematics into `k`.
+    fn frame(&self, y: &[f64], k: &mut Kinematics) -> Frame {
         let m = self.model;
         let asteroid = BodyState::read(y);
         let R_A = asteroid.q_WB.to_rotation_matrix().into_inner();
         let ys = &y[SC..SC + NQ + NV];
-        let k = self.spacecraft.model.kinematics(&ys[..NQ], &ys[NQ..]);
+        self.spacecraft.model.kinematics_into(&ys[..NQ], &ys[NQ..], k);
         let (R_b, p_b) = k.pose[0];
         let (w_b, v_b) = parts(&k.v[0]);
         // M: origin `offset` ahead of the bus centre of mass, bus axes.
@@ -88,7 +92,7 @@ impl Ode<'_> {
         let p_MB = R_b.transpose() * (asteroid.p_WB - o_M);
         let v_oM = R_b * (v_b + w_b.cross(&Vec3::new(0.0, 0.0, m.offset)));
         let v_MB = R_b.transpose() * (asteroid.v_WB - v_oM) - w_b.cross(&p_MB);
-        (Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }, k)
+        Frame { asteroid, R_A, R_b, p_b, w_b, v_b, p_MB, v_MB }
     }
 }
 
@@ -132,11 +136,11 @@ impl OdeSystem for Ode<'_> {
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
-        let (f, c, k) = if y == self.seen.as_slice() {
-            let (f, k) = self.frame(y);
-            (f, self.start_contact, k)
+        let mut k = std::mem::take(&mut self.kin);
+        let (f, c) = if y == self.seen.as_slice() {
+            (self.frame(y, &mut k), self.start_contact)
         } else {
-            self.frame_and_contact(y)
+            self.frame_and_contact(y, &mut k)
         };
         let m = self.model;
         // Asteroid: the membrane's force (M = bus axes → world) and torque.
@@ -159,6 +163,7 @@ impl OdeSystem for Ode<'_> {
         };
         self.spacecraft.external[0] = join(&torque, &force);
         self.spacecraft.derivatives(&k, &y[SC..SC + NQ + NV], &mut dydt[SC..SC + NQ + NV]);
+        self.kin = k;
         dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
         dydt[FRICTION_LOSS] = -c.friction_power;
         dydt[SADA_LOSS] = self
@@ -182,7 +187,8 @@ impl OdeSystem for Ode<'_> {
 impl AsteroidCapture {
     /// The sample at `t`, `y`, with the membrane's action `c` there.
     fn sample(&self, t: f64, y: &[f64], ode: &Ode, c: MembraneContact) -> CaptureSample {
-        let (f, k) = ode.frame(y);
+        let mut k = Kinematics::default();
+        let f = ode.frame(y, &mut k);
         let ys = &y[SC..SC + NQ + NV];
         let sc = &self.spacecraft;
         let sada = |i: usize| {
@@ -240,12 +246,13 @@ impl<'a> AsteroidCaptureSim<'a> {
         let mut ode = Ode {
             model,
             spacecraft: model.spacecraft.clone(),
-            ws: MembraneWorkspace::default(),
+            ws: MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len()),
             thrusting: false,
             start_contact: MembraneContact::default(),
             seen: Vec::with_capacity(DIM),
             start_kinematics: None,
             tau: vec![0.0; NV],
+            kin: Kinematics::default(),
             contact_time: None,
         };
         let y = model.initial_state();

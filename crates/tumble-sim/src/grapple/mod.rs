@@ -334,7 +334,7 @@ impl GrappleCapture {
             return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
         }
         // Where the fixture starts.
-        let ode = cap.ode();
+        let mut ode = cap.ode();
         let y = cap.initial_state();
         let (_, c, _) = ode.contact(0.0, &y);
         if c.face_force > 0.0 {

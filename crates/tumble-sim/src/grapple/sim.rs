@@ -58,6 +58,8 @@ pub(super) struct Coupled<'a> {
     phase: Phase,
     wire: Option<LooseWire>,
     v0: f64,
+    /// The arm's kinematics at the last evaluation (scratch).
+    kin: Kinematics,
 }
 
 pub(super) fn rotation(q: &[f64]) -> Mat3 {
@@ -66,10 +68,20 @@ pub(super) fn rotation(q: &[f64]) -> Mat3 {
 
 impl Coupled<'_> {
     /// Contact loads at time `t` and state `y`, and the link's rotation.
-    pub(super) fn contact(&self, t: f64, y: &[f64]) -> (Loads, Contact, Mat3) {
+    pub(super) fn contact(&mut self, t: f64, y: &[f64]) -> (Loads, Contact, Mat3) {
+        let k = self.kinematics(y);
+        let out = self.contact_with(t, y, &k);
+        self.kin = k;
+        out
+    }
+
+    /// The arm's kinematics at `y`, in the scratch taken out of `self` (put it back).
+    fn kinematics(&mut self, y: &[f64]) -> Kinematics {
+        let mut k = std::mem::take(&mut self.kin);
         let mb = &self.sys.model;
         let (nq, nv) = (mb.nq(), mb.nv());
-        self.contact_with(t, y, &mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+        mb.kinematics_into(&y[..nq], &y[nq..nq + nv], &mut k);
+        k
     }
 
     /// [`Coupled::contact`] with the arm's kinematics `k` at hand.
@@ -171,17 +183,14 @@ impl OdeSystem for Coupled<'_> {
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
-        let k = {
-            let mb = &self.sys.model;
-            let (nq, nv) = (mb.nq(), mb.nv());
-            mb.kinematics(&y[..nq], &y[nq..nq + nv])
-        };
+        let k = self.kinematics(y);
         let (loads, _, r) = self.contact_with(t, y, &k);
         let link = self.cap.link;
         let (n, f) = (r.transpose() * loads.link.1, r.transpose() * loads.link.0);
         self.sys.external[link] = SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
         let na = self.na;
         self.sys.derivatives(&k, &y[..na], &mut dydt[..na]);
+        self.kin = k;
         let pl = &self.cap.payload;
         let s = &y[na..na + 13];
         let (q, w) = ([s[3], s[4], s[5], s[6]], Vec3::new(s[10], s[11], s[12]));
@@ -213,7 +222,8 @@ impl GrappleCapture {
     pub(super) fn ode(&self) -> Coupled<'_> {
         let mut sys = self.arm.system.clone();
         sys.external = vec![SVec::zeros(); sys.model.links.len()];
-        Coupled { cap: self, na: self.arm.initial_state.len(), sys, phase: Phase::Open, wire: None, v0: 0.0 }
+        let na = self.arm.initial_state.len();
+        Coupled { cap: self, na, sys, phase: Phase::Open, wire: None, v0: 0.0, kin: Kinematics::default() }
     }
 
     /// Engages the wire, starts, stops or releases the snare, and marks the rigidisation, at a

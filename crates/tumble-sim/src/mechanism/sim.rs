@@ -20,14 +20,26 @@ struct Ode<'a> {
     /// The arm's system (external wrenches set each evaluation) and its state length.
     arm: Option<MultibodySystem>,
     na: usize,
+    /// The arm's kinematics at the last evaluation (scratch, lent out by
+    /// [`Ode::evaluate`] and given back with [`Ode::restore`]).
+    kin: Kinematics,
 }
 
 impl Ode<'_> {
-    /// The arm's kinematics at `y`.
-    fn kinematics(&self, y: &[f64]) -> Option<Kinematics> {
+    /// The arm's kinematics at `y`, in the scratch lent out of `self`.
+    fn kinematics(&mut self, y: &[f64]) -> Option<Kinematics> {
         let mb = &self.arm.as_ref()?.model;
         let (nq, nv) = (mb.nq(), mb.nv());
-        Some(mb.kinematics(&y[..nq], &y[nq..nq + nv]))
+        let mut k = std::mem::take(&mut self.kin);
+        mb.kinematics_into(&y[..nq], &y[nq..nq + nv], &mut k);
+        Some(k)
+    }
+
+    /// Gives back the kinematics lent by [`Ode::evaluate`].
+    fn restore(&mut self, k: Option<Kinematics>) {
+        if let Some(k) = k {
+            self.kin = k;
+        }
     }
 
     /// Pose and twist (origin velocity and angular velocity, W) of a body carried by a link.
@@ -41,7 +53,7 @@ impl Ode<'_> {
     }
 
     /// Sets the bodies' poses and twists from `y` and evaluates the contacts; the arm's
-    /// kinematics, if any.
+    /// kinematics, if any (to give back with [`Ode::restore`]).
     fn evaluate(&mut self, y: &[f64]) -> Option<Kinematics> {
         let k = self.kinematics(y);
         if let Some(k) = &k {
@@ -85,6 +97,7 @@ impl OdeSystem for Ode<'_> {
             }
             sys.derivatives(k, &y[..self.na], &mut dydt[..self.na]);
         }
+        self.restore(k);
         // The drives' power: each spring's force on its body times its anchor's velocity.
         let mut power = 0.0;
         for (i, off) in self.offset.iter().enumerate() {
@@ -177,6 +190,7 @@ impl Mechanism {
                 [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
             })
             .collect();
+        ode.restore(k);
         MechSample { t, bodies, attitudes, contacts: ode.engine.contacts().len(), energy }
     }
 }
@@ -223,7 +237,7 @@ impl<'a> MechanismSim<'a> {
             sys.external = vec![SVec::zeros(); sys.model.links.len()];
             sys
         });
-        let ode = Ode { m, engine, offset, arm, na };
+        let ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default() };
         let mut y = vec![0.0; n + 1];
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
@@ -274,7 +288,8 @@ impl Simulation for MechanismSim<'_> {
 
     /// The accepted step: contacts at its end advance the friction state.
     fn observe(&mut self) -> StepReport {
-        self.ode.evaluate(&self.y);
+        let k = self.ode.evaluate(&self.y);
+        self.ode.restore(k);
         self.ode.engine.commit(self.ode.m.dt);
         StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }

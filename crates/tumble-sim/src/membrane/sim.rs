@@ -91,7 +91,12 @@ pub struct MembraneSim<'a> {
 impl<'a> MembraneSim<'a> {
     /// The drop of `model` from its initial state.
     pub fn new(model: &'a MembraneDrop) -> Self {
-        let mut ode = Ode { model, ws: MembraneWorkspace::default(), seen: vec![], seen_contact: None };
+        let mut ode = Ode {
+            model,
+            ws: MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len()),
+            seen: vec![],
+            seen_contact: None,
+        };
         let y = model.initial_state();
         let contact = ode.observe(&y);
         let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
