@@ -142,7 +142,8 @@ fn an_asteroid_capture_past_its_stable_step_stops() {
     );
 }
 
-/// A double pendulum at 0.5 s (bundled: 1 ms) reaches 3e80 rad within four steps.
+/// A double pendulum at 0.5 s (bundled: 1 ms): its energy has grown a hundredfold by the second
+/// step (it would reach 3e80 rad within four).
 #[test]
 fn an_arm_past_its_stable_step_stops() {
     blows_up(
@@ -150,6 +151,18 @@ fn an_arm_past_its_stable_step_stops() {
         "arms/double_pendulum.toml",
         &["simulation.dt=0.5", "simulation.output_interval=0.5"],
         "simulation.dt",
+    );
+}
+
+/// The flexible JEMRMS joint at 50 ms (bundled: 0.5 ms) stays finite but gains energy (tenfold
+/// by the end, before the arms had an energy check): the check stops it at 0.2 s.
+#[test]
+fn a_flexible_joint_that_gains_energy_stops() {
+    blows_up(
+        "jemrms_flexible_joint",
+        "arms/jemrms_flexible_joint.toml",
+        &["simulation.dt=0.05", "simulation.output_interval=0.05"],
+        "the energy grew by",
     );
 }
 

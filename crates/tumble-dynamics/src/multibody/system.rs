@@ -105,6 +105,42 @@ impl MultibodySystem {
         kinetic + potential + motors + self.joint_loads(q, v, theta, theta_d, tau)
     }
 
+    /// The kinetic energy (links and motors) and [`MultibodySystem::energy`] at `y`, with the
+    /// system's own scratch: no allocation. For step loops that check the energy every step.
+    pub fn energy_now(&mut self, y: &[f64]) -> (f64, f64) {
+        let (nq, nv) = (self.model.nq(), self.model.nv());
+        let mut kin = std::mem::take(&mut self.kin);
+        let mut tau = std::mem::take(&mut self.tau);
+        self.model.kinematics_into(&y[..nq], &y[nq..nq + nv], &mut kin);
+        tau.clear();
+        tau.resize(nv, 0.0);
+        let total = self.energy_with(&kin, y, &mut tau);
+        let theta_d = self.split(y).3;
+        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
+        let kinetic = motors + (0..kin.v.len()).map(|i| 0.5 * kin.v[i].dot(&(self.model.i[i] * kin.v[i]))).sum::<f64>();
+        (self.kin, self.tau) = (kin, tau);
+        (kinetic, total)
+    }
+
+    /// The power the actuators put into the system at `y`, W: the PD servos and feed-forward
+    /// forces on the joints (`τ_pd + τ_ff` times the joint rate) and the motor torques on the
+    /// flexible joints' motors (times the motor rate). Springs, limits and motor servos are in
+    /// [`MultibodySystem::energy`] and dampers only take energy out, so `E − ∫P dt` never grows
+    /// in the exact flow (external wrenches aside).
+    pub fn actuator_power(&self, y: &[f64]) -> f64 {
+        let (q, v, _, theta_d) = self.split(y);
+        let mut p = 0.0;
+        for (k, f) in self.joint_forces.iter().enumerate() {
+            if let Some(f) = f {
+                let pd = f
+                    .pd
+                    .map_or(0.0, |(kp, kd)| kp * (f.target - q[self.model.q_index(k)]) + kd * (f.target_rate - v[k]));
+                p += (pd + f.feed_forward) * v[k];
+            }
+        }
+        p + self.motor_torques.iter().zip(theta_d).map(|(t, w)| t * w).sum::<f64>()
+    }
+
     fn split<'a>(&self, y: &'a [f64]) -> (&'a [f64], &'a [f64], &'a [f64], &'a [f64]) {
         let (nq, nv, nf) = (self.model.nq(), self.model.nv(), self.flexible.len());
         (&y[..nq], &y[nq..nq + nv], &y[nq + nv..nq + nv + nf], &y[nq + nv + nf..])

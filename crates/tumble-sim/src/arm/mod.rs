@@ -40,6 +40,9 @@ pub struct ArmModel {
     pub output_interval: f64,
     /// Name of the joint carrying each link (`None` for a root).
     pub joint_names: Vec<Option<String>>,
+    /// Largest growth of `E − W` allowed, fraction of the energy scale
+    /// (`simulation.max_energy_growth`; see [`ArmSim`]).
+    pub max_energy_growth: f64,
 }
 
 /// A finished run: one row per sample.
@@ -178,7 +181,18 @@ impl ArmModel {
         if duration / output_interval > 1e6 {
             return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
         }
-        Ok(Self { name: f.name.clone(), system, initial_state, method, duration, output_interval, joint_names })
+        let max_energy_growth =
+            positive("simulation.max_energy_growth", sim.max_energy_growth, "fraction of the energy scale")?;
+        Ok(Self {
+            name: f.name.clone(),
+            system,
+            initial_state,
+            method,
+            duration,
+            output_interval,
+            joint_names,
+            max_energy_growth,
+        })
     }
 
     /// Runs the model on the pipeline's [`crate::pipeline::Driver`], recording a sample every

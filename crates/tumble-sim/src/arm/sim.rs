@@ -3,18 +3,46 @@
 
 use super::{ArmModel, ArmRun};
 use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{Integrator, Method, OdeSystem};
+
+/// The arm's system with the actuators' work `W = ∫P dt` as one more state component.
+struct Worked<'a>(&'a mut MultibodySystem);
+
+impl OdeSystem for Worked<'_> {
+    fn dim(&self) -> usize {
+        self.0.dim() + 1
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
+        let n = y.len() - 1;
+        self.0.rhs(t, &y[..n], &mut dydt[..n]);
+        dydt[n] = self.0.actuator_power(&y[..n]);
+    }
+
+    fn project(&self, y: &mut [f64]) {
+        let n = y.len() - 1;
+        self.0.project(&mut y[..n]);
+    }
+}
 
 /// An arm run as the pipeline steps it.
 ///
-/// It has no energy check ([`Simulation::energy`] is `None`): feed-forward and motor torques and
-/// PD servos to moving targets do work on the arm that the state does not accumulate, so the
-/// recorded energy may rise legitimately. The guard checks finiteness and magnitude at every
-/// accepted step.
+/// Its energy check: the state carries the actuators' work `W` (PD servos, feed-forward forces,
+/// motor torques: [`MultibodySystem::actuator_power`]), and `E − W − E₀` with `E` the system's
+/// energy (links, motors, gravity, springs, limits, motor servos) may not grow past
+/// `simulation.max_energy_growth` of the scale `max(T + |E − T|` at the start and now, `|W|)`:
+/// dampers, the limits' damping and the transmissions' viscosity only take energy out, so the
+/// exact flow keeps `E − W − E₀ ≤ 0`. The external wrenches of an arm run are zero.
 pub struct ArmSim<'a> {
     model: &'a mut ArmModel,
     integ: Integrator,
+    /// `[q; v; θ; θ̇; W]`.
     y: Vec<f64>,
+    /// `E₀` and the largest energy scale so far.
+    energy0: (f64, f64),
+    /// The energy check at the current state.
+    check: EnergyCheck,
     t: f64,
     dydt: Vec<f64>,
     /// Links whose joint reaction is recorded: those that move or hang from a parent.
@@ -39,11 +67,16 @@ impl<'a> ArmSim<'a> {
             columns.extend(["fx", "fy", "fz"].map(|c| format!("{n}.{c} [N]")));
         }
         columns.push("energy [J]".into());
-        let y = model.initial_state.clone();
+        let mut y = model.initial_state.clone();
+        let dydt = vec![0.0; y.len()];
+        y.push(0.0);
+        let (kinetic, e0) = model.system.energy_now(&model.initial_state);
         Self {
             integ: Integrator::new(model.method, y.len()),
-            dydt: vec![0.0; y.len()],
+            dydt,
             y,
+            energy0: (e0, kinetic + (e0 - kinetic).abs()),
+            check: EnergyCheck { growth: 0.0, limit: 0.0 },
             t: 0.0,
             moving,
             run: ArmRun { columns, rows: vec![], failure: None },
@@ -75,9 +108,12 @@ impl Simulation for ArmSim<'_> {
 
     fn advance(&mut self, until: f64) -> Result<(), Diagnosis> {
         let t = self.t;
-        self.integ.step_toward(&mut self.model.system, &mut self.t, &mut self.y, until).map(|_| ()).map_err(|e| {
-            Diagnosis::new(t, format!("integration failed: {e}"), "lower simulation.dt or tighten the tolerances")
-        })
+        self.integ
+            .step_toward(&mut Worked(&mut self.model.system), &mut self.t, &mut self.y, until)
+            .map(|_| ())
+            .map_err(|e| {
+                Diagnosis::new(t, format!("integration failed: {e}"), "lower simulation.dt or tighten the tolerances")
+            })
     }
 
     fn state(&self) -> &[f64] {
@@ -85,11 +121,17 @@ impl Simulation for ArmSim<'_> {
     }
 
     fn observe(&mut self) -> StepReport {
+        let n = self.y.len() - 1;
+        let (kinetic, energy) = self.model.system.energy_now(&self.y[..n]);
+        let work = self.y[n];
+        self.energy0.1 = self.energy0.1.max(kinetic + (energy - kinetic).abs()).max(work.abs());
+        let limit = self.model.max_energy_growth * (self.energy0.1 + 1e-12);
+        self.check = EnergyCheck { growth: energy - work - self.energy0.0, limit };
         StepReport::default()
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
-        None
+        Some(self.check)
     }
 
     /// The coordinates and rates, each moving link's joint reaction (from the accelerations of
@@ -97,7 +139,7 @@ impl Simulation for ArmSim<'_> {
     fn record(&mut self) {
         let sys = &mut self.model.system;
         let (nq, nv) = (sys.model.nq(), sys.model.nv());
-        let y = &self.y;
+        let y = &self.y[..self.y.len() - 1];
         sys.rhs(self.t, y, &mut self.dydt);
         let wrenches = sys.model.joint_wrenches(&y[..nq], &y[nq..nq + nv], &self.dydt[nq..nq + nv], &sys.external);
         let mut row = vec![self.t];
