@@ -136,26 +136,15 @@ fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireE
         Err(e) => return failed(format!("simulation failed: {e}")),
     };
     let wall = started.elapsed().as_secs_f64();
-    let every = sc.file.simulation.output_interval.map_or(1, |oi| ((oi / exp.dt).round() as usize).max(1));
+    let every = tumble_sim::snare::output_every(sc, exp.dt);
     let summary = match tumble_sim::snare::write_wire_run(&out, &sc.file.name, exp, &run, every) {
         Ok(s) => s,
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!(
-            "{}: impulse {} N·s, peak force {:.2} N, deepest {:.2} mm (Q = {:.2} mm), final velocity {} m/s, ω {:.4} rad/s; {:.2} s wall; outputs in {}",
-            sc.file.name,
-            summary["impulse_Ns"],
-            summary["peak_force_N"].as_f64().unwrap_or(0.0),
-            run.max_delta * 1e3,
-            run.wire.as_ref().map_or(0.0, |w| w.slack * 1e3),
-            summary["final_velocity_m_s"],
-            summary["final_angular_velocity_rad_s"].as_f64().unwrap_or(0.0),
-            wall,
-            out.display()
-        );
+        println!("{}", summary.headline(wall, &out));
     }
-    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+    ended(summary.diagnosis, &out)
 }
 
 fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, quiet: bool) -> ExitCode {
@@ -168,26 +157,12 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!(
-            "{}: {} — peak wire force {:.1} N, impulse {} N·s, payload velocity {} → {} m/s, attitude {} deg, largest joint excursion {:.3} deg; t = {} s in {:.2} s wall ({:.0}× real time); outputs in {}",
-            cap.name,
-            summary["outcome"].as_str().unwrap_or("?"),
-            summary["peak_wire_force_N"].as_f64().unwrap_or(0.0),
-            fmt3(&summary["impulse_Ns"]),
-            fmt3(&summary["payload_velocity_initial_m_s"]),
-            fmt3(&summary["payload_velocity_final_m_s"]),
-            fmt3(&summary["payload_attitude_final_deg"]),
-            summary["largest_joint_excursion_deg"].as_f64().unwrap_or(0.0),
-            summary["final_time_s"],
-            run.wall_s,
-            summary["real_time_factor"].as_f64().unwrap_or(0.0),
-            out.display()
-        );
+        println!("{}", summary.headline(&out));
     }
-    if run.diagnosis.is_some() {
-        return ended(run.diagnosis.as_ref().map(ToString::to_string), &out);
+    if summary.diagnosis.is_some() {
+        return ended(summary.diagnosis, &out);
     }
-    if let (Some(why), false) = (&run.failure, quiet) {
+    if let (Some(why), false) = (&summary.capture_failure, quiet) {
         println!("capture failed: {why}");
     }
     ExitCode::SUCCESS
@@ -201,35 +176,9 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!(
-            "{}: {} — contacts {} s, peak normal force {:.1} N, depth {:.3} m, area {:.2} m² (A₀ {:.2}), velocity {} → {} m/s; energy budget {:.4} → {:.4} J (damping {:.3} J, friction {:.3} J); t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
-            m.name,
-            summary["outcome"].as_str().unwrap_or("?"),
-            summary["contacts_s"]
-                .as_array()
-                .map(|a| a
-                    .iter()
-                    .map(|e| format!("{:.2}–{:.2}", e[0].as_f64().unwrap_or(0.0), e[1].as_f64().unwrap_or(0.0)))
-                    .collect::<Vec<_>>()
-                    .join(", "))
-                .unwrap_or_default(),
-            summary["peak_normal_force_N"].as_f64().unwrap_or(0.0),
-            summary["peak_depth_m"].as_f64().unwrap_or(0.0),
-            summary["peak_area_m2"].as_f64().unwrap_or(0.0),
-            summary["membrane_area0_m2"].as_f64().unwrap_or(0.0),
-            fmt3(&summary["velocity_initial_m_s"]),
-            fmt3(&summary["velocity_final_m_s"]),
-            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
-            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
-            summary["damping_loss_J"].as_f64().unwrap_or(0.0),
-            summary["friction_loss_J"].as_f64().unwrap_or(0.0),
-            summary["final_time_s"],
-            run.wall_s,
-            summary["real_time_factor"].as_f64().unwrap_or(0.0),
-            out.display()
-        );
+        println!("{}", summary.headline(&out));
     }
-    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+    ended(summary.diagnosis, &out)
 }
 
 fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, quiet: bool) -> ExitCode {
@@ -240,38 +189,9 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
         Err(e) => return failed(e),
     };
     if !quiet {
-        let bodies = summary["bodies"]
-            .as_object()
-            .map(|b| {
-                b.iter()
-                    .map(|(name, v)| {
-                        format!(
-                            "{name} at {} m, v {} m/s, contact force {} N (peak {:.1} N)",
-                            fmt3(&v["position_final_m"]),
-                            fmt3(&v["velocity_final_m_s"]),
-                            fmt3(&v["contact_force_final_N"]),
-                            v["peak_contact_force_N"].as_f64().unwrap_or(0.0)
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            })
-            .unwrap_or_default();
-        println!(
-            "{}: {bodies}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
-            m.name,
-            summary["contacts_final"],
-            summary["contacts_peak"],
-            summary["primitives"],
-            summary["energy_initial_J"].as_f64().unwrap_or(0.0),
-            summary["energy_final_J"].as_f64().unwrap_or(0.0),
-            summary["final_time_s"],
-            run.wall_s,
-            summary["real_time_factor"].as_f64().unwrap_or(0.0),
-            out.display()
-        );
+        println!("{}", summary.headline(&out));
     }
-    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+    ended(summary.diagnosis, &out)
 }
 
 fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
@@ -284,28 +204,9 @@ fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::Astero
         Err(e) => return failed(e),
     };
     if !quiet {
-        let f = |k: &str| summary[k].as_f64().map_or("—".to_string(), |x| format!("{x:.1}"));
-        println!(
-            "{}: {} — contact at {} s, caught up at {} s (|Δω| < {} rad/s); peak SADA bending {} N·m (limit {}), peak membrane force {} N, peak slip {:.3} m/s, relative rate {:.5} rad/s at the end; energy budget {:.1} → {:.1} J; t = {} s in {:.3} s wall ({:.0}× real time); outputs in {}",
-            m.name,
-            summary["outcome"].as_str().unwrap_or("?"),
-            f("contact_time_s"),
-            f("catch_up_time_s"),
-            m.catch_up_rate,
-            fmt3(&summary["peak_sada_bending_N_m"]),
-            m.moment_limit,
-            f("peak_normal_force_N"),
-            summary["peak_slip_m_s"].as_f64().unwrap_or(0.0),
-            summary["relative_rate_final_rad_s"].as_f64().unwrap_or(0.0),
-            summary["energy_budget_initial_J"].as_f64().unwrap_or(0.0),
-            summary["energy_budget_final_J"].as_f64().unwrap_or(0.0),
-            summary["final_time_s"],
-            run.wall_s,
-            summary["real_time_factor"].as_f64().unwrap_or(0.0),
-            out.display()
-        );
+        println!("{}", summary.headline(&out));
     }
-    ended(run.diagnosis.as_ref().map(ToString::to_string), &out)
+    ended(summary.diagnosis, &out)
 }
 
 /// A run stopped early with diagnosis `d`: says so and where its samples are, exit status 1.
@@ -317,15 +218,6 @@ fn ended(diagnosis: Option<String>, out: &Path) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// A JSON array of numbers as `[a, b, c]` with 4 significant digits.
-fn fmt3(v: &serde_json::Value) -> String {
-    let xs: Vec<String> = v
-        .as_array()
-        .map(|a| a.iter().map(|x| format!("{:.4}", x.as_f64().unwrap_or(f64::NAN))).collect())
-        .unwrap_or_default();
-    format!("[{}]", xs.join(", "))
-}
-
 fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bool) -> ExitCode {
     let out = out.unwrap_or_else(|| Path::new("out").join(&model.name));
     let started = Instant::now();
@@ -335,23 +227,10 @@ fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bo
         Ok(s) => s,
         Err(e) => return failed(e),
     };
-    if let Some(d) = &run.failure {
-        eprintln!("error: simulation failed: {d}");
-        eprintln!("samples up to the failure are in {}", out.display());
-        return ExitCode::from(1);
+    if summary.diagnosis.is_none() && !quiet {
+        println!("{}", summary.headline(wall, &out));
     }
-    if !quiet {
-        println!(
-            "{}: {} degrees of freedom, t = {} s in {wall:.2} s wall; energy {:.6e} → {:.6e} J; outputs in {}",
-            model.name,
-            summary["degrees_of_freedom"],
-            summary["final_time_s"],
-            summary["energy_initial_J"].as_f64().unwrap_or(f64::NAN),
-            summary["energy_final_J"].as_f64().unwrap_or(f64::NAN),
-            out.display()
-        );
-    }
-    ExitCode::SUCCESS
+    ended(summary.diagnosis, &out)
 }
 
 fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> ExitCode {
@@ -364,10 +243,9 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
     });
     progress.finish();
     let wall = started.elapsed().as_secs_f64();
-    let summary = match write_lander_run(&out, &model, &run) {
-        Ok(s) => s,
-        Err(e) => return failed(e),
-    };
+    if let Err(e) = write_lander_run(&out, &model, &run) {
+        return failed(e);
+    }
     if let LanderOutcome::Failed(d) = &run.outcome {
         eprintln!("error: simulation failed: {d}");
         eprintln!("samples up to the failure are in {}", out.display());
@@ -377,13 +255,15 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
         println!(
             "{}: {} at t = {:.3} s after {} bounces ({:.0} steps in {wall:.2} s wall); outputs in {}",
             model.name,
-            summary["status"].as_str().unwrap_or("?"),
+            run.outcome.name(),
             run.final_time,
             run.bounces(),
             run.final_time / model.settings.dt,
             out.display()
         );
-        if let (Some(lat), Some(lon)) = (summary["latitude_deg"].as_f64(), summary["longitude_deg"].as_f64()) {
+        if model.body_target {
+            let y = &run.final_state;
+            let (lat, lon) = tumble_sim::lander::lat_lon(&tumble_math::Vec3::new(y[0], y[1], y[2]));
             println!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
         }
         println!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);

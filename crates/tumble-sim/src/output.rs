@@ -214,3 +214,9 @@ fn plots(dir: &Path, model: &Model, res: &RunResult) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Numbers as `[a, b, c]` with four decimals, for headlines.
+pub(crate) fn vec3(v: &[f64]) -> String {
+    let xs: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
+    format!("[{}]", xs.join(", "))
+}

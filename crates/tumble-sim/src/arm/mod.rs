@@ -8,7 +8,6 @@ use crate::pipeline::Diagnosis;
 use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
-use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
@@ -21,8 +20,10 @@ use tumble_math::{Mat3, UnitQuat, Vec3};
 
 pub mod campaign;
 pub mod sim;
+mod summary;
 
 pub use sim::ArmSim;
+pub use summary::ArmSummary;
 
 /// A validated articulated run.
 pub struct ArmModel {
@@ -336,7 +337,7 @@ fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>
 
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, rates, reaction moments,
 /// energy) into `dir`.
-pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value, String> {
+pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSummary, String> {
     let out = RunDir::create(dir)?;
     out.csv("timeseries.csv", |w| {
         writeln!(w, "{}", run.columns.join(","))?;
@@ -345,20 +346,8 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<Value
         }
         Ok(())
     })?;
-    let col = |name_start: &str| run.columns.iter().position(|c| c.starts_with(name_start));
-    let e_at = col("energy").unwrap_or(0);
-    let (e0, e1) = (run.rows[0][e_at], run.rows.last().map_or(0.0, |r| r[e_at]));
-    let summary = json!({
-        "scenario": model.name,
-        "status": if run.failure.is_some() { "failed" } else { "completed" },
-        "diagnosis": run.failure.as_ref().map(|d| d.to_string()),
-        "degrees_of_freedom": model.system.model.nv(),
-        "joints": model.joint_names.iter().flatten().collect::<Vec<_>>(),
-        "final_time_s": run.rows.last().map(|r| r[0]),
-        "energy_initial_J": e0,
-        "energy_final_J": e1,
-    });
-    out.json("summary.json", &summary)?;
+    let summary = ArmSummary::new(model, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     let t: Vec<f64> = run.rows.iter().map(|r| r[0]).collect();
     let series = |prefix: &str, cap: usize| -> Vec<Series> {
         run.columns

@@ -2,7 +2,7 @@
 //! limit, membrane force, slip, depth, final relative rate, rim crossings) and the report's
 //! distributions of the bending moment and the catch-up time.
 
-use super::{AsteroidCapture, CaptureSample, write_capture_run};
+use super::{AsteroidCapture, CaptureSummary, write_capture_run};
 use crate::campaign::report::distribution;
 use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
 use crate::plot::{Series, histogram_plot, line_plot};
@@ -41,31 +41,29 @@ impl CampaignKind for CaptureRuns {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
         let run = model.run();
-        if let Some(dir) = dir {
-            write_capture_run(dir, &model, &run)?;
-        }
-        let last = run.samples.last().ok_or("the run recorded no samples")?;
-        let catch_up = run.catch_up_time(model.catch_up_rate);
-        let status = match (run.contact_time, catch_up, last.contact.in_contact) {
+        let s = match dir {
+            Some(dir) => write_capture_run(dir, &model, &run)?,
+            None => CaptureSummary::new(&model, &run)?,
+        };
+        let status = match (s.contact_time_s, s.catch_up_time_s, s.outcome == "in contact") {
             (None, ..) => "no_contact",
             (Some(_), Some(_), _) => "caught_up",
             (Some(_), None, true) => "in_contact",
             (Some(_), None, false) => "separated",
         };
-        let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
         let results = vec![
-            run.contact_time.unwrap_or(f64::NAN),
-            catch_up.unwrap_or(f64::NAN),
-            run.peak_bending(),
-            model.moment_limit,
-            peak(&|s| s.contact.normal_force.norm()),
-            peak(&|s| s.contact.max_slip),
-            peak(&|s| s.contact.depth),
-            last.relative_rate(),
-            run.samples.iter().filter(|s| s.contact.outside_rim > 0).count() as f64,
-            last.t,
+            s.contact_time_s.unwrap_or(f64::NAN),
+            s.catch_up_time_s.unwrap_or(f64::NAN),
+            s.peak_sada_bending_N_m[0].max(s.peak_sada_bending_N_m[1]),
+            s.sada_moment_limit_N_m,
+            s.peak_normal_force_N,
+            s.peak_slip_m_s,
+            s.peak_depth_m,
+            s.relative_rate_final_rad_s,
+            s.rim_samples as f64,
+            s.final_time_s,
         ];
-        Ok(Finished::new(status, results, run.diagnosis.as_ref().map(|d| d.to_string())))
+        Ok(Finished::new(status, results, s.diagnosis))
     }
 
     fn report(&self, _c: &Campaign, rows: &[RunRow], plots: &Path) -> Result<Value, String> {

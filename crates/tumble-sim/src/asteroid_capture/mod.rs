@@ -217,9 +217,11 @@ impl CaptureRun {
 pub mod campaign;
 mod output;
 pub mod sim;
+mod summary;
 
 pub use output::{animation, write_capture_run};
 pub use sim::AsteroidCaptureSim;
+pub use summary::CaptureSummary;
 
 impl AsteroidCapture {
     /// Validates `[membrane]`, `[spacecraft]`, `[gravity]` (none) and `[simulation]` (RK4).

@@ -1,10 +1,10 @@
 //! An asteroid capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
-use super::{AsteroidCapture, CaptureRun, CaptureSample};
+use super::{AsteroidCapture, CaptureRun, CaptureSample, CaptureSummary};
 use crate::membrane::membrane_series;
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
-use serde_json::{Value, json};
+
 use std::io::Write;
 use std::path::Path;
 use tumble_contact::membrane::RelativeMotion;
@@ -12,7 +12,7 @@ use tumble_math::Vec3;
 
 /// Writes `timeseries.csv`, `summary.json` and plots (rates, SADA moments, membrane, slip,
 /// hull, centring, energy) into `dir`.
-pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) -> Result<Value, String> {
+pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) -> Result<CaptureSummary, String> {
     let out = RunDir::create(dir)?;
     let (first, last) = first_last(&run.samples)?;
     let a0 = model.membrane.area0();
@@ -125,50 +125,8 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
     for (stem, title, unit, series) in &plots {
         shaded_plot(&out.plot(stem), title, "time [s]", unit, series, false, &shade)?;
     }
-    let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
-    let peak_bending = run.peak_bending();
-    let catch_up = run.catch_up_time(model.catch_up_rate);
-    let outcome = match (run.contact_time, last.contact.in_contact) {
-        (None, _) => "no contact",
-        (Some(_), true) => "in contact",
-        (Some(_), false) => "separated",
-    };
-    let summary = json!({
-        "scenario": model.name,
-        "outcome": outcome,
-        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
-        "final_time_s": last.t,
-        "contact_time_s": run.contact_time,
-        "catch_up_time_s": catch_up,
-        "catch_up_rate_rad_s": model.catch_up_rate,
-        "peak_sada_bending_N_m": [peak(&|s| s.bending(0)), peak(&|s| s.bending(1))],
-        "sada_moment_limit_N_m": limit,
-        "sada_within_limit": peak_bending <= limit,
-        "membrane_area0_m2": a0,
-        "peak_area_m2": peak(&|s| s.contact.area),
-        "peak_normal_force_N": peak(&|s| s.contact.normal_force.norm()),
-        "peak_friction_force_N": peak(&|s| s.contact.friction_force.norm()),
-        "peak_slip_m_s": peak(&|s| s.contact.max_slip),
-        "peak_contact_vertices": run.samples.iter().map(|s| s.contact.contact_vertices).max().unwrap_or(0),
-        "peak_depth_m": peak(&|s| s.contact.depth),
-        "bus_clearance_m": model.offset - model.bus_half_height - peak(&|s| s.contact.depth),
-        "asteroid_faces": model.mesh.faces.len(),
-        "asteroid_rate_initial_rad_s": first.asteroid_rate,
-        "asteroid_rate_final_rad_s": last.asteroid_rate,
-        "bus_rate_final_rad_s": last.bus_rate,
-        "relative_rate_final_rad_s": last.relative_rate(),
-        "energy_budget_initial_J": first.budget(),
-        "energy_budget_final_J": last.budget(),
-        "damping_loss_J": last.damping_loss,
-        "friction_loss_J": last.friction_loss,
-        "sada_loss_J": last.sada_loss,
-        "work_J": last.work,
-        "rim_samples": run.samples.iter().filter(|s| s.contact.outside_rim > 0).count(),
-        "illegal_pinv_samples": run.samples.iter().filter(|s| s.contact.distribution.negative > 0).count(),
-        "wall_time_s": run.wall_s,
-        "real_time_factor": last.t / run.wall_s.max(1e-9),
-    });
-    out.json("summary.json", &summary)?;
+    let summary = CaptureSummary::new(model, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }

@@ -2,7 +2,7 @@
 //! wire's peak force and impulse, the payload's final motion and attitude, the arm's largest
 //! joint excursion and the energy.
 
-use super::{GrappleCapture, outcome, write_grapple_run};
+use super::{GrappleCapture, GrappleSummary, write_grapple_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
 use std::any::Any;
@@ -50,27 +50,24 @@ impl CampaignKind for GrappleRuns {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let cap = GrappleCapture::build(sc).map_err(|e| e.to_string())?;
         let run = cap.run();
-        if let Some(dir) = dir {
-            write_grapple_run(dir, &cap, &run)?;
-        }
-        let (first, last) = crate::output::first_last(&run.samples)?;
-        let norm = |v: &[f64; 3]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let excursion = run.samples.iter().flat_map(|s| s.q.iter().zip(&first.q).map(|(a, b)| (a - b).abs()));
+        let s = match dir {
+            Some(dir) => write_grapple_run(dir, &cap, &run)?,
+            None => GrappleSummary::new(&cap, &run)?,
+        };
         let mut results = vec![
-            last.t,
-            run.closing_started.unwrap_or(f64::NAN),
-            run.captured_at.unwrap_or(f64::NAN),
-            run.rigidised_at.unwrap_or(f64::NAN),
-            run.max_penetration,
-            run.samples.iter().map(|s| norm(&s.wire_force)).fold(0.0, f64::max),
+            s.final_time_s,
+            s.closing_started_s.unwrap_or(f64::NAN),
+            s.captured_s.unwrap_or(f64::NAN),
+            s.rigidised_s.unwrap_or(f64::NAN),
+            s.max_penetration_m,
+            s.peak_wire_force_N,
         ];
-        results.extend(last.impulse.iter().chain(&last.velocity).chain(&last.omega));
-        results.extend(last.attitude.map(f64::to_degrees));
-        results.extend([excursion.fold(0.0, f64::max).to_degrees(), last.energy]);
-        let status = outcome(&cap, &run).replace(' ', "_");
-        let mut done = Finished::new(&status, results, run.diagnosis.as_ref().map(|d| d.to_string()));
-        if let (Some(why), true) = (&run.failure, done.note.is_empty()) {
-            done.note = why.clone();
+        results.extend(s.impulse_Ns.iter().chain(&s.payload_velocity_final_m_s));
+        results.extend(s.payload_angular_velocity_final_rad_s.iter().chain(&s.payload_attitude_final_deg));
+        results.extend([s.largest_joint_excursion_deg, s.energy_final_J]);
+        let mut done = Finished::new(&s.outcome.replace(' ', "_"), results, s.diagnosis);
+        if let (Some(why), true) = (s.capture_failure, done.note.is_empty()) {
+            done.note = why;
         }
         Ok(done)
     }

@@ -216,10 +216,12 @@ pub struct GrappleRun {
 pub mod campaign;
 mod output;
 pub mod sim;
+mod summary;
 
 pub use output::{animation, outcome, write_grapple_run};
 pub use sim::GrappleSim;
 use sim::{effector_state, rotation};
+pub use summary::GrappleSummary;
 
 impl GrappleCapture {
     /// Where the shaft (base `a`, unit axis `u`, effector frame) crosses the wire's or the

@@ -1,20 +1,20 @@
 //! A grapple capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
 use super::sim::rotation;
-use super::{Effector, GrappleCapture, GrappleRun, GrappleSample};
+use super::{Effector, GrappleCapture, GrappleRun, GrappleSample, GrappleSummary};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::snare::WIRE_SPAN;
-use serde_json::{Value, json};
+
 use std::io::Write;
 use std::path::Path;
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, reaction force, payload
 /// attitude and velocity, snare closing) into `dir`.
-pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<Value, String> {
+pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<GrappleSummary, String> {
     let out = RunDir::create(dir)?;
-    let (first, last) = first_last(&run.samples)?;
+    let (first, _) = first_last(&run.samples)?;
     let nq = first.q.len();
     let nf = first.motors.len();
     out.csv("timeseries.csv", |w| {
@@ -114,33 +114,8 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
     for (stem, title, unit, series) in &plots {
         line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
     }
-    let outcome = outcome(cap, run);
-    let summary = json!({
-        "scenario": cap.name,
-        "outcome": outcome,
-        "capture_failure": run.failure,
-        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
-        "final_time_s": last.t,
-        "closing_started_s": run.closing_started,
-        "captured_s": run.captured_at,
-        "rigidised_s": run.rigidised_at,
-        "wire_contact_position_m": run.wire.as_ref().map(|w| w.position),
-        "slack_limit_Q_m": run.wire.as_ref().map(|w| w.slack),
-        "max_penetration_m": run.max_penetration,
-        "peak_wire_force_N": run.samples.iter().map(|s| s.wire_force.iter().map(|x| x * x).sum::<f64>().sqrt()).fold(0.0, f64::max),
-        "peak_face_force_N": run.samples.iter().map(|s| s.face_force).fold(0.0, f64::max),
-        "impulse_Ns": last.impulse,
-        "payload_velocity_initial_m_s": first.velocity,
-        "payload_velocity_final_m_s": last.velocity,
-        "payload_angular_velocity_final_rad_s": last.omega,
-        "payload_attitude_final_deg": last.attitude.map(f64::to_degrees),
-        "largest_joint_excursion_deg": run.samples.iter().flat_map(|s| s.q.iter().zip(&first.q).map(|(a, b)| (a - b).abs().to_degrees())).fold(0.0, f64::max),
-        "energy_initial_J": first.energy,
-        "energy_final_J": last.energy,
-        "wall_time_s": run.wall_s,
-        "real_time_factor": last.t / run.wall_s.max(1e-9),
-    });
-    out.json("summary.json", &summary)?;
+    let summary = GrappleSummary::new(cap, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(cap, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }

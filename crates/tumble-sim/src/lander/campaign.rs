@@ -55,12 +55,12 @@ pub struct LanderEnd<'a> {
 pub fn lander_results(end: &LanderEnd) -> Finished {
     let y = end.final_state;
     let x = Vec3::new(y[0], y[1], y[2]);
-    let (status, settle, diagnosis) = match end.outcome {
-        LanderOutcome::Settled(t) => ("settled", *t, None),
-        LanderOutcome::Escaped(_) => ("escaped", f64::NAN, None),
-        LanderOutcome::Completed => ("completed", f64::NAN, None),
-        LanderOutcome::Failed(d) => ("failed", f64::NAN, Some(d.to_string())),
+    let (settle, diagnosis) = match end.outcome {
+        LanderOutcome::Settled(t) => (*t, None),
+        LanderOutcome::Failed(d) => (f64::NAN, Some(d.to_string())),
+        LanderOutcome::Escaped(_) | LanderOutcome::Completed => (f64::NAN, None),
     };
+    let status = end.outcome.name();
     let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
     let results = vec![
         settle,

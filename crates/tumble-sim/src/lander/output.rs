@@ -24,11 +24,10 @@ pub fn lat_lon(x: &Vec3) -> (f64, f64) {
 pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
     let y = &run.final_state;
     let x = Vec3::new(y[0], y[1], y[2]);
-    let (status, time) = match &run.outcome {
-        LanderOutcome::Settled(t) => ("settled", Some(*t)),
-        LanderOutcome::Escaped(t) => ("escaped", Some(*t)),
-        LanderOutcome::Completed => ("completed", None),
-        LanderOutcome::Failed(_) => ("failed", None),
+    let status = run.outcome.name();
+    let time = match &run.outcome {
+        LanderOutcome::Settled(t) | LanderOutcome::Escaped(t) => Some(*t),
+        LanderOutcome::Completed | LanderOutcome::Failed(_) => None,
     };
     let last = run.rows.last().copied().unwrap_or([0.0; COLUMNS.len()]);
     let (lat, lon) = if model.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };

@@ -120,6 +120,18 @@ pub enum LanderOutcome {
     Failed(Diagnosis),
 }
 
+impl LanderOutcome {
+    /// `settled`, `escaped`, `completed` or `failed`, as summaries and campaigns name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LanderOutcome::Settled(_) => "settled",
+            LanderOutcome::Escaped(_) => "escaped",
+            LanderOutcome::Completed => "completed",
+            LanderOutcome::Failed(_) => "failed",
+        }
+    }
+}
+
 /// A contact start or end.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactEvent {

@@ -1,7 +1,7 @@
 //! Mechanism campaigns: a run's row holds each moving body's final position and velocity and
 //! its peak contact force, the contact count at the end and at its peak, and the energy.
 
-use super::{Mechanism, write_mechanism_run};
+use super::{Mechanism, MechanismSummary, write_mechanism_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
 use std::any::Any;
@@ -42,19 +42,19 @@ impl CampaignKind for MechanismRuns {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let m = Mechanism::build(sc).map_err(|e| e.to_string())?;
         let run = m.run();
-        if let Some(dir) = dir {
-            write_mechanism_run(dir, &m, &run)?;
+        let s = match dir {
+            Some(dir) => write_mechanism_run(dir, &m, &run)?,
+            None => MechanismSummary::new(&m, &run)?,
+        };
+        let mut results =
+            vec![s.final_time_s, s.contacts_final as f64, s.contacts_peak as f64, s.energy_initial_J, s.energy_final_J];
+        for name in &self.moving {
+            let b = s.bodies.get(name).ok_or_else(|| format!("the run has no moving body `{name}`"))?;
+            results.extend(b.position_final_m.iter().chain(&b.velocity_final_m_s));
+            results.push(b.peak_contact_force_N);
         }
-        let (first, last) = crate::output::first_last(&run.samples)?;
-        let peak_contacts = run.samples.iter().map(|s| s.contacts).max().unwrap_or(0);
-        let mut results = vec![last.t, last.contacts as f64, peak_contacts as f64, first.energy, last.energy];
-        for i in (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()) {
-            let b = &last.bodies[i];
-            results.extend(b[0].iter().chain(b[1].iter()));
-            results.push(run.samples.iter().map(|s| s.bodies[i][3].norm()).fold(0.0, f64::max));
-        }
-        let status = if last.contacts > 0 { "in_contact" } else { "free" };
-        Ok(Finished::new(status, results, run.diagnosis.as_ref().map(|d| d.to_string())))
+        let status = if s.contacts_final > 0 { "in_contact" } else { "free" };
+        Ok(Finished::new(status, results, s.diagnosis))
     }
 
     fn as_any(&self) -> &dyn Any {

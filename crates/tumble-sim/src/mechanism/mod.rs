@@ -145,9 +145,11 @@ pub struct MechRun {
 pub mod campaign;
 mod output;
 pub mod sim;
+mod summary;
 
 pub use output::{animation, write_mechanism_run};
 pub use sim::MechanismSim;
+pub use summary::{BodyEnd, MechanismSummary};
 
 impl Mechanism {
     /// Validates `[mechanism]`, `[gravity]` and `[simulation]` (RK4), and loads the models.

@@ -1,18 +1,17 @@
 //! A mechanism run's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
-use super::{MechRun, Mechanism};
+use super::{MechRun, Mechanism, MechanismSummary};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
-use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_math::{UnitQuat, Vec3};
 
 /// Writes `timeseries.csv`, `summary.json` and plots (positions, contact forces, energy) into
 /// `dir`.
-pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<Value, String> {
+pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<MechanismSummary, String> {
     let out = RunDir::create(dir)?;
-    let (first, last) = first_last(&run.samples)?;
+    first_last(&run.samples)?;
     // Bodies that move: free ones and those carried by the arm.
     let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
     out.csv("timeseries.csv", |w| {
@@ -64,40 +63,8 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<V
     let energy =
         vec![Series { label: "T + V_g + V_springs".into(), x: &t, y: run.samples.iter().map(|s| s.energy).collect() }];
     line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;
-    let bodies: serde_json::Map<String, Value> = free
-        .iter()
-        .map(|&i| {
-            // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
-            // the largest body's radius.
-            let peak = run.samples.iter().map(|s| s.bodies[i][3].norm()).fold(0.0, f64::max);
-            let b = &last.bodies[i];
-            (
-                m.bodies[i].name.clone(),
-                json!({
-                    "position_final_m": [b[0].x, b[0].y, b[0].z],
-                    "velocity_final_m_s": [b[1].x, b[1].y, b[1].z],
-                    "angular_velocity_final_rad_s": [b[2].x, b[2].y, b[2].z],
-                    "contact_force_final_N": [b[3].x, b[3].y, b[3].z],
-                    "contact_torque_final_N_m": [b[4].x, b[4].y, b[4].z],
-                    "peak_contact_force_N": peak,
-                }),
-            )
-        })
-        .collect();
-    let summary = json!({
-        "scenario": m.name,
-        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
-        "final_time_s": last.t,
-        "bodies": bodies,
-        "contacts_final": last.contacts,
-        "contacts_peak": run.samples.iter().map(|s| s.contacts).max().unwrap_or(0),
-        "energy_initial_J": first.energy,
-        "energy_final_J": last.energy,
-        "primitives": m.bodies.iter().map(|b| b.model.primitive_count()).sum::<usize>(),
-        "wall_time_s": run.wall_s,
-        "real_time_factor": last.t / run.wall_s.max(1e-9),
-    });
-    out.json("summary.json", &summary)?;
+    let summary = MechanismSummary::new(m, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(m, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }

@@ -2,7 +2,7 @@
 //! peaks of the membrane's force, depth and area, the body's final motion and the energy spent
 //! in the membrane's damping and friction.
 
-use super::{MembraneDrop, MembraneSample, write_membrane_run};
+use super::{DropSummary, MembraneDrop, write_membrane_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
 use std::any::Any;
@@ -44,30 +44,29 @@ impl CampaignKind for DropRuns {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let m = MembraneDrop::build(sc).map_err(|e| e.to_string())?;
         let run = m.run();
-        if let Some(dir) = dir {
-            write_membrane_run(dir, &m, &run)?;
-        }
-        let (first, last) = crate::output::first_last(&run.samples)?;
-        let peak = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
+        let s = match dir {
+            Some(dir) => write_membrane_run(dir, &m, &run)?,
+            None => DropSummary::new(&m, &run)?,
+        };
         let mut results = vec![
-            last.t,
-            run.contacts.first().map_or(f64::NAN, |c| c[0]),
-            run.contacts.len() as f64,
-            peak(&|s| s.contact.normal_force.norm()),
-            peak(&|s| s.contact.friction_force.norm()),
-            peak(&|s| s.contact.depth),
-            peak(&|s| s.contact.area),
-            peak(&|s| s.contact.max_slip),
+            s.final_time_s,
+            s.contacts_s.first().map_or(f64::NAN, |c| c[0]),
+            s.contacts_s.len() as f64,
+            s.peak_normal_force_N,
+            s.peak_friction_force_N,
+            s.peak_depth_m,
+            s.peak_area_m2,
+            s.peak_slip_m_s,
         ];
-        results.extend(last.velocity);
-        results.push(last.omega.iter().map(|w| w * w).sum::<f64>().sqrt());
-        results.extend([first.budget(), last.budget(), last.damping_loss, last.friction_loss]);
-        let status = match (run.contacts.len(), last.contact.in_contact) {
+        results.extend(s.velocity_final_m_s);
+        results.push(s.angular_velocity_final_rad_s.iter().map(|w| w * w).sum::<f64>().sqrt());
+        results.extend([s.energy_budget_initial_J, s.energy_budget_final_J, s.damping_loss_J, s.friction_loss_J]);
+        let status = match (s.contacts_s.len(), run.samples.last().is_some_and(|l| l.contact.in_contact)) {
             (0, _) => "no_contact",
             (_, true) => "on_membrane",
             (_, false) => "bounced_off",
         };
-        Ok(Finished::new(status, results, run.diagnosis.as_ref().map(|d| d.to_string())))
+        Ok(Finished::new(status, results, s.diagnosis))
     }
 
     fn as_any(&self) -> &dyn Any {

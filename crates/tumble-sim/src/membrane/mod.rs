@@ -25,11 +25,13 @@ mod builder;
 pub mod campaign;
 mod output;
 pub mod sim;
+mod summary;
 
 pub use builder::MembraneDropBuilder;
 pub(crate) use output::{MEMBRANE_COLOR, membrane_series, membrane_shape};
 pub use output::{animation, write_membrane_run};
 pub use sim::MembraneSim;
+pub use summary::DropSummary;
 
 /// Samples kept at most (the output interval is refused below that).
 const MAX_SAMPLES: f64 = 1e6;

@@ -1,9 +1,9 @@
 //! A membrane drop's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
-use super::{MembraneDrop, MembraneRun, MembraneSample};
+use super::{DropSummary, MembraneDrop, MembraneRun, MembraneSample};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
-use serde_json::{Value, json};
+
 use std::io::Write;
 use std::path::Path;
 use tumble_contact::membrane::{Membrane, MembraneContact, MembraneWorkspace, RelativeMotion};
@@ -11,9 +11,9 @@ use tumble_math::{Vec3, quat_from_wxyz};
 
 /// Writes `timeseries.csv`, `summary.json` and plots (membrane, energy budget, speeds, slip)
 /// into `dir`.
-pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -> Result<Value, String> {
+pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -> Result<DropSummary, String> {
     let out = RunDir::create(dir)?;
-    let (first, last) = first_last(&run.samples)?;
+    let (first, _) = first_last(&run.samples)?;
     out.csv("timeseries.csv", |w| {
         writeln!(
             w,
@@ -81,38 +81,8 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     for (stem, title, unit, series) in &plots {
         line_plot(&out.plot(stem), title, "time [s]", unit, series, false)?;
     }
-    let outcome = match (run.contacts.len(), last.contact.in_contact) {
-        (0, _) => "no contact".to_string(),
-        (n, true) => format!("on the membrane (contact {n})"),
-        (1, false) => "bounced off".to_string(),
-        (n, false) => format!("bounced off {n} times"),
-    };
-    let peak = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
-    let summary = json!({
-        "scenario": model.name,
-        "outcome": outcome,
-        "diagnosis": run.diagnosis.as_ref().map(|d| d.to_string()),
-        "final_time_s": last.t,
-        "contacts_s": run.contacts,
-        "membrane_area0_m2": a0,
-        "peak_area_m2": peak(&|s| s.contact.area),
-        "peak_depth_m": peak(&|s| s.contact.depth),
-        "peak_normal_force_N": peak(&|s| s.contact.normal_force.norm()),
-        "peak_friction_force_N": peak(&|s| s.contact.friction_force.norm()),
-        "peak_slip_m_s": peak(&|s| s.contact.max_slip),
-        "body_faces": model.mesh.faces.len(),
-        "velocity_initial_m_s": first.velocity,
-        "velocity_final_m_s": last.velocity,
-        "angular_velocity_final_rad_s": last.omega,
-        "energy_budget_initial_J": first.budget(),
-        "energy_budget_final_J": last.budget(),
-        "damping_loss_J": last.damping_loss,
-        "friction_loss_J": last.friction_loss,
-        "illegal_pinv_samples": run.samples.iter().filter(|s| s.contact.distribution.negative > 0).count(),
-        "wall_time_s": run.wall_s,
-        "real_time_factor": last.t / run.wall_s.max(1e-9),
-    });
-    out.json("summary.json", &summary)?;
+    let summary = DropSummary::new(model, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }

@@ -1,7 +1,7 @@
 //! Snare-wire experiment campaigns: a run's row holds what the wire did to the target (contact,
 //! penetration, peak force, impulse) and the target's final motion and energy.
 
-use super::{WireExperiment, output_every, write_wire_run};
+use super::{WireExperiment, WireSummary, output_every, write_wire_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
 use std::any::Any;
@@ -39,28 +39,26 @@ impl CampaignKind for WireRuns {
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let exp = WireExperiment::build(sc).map_err(|e| e.to_string())?;
         let run = exp.run()?;
-        if let Some(dir) = dir {
-            write_wire_run(dir, &sc.file.name, &exp, &run, output_every(sc, exp.dt))?;
-        }
-        let (first, last) = crate::output::first_last(&run.samples)?;
-        let in_contact = || run.samples.iter().filter(|s| s.force[1] > 0.0).map(|s| s.t);
-        let duration = in_contact().next_back().zip(in_contact().next()).map_or(f64::NAN, |(b, a)| b - a + exp.dt);
+        let s = match dir {
+            Some(dir) => write_wire_run(dir, &sc.file.name, &exp, &run, output_every(sc, exp.dt))?,
+            None => WireSummary::new(&sc.file.name, &exp, &run)?,
+        };
         let results = vec![
-            run.wire.as_ref().map_or(f64::NAN, |w| w.position),
-            run.wire.as_ref().map_or(f64::NAN, |w| w.slack),
-            run.max_delta,
-            duration,
-            run.samples.iter().map(|s| s.force[1]).fold(0.0, f64::max),
-            last.impulse[0],
-            last.impulse[1],
-            last.velocity[0],
-            last.velocity[1],
-            last.omega,
-            first.energy,
-            last.energy,
+            s.contact_position_m.unwrap_or(f64::NAN),
+            s.slack_limit_Q_m.unwrap_or(f64::NAN),
+            s.max_penetration_m,
+            s.contact_duration_s.unwrap_or(f64::NAN),
+            s.peak_force_N,
+            s.impulse_Ns[0],
+            s.impulse_Ns[1],
+            s.final_velocity_m_s[0],
+            s.final_velocity_m_s[1],
+            s.final_angular_velocity_rad_s,
+            s.energy_initial_J,
+            s.energy_final_J,
         ];
-        let status = if run.wire.is_some() { "touched" } else { "missed" };
-        Ok(Finished::new(status, results, run.diagnosis.as_ref().map(|d| d.to_string())))
+        let status = if s.touched_the_wire { "touched" } else { "missed" };
+        Ok(Finished::new(status, results, s.diagnosis))
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -22,11 +22,13 @@ pub mod campaign;
 mod capture;
 mod output;
 pub mod sim;
+mod summary;
 
 pub(crate) use capture::K_PULL;
 pub use capture::{SnareCapture, SnareOutcome};
 pub use output::{animation, output_every, write_wire_run};
 pub use sim::WireSim;
+pub use summary::WireSummary;
 
 /// Most steps a wire experiment records (every step is kept: about 1 GB).
 pub(crate) const MAX_STEPS: f64 = 1e7;

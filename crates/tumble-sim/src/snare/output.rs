@@ -1,9 +1,8 @@
 //! A snare-wire experiment's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
-use super::{WIRE_SPAN, WireExperiment, WireRun, WireSample};
+use super::{WIRE_SPAN, WireExperiment, WireRun, WireSample, WireSummary};
 use crate::output::RunDir;
 use crate::plot::{Series, line_plot};
-use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_math::Vec3;
@@ -21,7 +20,7 @@ pub fn write_wire_run(
     exp: &WireExperiment,
     run: &WireRun,
     every: usize,
-) -> Result<Value, String> {
+) -> Result<WireSummary, String> {
     let out = RunDir::create(dir)?;
     let kept: Vec<&WireSample> = run.samples.iter().step_by(every.max(1)).collect();
     out.csv("timeseries.csv", |w| {
@@ -87,24 +86,8 @@ pub fn write_wire_run(
     for (stem, title, unit, series) in &plots {
         line_plot(&out.plot(stem), title, "time (s)", unit, series, false)?;
     }
-    let (first, last) = (run.samples[0], *run.samples.last().ok_or("no samples")?);
-    let in_contact: Vec<f64> = run.samples.iter().filter(|s| s.force[1] > 0.0).map(|s| s.t).collect();
-    let summary = json!({
-        "scenario": name,
-        "touched_the_wire": run.wire.is_some(),
-        "contact_position_m": run.wire.as_ref().map(|w| w.position),
-        "slack_limit_Q_m": run.wire.as_ref().map(|w| w.slack),
-        "max_penetration_m": run.max_delta,
-        "contact_duration_s": in_contact.last().zip(in_contact.first()).map(|(b, a)| b - a + exp.dt),
-        "peak_force_N": run.samples.iter().map(|s| s.force[1]).fold(0.0, f64::max),
-        "impulse_Ns": last.impulse,
-        "momentum_change_Ns": [exp.mass * (last.velocity[0] - first.velocity[0]), exp.mass * (last.velocity[1] - first.velocity[1])],
-        "final_velocity_m_s": last.velocity,
-        "final_angular_velocity_rad_s": last.omega,
-        "energy_initial_J": first.energy,
-        "energy_final_J": last.energy,
-    });
-    out.json("summary.json", &summary)?;
+    let summary = WireSummary::new(name, exp, run)?;
+    out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(exp, &kept).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
 }
