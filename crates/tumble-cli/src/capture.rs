@@ -15,7 +15,7 @@ pub(crate) fn capture(
     set: &[String],
     quiet: bool,
 ) -> ExitCode {
-    use tumble_sim::capture::{CaptureStudy, confusion, write_capture};
+    use tumble_sim::capture_map::{CaptureStudy, confusion, write_capture};
     let study = match overrides(set)
         .and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string()))
         .and_then(|sc| CaptureStudy::build(&sc).map_err(|e| e.to_string()))

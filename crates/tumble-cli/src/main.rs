@@ -63,7 +63,7 @@ enum Command {
     /// settling times; peak SADA moments and catch-up times).
     #[command(after_help = "Examples:
   tumble mc scenarios/lander/hopper_comet.toml --runs 16
-  tumble mc scenarios/capture/asteroid_capture.toml --runs 200
+  tumble mc scenarios/membrane/asteroid_capture.toml --runs 200
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
   tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs

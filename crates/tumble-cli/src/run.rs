@@ -43,7 +43,7 @@ enum Job {
     /// Rigid bodies in contact through the interference engine.
     Mechanism(Box<tumble_sim::mechanism::Mechanism>),
     /// A spacecraft capturing an asteroid through its membrane.
-    Trampoline(Box<tumble_sim::asteroid_capture::AsteroidCapture>),
+    Trampoline(Box<tumble_sim::membrane_capture::AsteroidCapture>),
 }
 
 /// Reads, patches and validates a scenario; on failure prints the error and returns exit 2.
@@ -53,12 +53,12 @@ fn load(path: &Path, set: &[String]) -> Result<(Scenario, Job), ExitCode> {
     let bad = |e: tumble_sim::ScenarioError| invalid(e.to_string());
     let job = match sc.kind {
         Kind::CaptureMap => {
-            tumble_sim::capture::CaptureStudy::build(&sc).map_err(bad)?;
+            tumble_sim::capture_map::CaptureStudy::build(&sc).map_err(bad)?;
             Job::Capture
         }
         Kind::Snare => Job::Snare(Box::new(tumble_sim::snare::WireExperiment::build(&sc).map_err(bad)?)),
         Kind::MembraneCapture => {
-            Job::Trampoline(Box::new(tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).map_err(bad)?))
+            Job::Trampoline(Box::new(tumble_sim::membrane_capture::AsteroidCapture::build(&sc).map_err(bad)?))
         }
         Kind::Mechanism => Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(&sc).map_err(bad)?)),
         Kind::MembraneDrop => Job::Membrane(Box::new(tumble_sim::membrane::MembraneDrop::build(&sc).map_err(bad)?)),
@@ -194,12 +194,12 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
     ended(summary.diagnosis, &out)
 }
 
-fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::asteroid_capture::AsteroidCapture, quiet: bool) -> ExitCode {
+fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::membrane_capture::AsteroidCapture, quiet: bool) -> ExitCode {
     let out = out.unwrap_or_else(|| Path::new("out").join(&m.name));
     let mut progress = Progress::new(m.duration, quiet);
     let run = m.run_with(&mut |t| progress.update(t));
     progress.finish();
-    let summary = match tumble_sim::asteroid_capture::write_capture_run(&out, m, &run) {
+    let summary = match tumble_sim::membrane_capture::write_capture_run(&out, m, &run) {
         Ok(s) => s,
         Err(e) => return failed(e),
     };

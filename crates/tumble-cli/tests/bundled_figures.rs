@@ -88,7 +88,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
             all.push((format!("run {name}"), vec!["run".into(), path]));
         }
     }
-    for s in ["lander/cube_phobos", "capture/asteroid_capture"] {
+    for s in ["lander/cube_phobos", "membrane/asteroid_capture"] {
         let path = format!("scenarios/{s}.toml");
         let name = s.rsplit('/').next().unwrap();
         let args = ["mc", &path, "--runs=8", "--seed=3", "--threads=2"];

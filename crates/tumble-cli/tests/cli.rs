@@ -42,7 +42,7 @@ fn asteroid_capture_runs() {
     let out_dir = d.join("out").display().to_string();
     let out = tumble(&[
         "run",
-        &scenario("capture/asteroid_capture.toml"),
+        &scenario("membrane/asteroid_capture.toml"),
         "--set",
         "simulation.duration=20.0",
         "--out",

@@ -105,7 +105,7 @@ fn rigid_bodies_past_their_stable_step_stop() {
 fn a_membrane_drop_past_its_stable_step_stops() {
     blows_up(
         "membrane",
-        "capture/drop_test.toml",
+        "membrane/drop_test.toml",
         &["simulation.dt=0.05", "simulation.output_interval=0.05"],
         "simulation.dt",
     );
@@ -136,7 +136,7 @@ fn mechanisms_past_their_stable_step_stop() {
 fn an_asteroid_capture_past_its_stable_step_stops() {
     blows_up(
         "asteroid_capture",
-        "capture/asteroid_capture.toml",
+        "membrane/asteroid_capture.toml",
         &["simulation.dt=2.0", "simulation.output_interval=2.0"],
         "simulation.dt",
     );

@@ -98,7 +98,7 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let hopper = Campaign::new(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
     let err = check(&hopper).expect_err("hops");
     assert!(err.contains("lander.hops") && err.contains("--backend cpu"), "{err}");
-    let capture = Campaign::new(load("capture/asteroid_capture.toml"), options.clone()).expect("campaign");
+    let capture = Campaign::new(load("membrane/asteroid_capture.toml"), options.clone()).expect("campaign");
     let err = check(&capture).expect_err("not a lander campaign");
     assert!(err.contains("lander campaigns") && err.contains("--backend cpu"), "{err}");
     // A dispersed comet: every run its own grid and polyhedron, which a batch cannot hold.

@@ -13,7 +13,7 @@
 
 use tumble_math::nalgebra::DVector;
 use tumble_sim::Scenario;
-use tumble_sim::capture::CaptureStudy;
+use tumble_sim::capture_map::CaptureStudy;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/capture_map/tumbling_500kg.toml");

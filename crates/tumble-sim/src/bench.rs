@@ -289,14 +289,14 @@ fn membrane_cases(n: u64, z: f64) -> [BenchResult; 2] {
     ]
 }
 
-/// The bundled asteroid capture (`scenarios/capture/asteroid_capture.toml`: 1992-face pear,
+/// The bundled asteroid capture (`scenarios/membrane/asteroid_capture.toml`: 1992-face pear,
 /// spacecraft of three bodies, RK4 at 0.1 s, 300 s with contact from 10 s), whole runs timed:
 /// steps per second times 0.1 s is the real-time factor.
 fn asteroid_capture(repeats: usize) -> BenchResult {
-    let text = include_str!("../../../scenarios/capture/asteroid_capture.toml");
-    let path = std::path::Path::new("scenarios/capture/asteroid_capture.toml");
+    let text = include_str!("../../../scenarios/membrane/asteroid_capture.toml");
+    let path = std::path::Path::new("scenarios/membrane/asteroid_capture.toml");
     let sc = crate::Scenario::from_text(path, text.to_string(), &[]).expect("bundled scenario");
-    let m = crate::asteroid_capture::AsteroidCapture::build(&sc).expect("bundled scenario");
+    let m = crate::membrane_capture::AsteroidCapture::build(&sc).expect("bundled scenario");
     let seconds = (0..repeats).map(|_| m.run().wall_s).fold(f64::INFINITY, f64::min);
     BenchResult {
         name: "asteroid_capture_rk4_0.1s".into(),

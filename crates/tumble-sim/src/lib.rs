@@ -6,14 +6,14 @@
 
 pub mod anim;
 pub mod arm;
-pub mod asteroid_capture;
 pub mod bench;
 pub mod campaign;
-pub mod capture;
+pub mod capture_map;
 pub mod grapple;
 pub mod lander;
 pub mod mechanism;
 pub mod membrane;
+pub mod membrane_capture;
 mod metrics;
 mod model;
 mod output;

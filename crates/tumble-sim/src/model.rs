@@ -1,13 +1,13 @@
 //! Building a validated simulation model from a scenario. Every physically impossible value is
 //! refused here, with the key that holds it, before anything runs.
 
+use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key};
 use crate::scenario::{BodySpec, GravitySpec, IntegratorKind, LoadFrame, Scenario, ScenarioError};
 use tumble_dynamics::Polyhedron;
 use tumble_dynamics::{
     BodyState, Dopri5Settings, Gravity, Load, Method, NoGravity, PointMass, RigidBody, RigidBodySystem, Uniform,
 };
-use tumble_geometry::mesh::read_mesh;
-use tumble_geometry::{LengthUnit, MassProperties, TriMesh};
+use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
 /// Most samples a run may record (about 2 GB of time series for a few bodies).
@@ -35,28 +35,6 @@ pub struct Model {
     pub max_energy_growth: f64,
     /// The gravity field as the scenario gave it.
     pub gravity: GravitySpec,
-}
-
-pub(crate) type Check<T> = Result<T, (String, String)>;
-
-pub(crate) fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> Check<T> {
-    Err((key.into(), msg.into()))
-}
-
-pub(crate) fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        err(key, format!("must be a positive, finite number ({unit}), got {x}"))
-    }
-}
-
-pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
-    if v.iter().all(|x| x.is_finite()) {
-        Ok(Vec3::from(v))
-    } else {
-        err(key, format!("must hold three finite numbers, got {v:?}"))
-    }
 }
 
 impl Model {
@@ -228,13 +206,6 @@ pub(crate) fn build_gravity(sc: &Scenario, target: Option<&TriMesh>) -> Check<Bo
             Box::new(Polyhedron::new(m, density).map_err(|e| ("gravity.mesh".to_string(), e.to_string()))?)
         }
     })
-}
-
-/// Reads the mesh at `path` (relative to the scenario file) in `unit`, errors keyed at
-/// `table.path` / `table.unit`.
-pub(crate) fn read_mesh_key(sc: &Scenario, table: &str, path: &str, unit: &str) -> Check<TriMesh> {
-    let unit: LengthUnit = unit.parse().map_err(|e: String| (format!("{table}.unit"), e))?;
-    read_mesh(&sc.resolve(path), unit).map_err(|e| (format!("{table}.path"), e.to_string()))
 }
 
 fn impact_of(g: &GravitySpec) -> Option<(Vec3, f64)> {

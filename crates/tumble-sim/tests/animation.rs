@@ -91,7 +91,7 @@ fn one_shape_at_a_time(shapes: &[(f64, Vec<f32>, Vec<f32>)], times: impl Iterato
 
 #[test]
 fn a_membrane_drop_animates_the_body_and_the_deflecting_membrane() {
-    let sc = scenario("capture/drop_test.toml");
+    let sc = scenario("membrane/drop_test.toml");
     let m = tumble_sim::membrane::MembraneDrop::build(&sc).unwrap();
     let run = m.run();
     let bytes = tumble_sim::membrane::animation(&m, &run).glb().unwrap();
@@ -218,11 +218,11 @@ fn a_grapple_run_animates_the_arm_the_payload_and_the_closing_wires() {
 
 #[test]
 fn an_asteroid_capture_animates_the_asteroid_and_the_spacecraft() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture/asteroid_capture.toml");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
     let sc = Scenario::load(&path, &[("simulation.duration".into(), "20".into())]).expect("scenario");
-    let m = tumble_sim::asteroid_capture::AsteroidCapture::build(&sc).unwrap();
+    let m = tumble_sim::membrane_capture::AsteroidCapture::build(&sc).unwrap();
     let run = m.run();
-    let bytes = tumble_sim::asteroid_capture::animation(&m, &run).glb().unwrap();
+    let bytes = tumble_sim::membrane_capture::animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let links = m.spacecraft.model.links.len();
     // Root, asteroid, links, the force arrow, the membrane and its shapes.

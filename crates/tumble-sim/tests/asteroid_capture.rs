@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 use tumble_math::Vec3;
 use tumble_sim::Scenario;
-use tumble_sim::asteroid_capture::{AsteroidCapture, CaptureRun};
+use tumble_sim::membrane_capture::{AsteroidCapture, CaptureRun};
 
 fn scenario() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture/asteroid_capture.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml")
 }
 
 fn load(set: &[(&str, &str)]) -> Scenario {

@@ -97,7 +97,7 @@ fn impossible_run_counts_are_refused() {
 /// alone equal to its row, and the capture's results (peak SADA moment, catch-up) recorded.
 #[test]
 fn capture_campaigns_share_the_machinery() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture/asteroid_capture.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
     let set = [
         ("simulation.duration", "40.0"),
         ("membrane.body.shape", "{ type = \"body\", kind = \"pear\", length = 11.0, seed = 7, cells = 8 }"),

@@ -7,8 +7,8 @@ use tumble_dynamics::multibody::{Joint, Link, Multibody};
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::nalgebra::{DMatrix, DVector};
 use tumble_math::{Mat3, UnitQuat, Vec3, skew};
-use tumble_sim::capture::detumble::Plant;
-use tumble_sim::capture::{CaptureStudy, confusion};
+use tumble_sim::capture_map::detumble::Plant;
+use tumble_sim::capture_map::{CaptureStudy, confusion};
 use tumble_sim::scenario::Scenario;
 
 const SCENARIO: &str = "../../scenarios/capture_map/tumbling_500kg.toml";

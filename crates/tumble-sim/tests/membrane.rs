@@ -7,7 +7,7 @@ use tumble_sim::Scenario;
 use tumble_sim::membrane::{MembraneDrop, MembraneRun};
 
 fn scenario() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture/drop_test.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/drop_test.toml")
 }
 
 fn build(set: &[(&str, &str)]) -> MembraneDrop {

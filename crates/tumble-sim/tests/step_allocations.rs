@@ -39,7 +39,7 @@ fn count_with<S: Simulation>(name: &str, sim: S, schedule: Schedule, warm: usize
 fn the_membrane_drop_step_does_not_allocate() {
     // From the first contact (1.4 s) on: the membrane's contact pass at work.
     let m = tumble_sim::membrane::MembraneDrop::build(&scenario(
-        "capture/drop_test.toml",
+        "membrane/drop_test.toml",
         &[("simulation.output_interval", "3.0")],
     ))
     .expect("drop");
@@ -74,12 +74,12 @@ fn the_mechanism_on_an_arm_step_does_not_allocate() {
 
 #[test]
 fn the_asteroid_capture_step_does_not_allocate() {
-    let m = tumble_sim::asteroid_capture::AsteroidCapture::build(&scenario(
-        "capture/asteroid_capture.toml",
+    let m = tumble_sim::membrane_capture::AsteroidCapture::build(&scenario(
+        "membrane/asteroid_capture.toml",
         &[("simulation.output_interval", "300.0")],
     ))
     .expect("capture");
-    let sim = tumble_sim::asteroid_capture::AsteroidCaptureSim::new(&m);
+    let sim = tumble_sim::membrane_capture::AsteroidCaptureSim::new(&m);
     let schedule = sim.schedule();
     count("asteroid capture", sim, schedule, 200, 200);
 }

@@ -2,11 +2,11 @@
 //! elements and flexible joints, integrated by RK4 or DOPRI5; joint angles, rates, joint
 //! reaction forces and moments and the energy recorded and plotted.
 
-use crate::model::{Check, err, finite3, positive};
 use crate::output::RunDir;
 use crate::pipeline::Diagnosis;
 use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
+use crate::scenario::check::{Check, err, finite3, mass_and_inertia, positive};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
 use std::io::Write;
 use std::path::Path;
@@ -15,8 +15,7 @@ use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
 use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
-use tumble_geometry::MassProperties;
-use tumble_math::{Mat3, UnitQuat, Vec3};
+use tumble_math::{UnitQuat, Vec3};
 
 pub mod campaign;
 pub mod sim;
@@ -275,19 +274,6 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize, angle: f64) -> Check
 }
 
 /// Links declared inline, in order.
-/// Mass and inertia (3 principal or 6 `[xx, yy, zz, xy, xz, yz]` values, kg·m²) of the table
-/// at `key`, checked (positive mass, positive definite, triangle inequalities).
-pub(crate) fn mass_and_inertia(key: &str, mass: f64, inertia: &[f64]) -> Check<(f64, Mat3)> {
-    let inertia = match *inertia {
-        [a, b, c] => Mat3::from_diagonal(&Vec3::new(a, b, c)),
-        [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
-        _ => return err(format!("{key}.inertia"), format!("needs 3 or 6 values (kg·m²), got {}", inertia.len())),
-    };
-    let mass = positive(&format!("{key}.mass"), mass, "kg")?;
-    MassProperties::new(mass, inertia).validate().map_err(|e| (format!("{key}.inertia"), e.to_string()))?;
-    Ok((mass, inertia))
-}
-
 fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>)> {
     let mut links = Vec::new();
     let mut names = Vec::new();

@@ -72,13 +72,13 @@ pub fn campaign_kind(sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dy
         Kind::RigidBodies => Box::new(crate::run::RigidRuns::new(sc)?),
         Kind::Lander => Box::new(crate::lander::campaign::LanderRuns::new(sc, touched(&["target.", "gravity."]))?),
         Kind::MembraneDrop => Box::new(crate::membrane::campaign::DropRuns),
-        Kind::MembraneCapture => Box::new(crate::asteroid_capture::campaign::CaptureRuns),
+        Kind::MembraneCapture => Box::new(crate::membrane_capture::campaign::CaptureRuns),
         Kind::Arm => Box::new(crate::arm::campaign::ArmRuns::new(sc)?),
         Kind::Grapple => Box::new(crate::grapple::campaign::GrappleRuns),
         Kind::Snare => Box::new(crate::snare::campaign::WireRuns),
         Kind::Mechanism => Box::new(crate::mechanism::campaign::MechanismRuns::new(sc)?),
         Kind::CaptureMap => {
-            Box::new(crate::capture::campaign::VerdictRuns::new(sc, touched(&["capture.measured_impulse"]))?)
+            Box::new(crate::capture_map::campaign::VerdictRuns::new(sc, touched(&["capture.measured_impulse"]))?)
         }
     })
 }

@@ -34,9 +34,10 @@
 //!
 //! RK4 at a fixed step; the state also integrates the impulse the payload receives.
 
-use crate::arm::{ArmModel, mass_and_inertia};
-use crate::model::{Check, err, finite3, positive};
+use crate::arm::ArmModel;
 use crate::pipeline::Diagnosis;
+use crate::scenario::check::{Check, err, finite3, positive};
+use crate::scenario::check::{MAX_SAMPLES, mass_and_inertia};
 use crate::scenario::{Scenario, ScenarioError};
 use tumble_contact::laws::ContactLaw;
 use tumble_contact::snare::{LooseWire, ThreeWireSnare};
@@ -47,8 +48,6 @@ use tumble_math::{Mat3, UnitQuat, Vec3};
 const K_FACE: f64 = 1e6;
 /// Damping of the face at each point, N·s/m.
 const C_FACE: f64 = 2e4;
-/// Most samples a run records.
-const MAX_SAMPLES: f64 = 1e6;
 
 /// The payload and its grapple fixture.
 #[derive(Clone, Debug)]

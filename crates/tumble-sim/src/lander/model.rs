@@ -4,7 +4,8 @@
 
 use super::sim::{Hop, HopTrigger, LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
-use crate::model::{Check, build_gravity, err, finite3, mass_properties, positive, read_mesh_key};
+use crate::model::{build_gravity, mass_properties};
+use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key};
 use crate::scenario::lander::{LanderSpec, SpinKind, TargetShape, TargetSpec, VertexSpec};
 use crate::scenario::{BodySpec, IntegratorKind, Scenario, ScenarioError};
 use std::sync::Arc;

@@ -20,12 +20,14 @@
 //! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
 //! run's files.
 
+use crate::ScenarioError;
 use crate::arm::ArmModel;
-use crate::model::{Check, err, finite3, positive};
 use crate::pipeline::Diagnosis;
+use crate::scenario::check::mass_and_inertia;
+use crate::scenario::check::rk4_timing;
+use crate::scenario::check::{Check, err, finite3, positive};
 use crate::scenario::mechanism::MechanismSpec;
 use crate::scenario::{GravitySpec, Scenario};
-use crate::{ScenarioError, arm::mass_and_inertia, membrane::rk4_timing};
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
 use tumble_dynamics::multibody::system::MultibodySystem;

@@ -9,12 +9,13 @@
 //! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
 //! run's files.
 
-use crate::model::{Check, err, finite3, positive, read_mesh_key};
+use crate::ScenarioError;
 use crate::pipeline::Diagnosis;
+use crate::scenario::GravitySpec;
 use crate::scenario::Scenario;
+use crate::scenario::check::mass_and_inertia;
+use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key, rk4_timing};
 use crate::scenario::membrane::MembraneShape;
-use crate::scenario::{GravitySpec, IntegratorKind};
-use crate::{ScenarioError, arm::mass_and_inertia};
 use tumble_contact::membrane::{BodyHull, Distribution, Membrane, MembraneContact, MembraneFriction};
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, RigidBody};
 use tumble_geometry::bodies::{BodyKind, body_mesh};
@@ -32,9 +33,6 @@ pub(crate) use output::{MEMBRANE_COLOR, membrane_series, membrane_shape};
 pub use output::{animation, write_membrane_run};
 pub use sim::MembraneSim;
 pub use summary::DropSummary;
-
-/// Samples kept at most (the output interval is refused below that).
-const MAX_SAMPLES: f64 = 1e6;
 
 /// A body and a fixed membrane, validated.
 #[derive(Clone, Debug)]
@@ -173,25 +171,6 @@ impl MembraneDrop {
         run.wall_s = started.elapsed().as_secs_f64();
         run
     }
-}
-
-/// `[simulation]` of a membrane run: RK4 step, duration and output interval, s.
-pub(crate) fn rk4_timing(sc: &Scenario, what: &str) -> Check<(f64, f64, f64)> {
-    let sim = &sc.file.simulation;
-    if sim.integrator != IntegratorKind::Rk4 {
-        return err("simulation.integrator", format!("{what} runs use `rk4` (the document's method, fixed step)"));
-    }
-    let dt = positive("simulation.dt", sim.dt.unwrap_or(f64::NAN), "s")?;
-    let duration = positive("simulation.duration", sim.duration, "s")?;
-    let output_interval = sim.output_interval.unwrap_or(dt);
-    let every = (output_interval / dt).round();
-    if !(every >= 1.0 && (every * dt - output_interval).abs() <= 1e-9 * output_interval) {
-        return err("simulation.output_interval", format!("must be a whole multiple of dt = {dt} s"));
-    }
-    if duration / output_interval > MAX_SAMPLES {
-        return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
-    }
-    Ok((dt, duration, output_interval))
 }
 
 /// What every membrane run reads from `[membrane]`: the membrane, and the body with its shape

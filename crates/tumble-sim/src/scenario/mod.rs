@@ -8,6 +8,7 @@
 
 pub mod arm;
 pub mod capture;
+pub(crate) mod check;
 mod error;
 pub mod grapple;
 mod kind;

@@ -11,7 +11,7 @@
 //! chord, so the force keeps the chord's normal. RK4 at a fixed step; the state carries the
 //! impulse the wire gives so that `∫F dt` is integrated with the motion.
 
-use crate::model::{Check, err, positive};
+use crate::scenario::check::{Check, err, positive};
 use crate::scenario::{Scenario, ScenarioError};
 use tumble_contact::laws::friction;
 use tumble_contact::snare::LooseWire;

@@ -8,11 +8,12 @@ pub mod detumble;
 mod held;
 mod verdict;
 
-use crate::arm::{ArmModel, mass_and_inertia};
+use crate::arm::ArmModel;
 use crate::campaign::dispersion::Stream;
-use crate::model::{Check, err, finite3, positive};
 use crate::plot::{Series, line_plot, scatter_plot};
 use crate::scenario::capture::{CaptureSpec, RoaSpec, VerdictMap};
+use crate::scenario::check::mass_and_inertia;
+use crate::scenario::check::{Check, err, finite3, positive};
 use crate::scenario::{Scenario, ScenarioError};
 use detumble::{Design, DetumbleSpec, Funnel, Plant, Rollout};
 use rayon::prelude::*;

@@ -21,9 +21,10 @@
 //! run's files.
 
 use crate::ScenarioError;
-use crate::membrane::{MembraneParts, membrane_parts, rk4_timing};
-use crate::model::{Check, err, positive};
+use crate::membrane::{MembraneParts, membrane_parts};
 use crate::pipeline::Diagnosis;
+use crate::scenario::check::rk4_timing;
+use crate::scenario::check::{Check, err, positive};
 use crate::scenario::{GravitySpec, Scenario};
 use tumble_contact::membrane::{BodyHull, Membrane, MembraneContact};
 use tumble_dynamics::multibody::forces::BallSpring;

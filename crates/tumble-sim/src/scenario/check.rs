@@ -1,0 +1,77 @@
+//! The checks every application's scenario adapter shares: a check's result type keyed by the
+//! scenario key path, positive and finite numbers, vectors, meshes read relative to the file,
+//! mass and inertia.
+
+use super::{IntegratorKind, Scenario};
+use tumble_geometry::mesh::read_mesh;
+use tumble_geometry::{LengthUnit, MassProperties, TriMesh};
+use tumble_math::{Mat3, Vec3};
+
+/// Most samples a fixed-step run records.
+pub(crate) const MAX_SAMPLES: f64 = 1e6;
+
+/// A check's result: the value, or the key path and what is wrong.
+pub(crate) type Check<T> = Result<T, (String, String)>;
+
+/// A failed check at `key`.
+pub(crate) fn err<T>(key: impl Into<String>, msg: impl Into<String>) -> Check<T> {
+    Err((key.into(), msg.into()))
+}
+
+/// `x` when positive and finite (`unit` names what it is in the message).
+pub(crate) fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        err(key, format!("must be a positive, finite number ({unit}), got {x}"))
+    }
+}
+
+/// Three finite numbers as a vector.
+pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(Vec3::from(v))
+    } else {
+        err(key, format!("must hold three finite numbers, got {v:?}"))
+    }
+}
+
+/// Reads the mesh at `path` (relative to the scenario file) in `unit`, errors keyed at
+/// `table.path` / `table.unit`.
+pub(crate) fn read_mesh_key(sc: &Scenario, table: &str, path: &str, unit: &str) -> Check<TriMesh> {
+    let unit: LengthUnit = unit.parse().map_err(|e: String| (format!("{table}.unit"), e))?;
+    read_mesh(&sc.resolve(path), unit).map_err(|e| (format!("{table}.path"), e.to_string()))
+}
+
+/// Mass and inertia (3 principal or 6 `[xx, yy, zz, xy, xz, yz]` values, kg·m²) of the table
+/// at `key`, checked (positive mass, positive definite, triangle inequalities).
+pub(crate) fn mass_and_inertia(key: &str, mass: f64, inertia: &[f64]) -> Check<(f64, Mat3)> {
+    let inertia = match *inertia {
+        [a, b, c] => Mat3::from_diagonal(&Vec3::new(a, b, c)),
+        [xx, yy, zz, xy, xz, yz] => Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
+        _ => return err(format!("{key}.inertia"), format!("needs 3 or 6 values (kg·m²), got {}", inertia.len())),
+    };
+    let mass = positive(&format!("{key}.mass"), mass, "kg")?;
+    MassProperties::new(mass, inertia).validate().map_err(|e| (format!("{key}.inertia"), e.to_string()))?;
+    Ok((mass, inertia))
+}
+
+/// `[simulation]` of a fixed-step run (`what` names it): RK4 step, duration and output
+/// interval (a whole multiple of the step, at most [`MAX_SAMPLES`] samples), s.
+pub(crate) fn rk4_timing(sc: &Scenario, what: &str) -> Check<(f64, f64, f64)> {
+    let sim = &sc.file.simulation;
+    if sim.integrator != IntegratorKind::Rk4 {
+        return err("simulation.integrator", format!("{what} runs use `rk4` (the document's method, fixed step)"));
+    }
+    let dt = positive("simulation.dt", sim.dt.unwrap_or(f64::NAN), "s")?;
+    let duration = positive("simulation.duration", sim.duration, "s")?;
+    let output_interval = sim.output_interval.unwrap_or(dt);
+    let every = (output_interval / dt).round();
+    if !(every >= 1.0 && (every * dt - output_interval).abs() <= 1e-9 * output_interval) {
+        return err("simulation.output_interval", format!("must be a whole multiple of dt = {dt} s"));
+    }
+    if duration / output_interval > MAX_SAMPLES {
+        return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
+    }
+    Ok((dt, duration, output_interval))
+}
