@@ -66,3 +66,36 @@ fn the_three_wire_snare_captures_an_aligned_fixture_and_fails_cleanly_on_a_misal
     assert!(out.failure.as_deref() == Some("the shaft is not inside the ring"));
     assert!(SnareCapture::lee_like(-1.0, [0.0, 0.0]).expect("snare").run().is_err());
 }
+
+/// The floating-target experiment built in code runs bit-identically to the bundled scenario,
+/// and the builder refuses what the file would, naming the file's key.
+#[test]
+fn the_experiment_built_in_code_is_the_scenario() {
+    use tumble_sim::snare::WireExperiment;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/snare/floating_target.toml");
+    let from_file = WireExperiment::build(&tumble_sim::Scenario::load(&path, &[]).expect("scenario")).expect("valid");
+    let in_code = WireExperiment::builder()
+        .target(8.9, 0.16)
+        .probe([0.05, -0.3])
+        .approach(0.1, 0.090)
+        .friction(0.2, 1e-3)
+        .wire_damping(5.0)
+        .timing(1e-5, 0.5)
+        .build()
+        .expect("valid");
+    let (a, b) = (from_file.run().expect("runs"), in_code.run().expect("runs"));
+    assert_eq!(a.samples.len(), b.samples.len());
+    let last = |r: &tumble_sim::snare::WireRun| {
+        let s = r.samples.last().expect("samples");
+        [s.velocity[0], s.velocity[1], s.omega, s.impulse[0], s.impulse[1]].map(f64::to_bits)
+    };
+    assert_eq!(last(&a), last(&b));
+    for (bad, key) in [
+        (WireExperiment::builder().approach(0.1, 0.2), "snare.position"),
+        (WireExperiment::builder().target(-1.0, 0.16), "snare.mass"),
+        (WireExperiment::builder().timing(0.0, 0.5), "simulation.dt"),
+        (WireExperiment::builder().friction(f64::NAN, 1e-3), "snare.mu"),
+    ] {
+        assert_eq!(bad.build().expect_err("refused").key, key);
+    }
+}

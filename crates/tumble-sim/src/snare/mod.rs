@@ -11,19 +11,21 @@
 //! chord, so the force keeps the chord's normal. RK4 at a fixed step; the state carries the
 //! impulse the wire gives so that `∫F dt` is integrated with the motion.
 
-use crate::scenario::check::{Check, err, positive};
+use crate::scenario::check::{Check, err};
 use crate::scenario::{Scenario, ScenarioError};
 use tumble_contact::laws::friction;
 use tumble_contact::snare::LooseWire;
 use tumble_dynamics::OdeSystem;
 use tumble_math::Vec3;
 
+mod builder;
 pub mod campaign;
 mod capture;
 mod output;
 pub mod sim;
 mod summary;
 
+pub use builder::WireExperimentBuilder;
 pub(crate) use capture::K_PULL;
 pub use capture::{SnareCapture, SnareOutcome};
 pub use output::{animation, output_every, write_wire_run};
@@ -181,39 +183,14 @@ impl WireExperiment {
         let Some(s) = &sc.file.snare else { return err("snare", "a snare-wire run needs a [snare] table") };
         let sim = &sc.file.simulation;
         let Some(dt) = sim.dt else { return err("simulation.dt", "is required: the RK4 step, s") };
-        if !(s.position > 0.0 && s.position < WIRE_SPAN) {
-            return err(
-                "snare.position",
-                format!("must lie between the wire's ends (0, {WIRE_SPAN}) m, got {}", s.position),
-            );
-        }
-        if !(s.probe.iter().all(|x| x.is_finite())) {
-            return err("snare.probe", "must hold two finite numbers (m)");
-        }
-        if !(s.mu.is_finite() && s.mu >= 0.0) {
-            return err("snare.mu", format!("must be >= 0, got {}", s.mu));
-        }
-        if !(s.wire.damping.is_finite() && s.wire.damping >= 0.0) {
-            return err("snare.wire.damping", format!("must be >= 0 (N·s/m), got {}", s.wire.damping));
-        }
-        let (dt, duration) = (positive("simulation.dt", dt, "s")?, positive("simulation.duration", sim.duration, "s")?);
-        if duration / dt > MAX_STEPS {
-            return err(
-                "simulation.dt",
-                format!("{:.1e} steps would be recorded (at most {MAX_STEPS:e}): lengthen the step", duration / dt),
-            );
-        }
-        Ok(Self {
-            mass: positive("snare.mass", s.mass, "kg")?,
-            inertia: positive("snare.inertia", s.inertia, "kg·m²")?,
-            probe: s.probe,
-            speed: positive("snare.speed", s.speed, "m/s")?,
-            aim: s.position,
-            wire_damping: s.wire.damping,
-            mu: s.mu,
-            v_star: positive("snare.v_star", s.v_star, "m/s")?,
-            dt,
-            duration,
-        })
+        Self::builder()
+            .target(s.mass, s.inertia)
+            .probe(s.probe)
+            .approach(s.speed, s.position)
+            .friction(s.mu, s.v_star)
+            .wire_damping(s.wire.damping)
+            .timing(dt, sim.duration)
+            .build()
+            .map_err(|e| (e.key, e.message))
     }
 }
