@@ -66,11 +66,11 @@ fn bad_arm_input_is_refused_with_its_key() {
     let hinge = scenario("solar_array_hinge.toml");
     let zero = "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]";
     let sc = Scenario::load(&hinge, &[("arm.q".to_string(), zero.to_string())]).expect("parses");
-    let e = ArmModel::build(&sc).err().expect("zero quaternion refused").to_string();
+    let e = ArmModel::build(&sc).expect_err("zero quaternion refused").to_string();
     assert!(e.contains("key `arm.q`") && e.contains("must not be zero"), "{e}");
     let text = std::fs::read_to_string(&path).expect("text") + "\n[[arm.joints]]\nname = \"elbow\"\nstiffness = 1.0\n";
     let sc = Scenario::from_text(&path, text, &[]).expect("parses");
-    assert!(ArmModel::build(&sc).err().expect("unknown joint").to_string().contains("no joint named `elbow`"));
+    assert!(ArmModel::build(&sc).expect_err("unknown joint").to_string().contains("no joint named `elbow`"));
 }
 
 /// The arm's energy check balances the actuators' work: the double pendulum with a PD servo
@@ -97,4 +97,41 @@ fn the_actuators_work_balances_the_arms_energy() {
     assert!(work.abs() > 0.5, "the actuators did work: {work} J");
     println!("W = {work} J, E − W − E₀ = {} J", check.growth);
     assert!(check.growth.abs() < 1e-6 * 6.0, "E − W moved by {} J", check.growth);
+}
+
+/// The double pendulum built in code (links from `tumble_dynamics`, the run from
+/// `ArmModel::builder`) runs bit-identically to `double_pendulum.toml`, and the builder refuses
+/// what the file would, naming the file's key.
+#[test]
+fn the_arm_built_in_code_is_the_scenario() {
+    use tumble_dynamics::multibody::system::MultibodySystem;
+    use tumble_dynamics::multibody::{Joint, Link, Multibody};
+    use tumble_math::{Mat3, Vec3};
+    let link = |name: &str, parent: Option<usize>, origin: Vec3| Link {
+        name: name.into(),
+        parent,
+        joint: Joint::Revolute(Vec3::y()),
+        parent_to_joint: (Mat3::identity(), origin),
+        mass: 1.0,
+        com: Vec3::new(0.0, 0.0, -0.5),
+        inertia: Mat3::from_diagonal(&Vec3::new(0.0833, 0.0833, 0.001)),
+    };
+    let links = vec![link("upper", None, Vec3::zeros()), link("lower", Some(0), Vec3::new(0.0, 0.0, -1.0))];
+    let system = MultibodySystem::new(Multibody::new(links, Vec3::new(0.0, 0.0, -9.81)).expect("tree"));
+    let build = |s: MultibodySystem| ArmModel::builder("double_pendulum", s).duration(10.0).output_interval(0.01);
+    let mut in_code = build(system.clone()).state(vec![1.2, 0.3, 0.0, 0.0]).rk4(0.001).build().expect("valid");
+    let sc = Scenario::load(&scenario("double_pendulum.toml"), &[]).expect("scenario");
+    let mut from_file = ArmModel::build(&sc).expect("arm");
+    let (a, b) = (in_code.simulate(), from_file.simulate());
+    assert_eq!(a.rows.len(), b.rows.len());
+    let bits = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(a.rows.last().expect("rows")), bits(b.rows.last().expect("rows")));
+    for (bad, key) in [
+        (build(system.clone()).state(vec![1.2, 0.3]).rk4(0.001), "arm.q"),
+        (build(system.clone()).rk4(-1.0), "simulation.dt"),
+        (build(system.clone()), "simulation.dt"),
+        (build(system.clone()).rk4(0.001).output_interval(1e-6), "simulation.output_interval"),
+    ] {
+        assert_eq!(bad.build().expect_err("refused").key, key);
+    }
 }

@@ -10,21 +10,24 @@ use crate::scenario::check::{Check, err, finite3, mass_and_inertia, positive};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
 use std::io::Write;
 use std::path::Path;
+use tumble_dynamics::Method;
 use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
-use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
 use tumble_math::{UnitQuat, Vec3};
 
+mod builder;
 pub mod campaign;
 pub mod sim;
 mod summary;
 
+pub use builder::ArmBuilder;
 pub use sim::ArmSim;
 pub use summary::ArmSummary;
 
 /// A validated articulated run.
+#[derive(Clone, Debug)]
 pub struct ArmModel {
     /// Scenario name.
     pub name: String,
@@ -147,52 +150,25 @@ impl ArmModel {
         initial_state.extend(v);
         initial_state.extend(motor_state.0);
         initial_state.extend(motor_state.1);
-        system.project(&mut initial_state);
-        if initial_state.iter().any(|x| !x.is_finite()) {
-            return err("arm.q", "a ball or free joint's quaternion [w, x, y, z] must not be zero");
-        }
-
         let sim = &f.simulation;
-        let duration = positive("simulation.duration", sim.duration, "s")?;
-        let (method, output_interval) = match sim.integrator {
+        let builder = Self::builder(&f.name, system)
+            .state(initial_state)
+            .duration(sim.duration)
+            .max_energy_growth(sim.max_energy_growth)
+            .joint_names(joint_names);
+        let builder = match sim.integrator {
             IntegratorKind::Rk4 => {
                 let Some(dt) = sim.dt else { return err("simulation.dt", "is required by rk4: the step, s") };
-                let dt = positive("simulation.dt", dt, "s")?;
-                let oi = positive(
-                    "simulation.output_interval",
-                    sim.output_interval.unwrap_or(dt * (duration / dt / 2000.0).ceil().max(1.0)),
-                    "s",
-                )?;
-                (Method::Rk4 { dt }, oi)
+                builder.rk4(dt)
             }
-            IntegratorKind::Dopri5 => {
-                let oi = positive("simulation.output_interval", sim.output_interval.unwrap_or(duration / 1000.0), "s")?;
-                let s = Dopri5Settings {
-                    rtol: sim.rtol,
-                    atol: sim.atol,
-                    h_initial: oi / 10.0,
-                    h_min: 1e-12,
-                    h_max: sim.max_step.unwrap_or(oi),
-                };
-                (Method::Dopri5(s), oi)
-            }
+            IntegratorKind::Dopri5 => builder.dopri5(sim.rtol, sim.atol, sim.max_step),
             IntegratorKind::SymplecticEuler => return err("simulation.integrator", "arm runs use `rk4` or `dopri5`"),
         };
-        if duration / output_interval > 1e6 {
-            return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
-        }
-        let max_energy_growth =
-            positive("simulation.max_energy_growth", sim.max_energy_growth, "fraction of the energy scale")?;
-        Ok(Self {
-            name: f.name.clone(),
-            system,
-            initial_state,
-            method,
-            duration,
-            output_interval,
-            joint_names,
-            max_energy_growth,
-        })
+        let builder = match sim.output_interval {
+            Some(oi) => builder.output_interval(oi),
+            None => builder,
+        };
+        builder.build().map_err(|e| (e.key, e.message))
     }
 
     /// Runs the model on the pipeline's [`crate::pipeline::Driver`], recording a sample every

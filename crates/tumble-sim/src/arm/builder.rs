@@ -1,0 +1,171 @@
+//! [`ArmBuilder`]: an articulated run built in code from a [`MultibodySystem`] (links, joint
+//! force elements and flexible joints made with `tumble_dynamics`), validated as a scenario file
+//! is (errors name the file's keys); the scenario adapter ends in it.
+
+use super::ArmModel;
+use crate::pipeline::BuildError;
+use crate::scenario::check::MAX_SAMPLES;
+use tumble_dynamics::multibody::system::MultibodySystem;
+use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
+
+/// The integration of an arm run.
+#[derive(Clone, Copy, Debug)]
+enum Stepping {
+    /// RK4 at a fixed step, s.
+    Rk4(f64),
+    /// DOPRI5 with relative and absolute tolerances and the largest step (default: the output
+    /// interval), s.
+    Dopri5 { rtol: f64, atol: f64, max_step: Option<f64> },
+}
+
+/// Builds an [`ArmModel`]: the system, its initial state, the integration and the outputs.
+#[derive(Clone, Debug)]
+pub struct ArmBuilder {
+    name: String,
+    system: MultibodySystem,
+    state: Option<Vec<f64>>,
+    stepping: Option<Stepping>,
+    duration: f64,
+    output_interval: Option<f64>,
+    max_energy_growth: f64,
+    joint_names: Option<Vec<Option<String>>>,
+}
+
+impl ArmModel {
+    /// A builder for the run named `name` of `system`, with a scenario file's defaults: at
+    /// rest in the system's neutral configuration (motors at their joints' angles), samples
+    /// every 1/2000 (RK4) or 1/1000 (DOPRI5) of the duration, energy growth limit 1 %.
+    pub fn builder(name: &str, system: MultibodySystem) -> ArmBuilder {
+        ArmBuilder {
+            name: name.into(),
+            system,
+            state: None,
+            stepping: None,
+            duration: f64::NAN,
+            output_interval: None,
+            max_energy_growth: 0.01,
+            joint_names: None,
+        }
+    }
+}
+
+impl ArmBuilder {
+    /// The initial state `[q; v; θ; θ̇]` (quaternions of ball and free joints `[w, x, y, z]`,
+    /// normalised by the build; `θ, θ̇` the flexible joints' motors).
+    pub fn state(mut self, y: Vec<f64>) -> Self {
+        self.state = Some(y);
+        self
+    }
+
+    /// RK4 at the step `dt`, s.
+    pub fn rk4(mut self, dt: f64) -> Self {
+        self.stepping = Some(Stepping::Rk4(dt));
+        self
+    }
+
+    /// DOPRI5 with tolerances `rtol`, `atol` and at most `max_step` (s; default: the output
+    /// interval).
+    pub fn dopri5(mut self, rtol: f64, atol: f64, max_step: Option<f64>) -> Self {
+        self.stepping = Some(Stepping::Dopri5 { rtol, atol, max_step });
+        self
+    }
+
+    /// Simulated time, s.
+    pub fn duration(mut self, duration: f64) -> Self {
+        self.duration = duration;
+        self
+    }
+
+    /// Time between samples, s.
+    pub fn output_interval(mut self, interval: f64) -> Self {
+        self.output_interval = Some(interval);
+        self
+    }
+
+    /// Largest growth of `E − W` allowed, fraction of the energy scale (see
+    /// [`super::ArmSim`]).
+    pub fn max_energy_growth(mut self, fraction: f64) -> Self {
+        self.max_energy_growth = fraction;
+        self
+    }
+
+    /// Name of the joint carrying each link (`None` for a root), for the outputs' columns;
+    /// default: the link's name for every link with a parent.
+    pub fn joint_names(mut self, names: Vec<Option<String>>) -> Self {
+        self.joint_names = Some(names);
+        self
+    }
+
+    /// Checks every value, derives the rest and returns the run.
+    pub fn build(self) -> Result<ArmModel, BuildError> {
+        let positive = |key: &str, x: f64, unit: &str| {
+            if x.is_finite() && x > 0.0 {
+                Ok(x)
+            } else {
+                Err(BuildError::new(key, format!("must be a positive, finite number ({unit}), got {x}")))
+            }
+        };
+        let system = self.system;
+        let mut y = self.state.unwrap_or_else(|| rest_state(&system));
+        if y.len() != system.dim() {
+            let msg = format!("the state [q; v; θ; θ̇] needs {} values, got {}", system.dim(), y.len());
+            return Err(BuildError::new("arm.q", msg));
+        }
+        system.project(&mut y);
+        if y.iter().any(|x| !x.is_finite()) {
+            return Err(BuildError::new("arm.q", "a ball or free joint's quaternion [w, x, y, z] must not be zero"));
+        }
+        let duration = positive("simulation.duration", self.duration, "s")?;
+        let (method, output_interval) = match self.stepping {
+            None | Some(Stepping::Rk4(_)) => {
+                let Some(Stepping::Rk4(dt)) = self.stepping else {
+                    return Err(BuildError::new("simulation.dt", "is required by rk4: the step, s"));
+                };
+                let dt = positive("simulation.dt", dt, "s")?;
+                let every = (duration / dt / 2000.0).ceil().max(1.0);
+                let oi = positive("simulation.output_interval", self.output_interval.unwrap_or(dt * every), "s")?;
+                (Method::Rk4 { dt }, oi)
+            }
+            Some(Stepping::Dopri5 { rtol, atol, max_step }) => {
+                let oi =
+                    positive("simulation.output_interval", self.output_interval.unwrap_or(duration / 1000.0), "s")?;
+                let h_max = max_step.unwrap_or(oi);
+                (Method::Dopri5(Dopri5Settings { rtol, atol, h_initial: oi / 10.0, h_min: 1e-12, h_max }), oi)
+            }
+        };
+        if duration / output_interval > MAX_SAMPLES {
+            return Err(BuildError::new("simulation.output_interval", "would record more than 1e6 samples: raise it"));
+        }
+        let max_energy_growth =
+            positive("simulation.max_energy_growth", self.max_energy_growth, "fraction of the energy scale")?;
+        let joint_names = self
+            .joint_names
+            .unwrap_or_else(|| system.model.links.iter().map(|l| l.parent.map(|_| l.name.clone())).collect());
+        if joint_names.len() != system.model.links.len() {
+            let msg = format!("needs one name per link ({}), got {}", system.model.links.len(), joint_names.len());
+            return Err(BuildError::new("arm.links", msg));
+        }
+        Ok(ArmModel {
+            name: self.name,
+            system,
+            initial_state: y,
+            method,
+            duration,
+            output_interval,
+            joint_names,
+            max_energy_growth,
+        })
+    }
+}
+
+/// At rest in the neutral configuration, each motor at its joint's angle.
+fn rest_state(system: &MultibodySystem) -> Vec<f64> {
+    let mb = &system.model;
+    let q = mb.neutral();
+    let motors: Vec<f64> = system.flexible.iter().map(|f| q[mb.q_index(f.dof)]).collect();
+    let mut y = q;
+    y.extend(std::iter::repeat_n(0.0, mb.nv()));
+    y.extend(&motors);
+    y.extend(std::iter::repeat_n(0.0, motors.len()));
+    y
+}
