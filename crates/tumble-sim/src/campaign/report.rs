@@ -45,11 +45,13 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         "runs_executed": ran,
         "runs_per_second": if wall > 0.0 { ran as f64 / wall } else { 0.0 },
     });
-    let columns = c.kind.columns();
-    let values = |name: &str| rows.iter().filter_map(|r| r.get(c.kind.as_ref(), name)).collect::<Vec<_>>();
+    // Column by position (a row holds its results in column order; NaN for none).
+    let values = |i: usize| rows.iter().filter_map(move |r| r.results.get(i).copied().filter(|x| !x.is_nan()));
     if let Some(s) = summary.as_object_mut() {
         s.insert("statuses".into(), status_counts(rows).into_iter().map(|(k, n)| (k, json!(n))).collect());
-        let results: Map<String, Value> = columns.iter().map(|n| (n.clone(), distribution(&values(n)))).collect();
+        let results: Map<String, Value> = (c.kind.columns().into_iter().enumerate())
+            .map(|(i, n)| (n, distribution(&values(i).collect::<Vec<_>>())))
+            .collect();
         s.insert("results".into(), results.into());
     }
     match (c.kind.report(c, rows, &plots)?, summary.as_object_mut()) {
@@ -80,8 +82,8 @@ pub(crate) fn distribution(v: &[f64]) -> Value {
 
 /// A histogram of each result that varies between the runs, `plots/histogram_<column>`.
 fn histograms(kind: &dyn CampaignKind, rows: &[RunRow], plots: &Path) -> Result<(), String> {
-    for name in kind.columns() {
-        let v: Vec<f64> = rows.iter().filter_map(|r| r.get(kind, &name)).collect();
+    for (i, name) in kind.columns().into_iter().enumerate() {
+        let v: Vec<f64> = rows.iter().filter_map(|r| r.results.get(i).copied().filter(|x| !x.is_nan())).collect();
         if v.iter().all(|x| *x == v[0]) {
             continue;
         }
