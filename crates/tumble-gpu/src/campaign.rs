@@ -20,7 +20,7 @@ pub const BACKEND: &str = "gpu";
 /// lander campaign whose model the GPU path implements.
 pub fn check(c: &Campaign) -> Result<(), String> {
     let path = c.scenario.path.display();
-    let Some(LanderRuns { shared }) = c.kind.as_any().downcast_ref::<LanderRuns>() else {
+    let Some(LanderRuns { shared }) = c.kind_as::<LanderRuns>() else {
         return Err(format!("{path}: the GPU backend runs lander campaigns; run this one with `--backend cpu`"));
     };
     let (sc, _) = c.scenario_of(0)?;
@@ -48,7 +48,7 @@ pub fn execute(
     check(c)?;
     c.backend = Some(BACKEND.into());
     let c = &*c;
-    let Some(LanderRuns { shared }) = c.kind.as_any().downcast_ref::<LanderRuns>() else {
+    let Some(LanderRuns { shared }) = c.kind_as::<LanderRuns>() else {
         return Err("the GPU backend runs lander campaigns only".into());
     };
     let batch = batch.clamp(1, max_batch(gpu).max(1));

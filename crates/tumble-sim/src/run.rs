@@ -282,8 +282,4 @@ impl crate::campaign::CampaignKind for RigidRuns {
         };
         Ok(crate::campaign::Finished::new(status, results, diagnosis))
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }

@@ -144,3 +144,17 @@ fn a_body_campaign_maps_its_landing_sites() {
         assert!(out.join("plots").join(f).is_file(), "missing {f}");
     }
 }
+
+/// An engine that runs one kind finds it: a lander campaign is `LanderRuns` (with its shared
+/// target), an asteroid capture's is not.
+#[test]
+fn a_campaign_kind_is_found_by_its_type() {
+    use tumble_sim::lander::campaign::LanderRuns;
+    let c = campaign(&tmp("mc_kind"), 1, 1, false);
+    assert!(c.kind_as::<LanderRuns>().is_some_and(|k| k.shared.is_some()));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
+    let sc = Scenario::load(&path, &[]).expect("scenario");
+    let c = Campaign::new(sc, CampaignOptions { runs: 1, seed: 1, threads: 1, out: tmp("mc_kind_c"), resume: false })
+        .expect("campaign");
+    assert!(c.kind_as::<LanderRuns>().is_none());
+}

@@ -96,13 +96,7 @@ impl MultibodySystem {
     /// pass and no allocation of its own (the same value: poses do not depend on `v`). For step
     /// loops that check the energy at every step.
     pub fn energy_with(&self, k: &Kinematics, y: &[f64], tau: &mut [f64]) -> f64 {
-        let (q, v, theta, theta_d) = self.split(y);
-        let mb = &self.model;
-        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
-        let kinetic: f64 = (0..mb.links.len()).map(|i| 0.5 * k.v[i].dot(&(mb.i[i] * k.v[i]))).sum();
-        let potential: f64 =
-            mb.links.iter().zip(&k.pose).map(|(l, (r, p))| -l.mass * mb.gravity.dot(&(p + r * l.com))).sum();
-        kinetic + potential + motors + self.joint_loads(q, v, theta, theta_d, tau)
+        self.energy_parts(k, y, tau).1
     }
 
     /// The kinetic energy (links and motors) and [`MultibodySystem::energy`] at `y`, with the
@@ -114,12 +108,20 @@ impl MultibodySystem {
         self.model.kinematics_into(&y[..nq], &y[nq..nq + nv], &mut kin);
         tau.clear();
         tau.resize(nv, 0.0);
-        let total = self.energy_with(&kin, y, &mut tau);
-        let theta_d = self.split(y).3;
-        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
-        let kinetic = motors + (0..kin.v.len()).map(|i| 0.5 * kin.v[i].dot(&(self.model.i[i] * kin.v[i]))).sum::<f64>();
+        let parts = self.energy_parts(&kin, y, &mut tau);
         (self.kin, self.tau) = (kin, tau);
-        (kinetic, total)
+        parts
+    }
+
+    /// Kinetic energy (links and motors) and the total of [`MultibodySystem::energy_with`].
+    fn energy_parts(&self, k: &Kinematics, y: &[f64], tau: &mut [f64]) -> (f64, f64) {
+        let (q, v, theta, theta_d) = self.split(y);
+        let mb = &self.model;
+        let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();
+        let kinetic: f64 = (0..mb.links.len()).map(|i| 0.5 * k.v[i].dot(&(mb.i[i] * k.v[i]))).sum();
+        let potential: f64 =
+            mb.links.iter().zip(&k.pose).map(|(l, (r, p))| -l.mass * mb.gravity.dot(&(p + r * l.com))).sum();
+        (motors + kinetic, kinetic + potential + motors + self.joint_loads(q, v, theta, theta_d, tau))
     }
 
     /// The power the actuators put into the system at `y`, W: the PD servos and feed-forward

@@ -4,7 +4,7 @@
 
 use super::ArmModel;
 use crate::pipeline::BuildError;
-use crate::scenario::check::MAX_SAMPLES;
+use crate::scenario::check::{MAX_SAMPLES, positive};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{Dopri5Settings, Method, OdeSystem};
 
@@ -98,13 +98,6 @@ impl ArmBuilder {
 
     /// Checks every value, derives the rest and returns the run.
     pub fn build(self) -> Result<ArmModel, BuildError> {
-        let positive = |key: &str, x: f64, unit: &str| {
-            if x.is_finite() && x > 0.0 {
-                Ok(x)
-            } else {
-                Err(BuildError::new(key, format!("must be a positive, finite number ({unit}), got {x}")))
-            }
-        };
         let system = self.system;
         let mut y = self.state.unwrap_or_else(|| rest_state(&system));
         if y.len() != system.dim() {
@@ -117,10 +110,8 @@ impl ArmBuilder {
         }
         let duration = positive("simulation.duration", self.duration, "s")?;
         let (method, output_interval) = match self.stepping {
-            None | Some(Stepping::Rk4(_)) => {
-                let Some(Stepping::Rk4(dt)) = self.stepping else {
-                    return Err(BuildError::new("simulation.dt", "is required by rk4: the step, s"));
-                };
+            None => return Err(BuildError::new("simulation.dt", "is required by rk4: the step, s")),
+            Some(Stepping::Rk4(dt)) => {
                 let dt = positive("simulation.dt", dt, "s")?;
                 let every = (duration / dt / 2000.0).ceil().max(1.0);
                 let oi = positive("simulation.output_interval", self.output_interval.unwrap_or(dt * every), "s")?;

@@ -4,7 +4,6 @@
 use super::{ArmModel, ArmSim, write_arm_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Arm runs (`kind = "arm"`). Status: `completed` or `failed`.
@@ -62,9 +61,5 @@ impl CampaignKind for ArmRuns {
             results.push(peak.fold(0.0, f64::max));
         }
         Ok(Finished::new("completed", results, run.failure.as_ref().map(|d| d.to_string())))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

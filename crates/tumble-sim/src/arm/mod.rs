@@ -168,7 +168,7 @@ impl ArmModel {
             Some(oi) => builder.output_interval(oi),
             None => builder,
         };
-        builder.build().map_err(|e| (e.key, e.message))
+        builder.build().map_err(Into::into)
     }
 
     /// Runs the model on the pipeline's [`crate::pipeline::Driver`], recording a sample every

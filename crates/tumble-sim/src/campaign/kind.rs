@@ -35,7 +35,7 @@ impl Finished {
 /// One application as a campaign runs it. Drawing the dispersions, running in parallel,
 /// appending rows to `runs.csv`, resuming and the generic report are the campaign's; what a run
 /// is, what its row holds and what the report adds are the kind's.
-pub trait CampaignKind: Send + Sync {
+pub trait CampaignKind: AsAny + Send + Sync {
     /// Result columns of `runs.csv` (`name [unit]`), after the run index, seed and dispersed
     /// values.
     fn columns(&self) -> Vec<String>;
@@ -53,8 +53,19 @@ pub trait CampaignKind: Send + Sync {
     fn headline(&self, rows: &[RunRow]) -> String {
         status_counts(rows).iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
     }
-    /// The kind as [`Any`], for an engine that runs only one kind (the GPU's landers).
+}
+
+/// A value as [`Any`], for an engine that runs only one kind (the GPU's landers:
+/// [`Campaign::kind_as`]); every campaign kind has it.
+pub trait AsAny {
+    /// `self` as [`Any`].
     fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// How many rows ended each way, in order of status name.

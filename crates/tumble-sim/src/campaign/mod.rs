@@ -24,7 +24,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-pub use kind::{CampaignKind, Finished, campaign_kind, status_counts};
+pub use kind::{AsAny, CampaignKind, Finished, campaign_kind, status_counts};
 pub use report::write_report;
 
 /// Most runs one campaign takes (the list of runs to do is held in memory).
@@ -168,12 +168,23 @@ impl Campaign {
             return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
-        let kind = campaign_kind(&scenario, &dispersions)?;
+        // What the runs share is built on the campaign's threads (a capture map's funnel samples).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads.max(1))
+            .build()
+            .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
+        let kind = pool.install(|| campaign_kind(&scenario, &dispersions))?;
         let c = Self { scenario, dispersions, options, kind, backend: None };
         // Run 0 must build: a dispersion that breaks every run is reported before any work.
         let (sc, _) = c.scenario_of(0).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
         c.kind.check(&sc).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
         Ok(c)
+    }
+
+    /// The campaign's kind as the type `T` that runs it, if it is one (an engine that runs one
+    /// kind, such as the GPU's landers).
+    pub fn kind_as<T: 'static>(&self) -> Option<&T> {
+        self.kind.as_ref().as_any().downcast_ref()
     }
 
     /// The scenario of run `index` and its dispersed values.

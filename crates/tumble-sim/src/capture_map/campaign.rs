@@ -8,7 +8,6 @@
 use super::{CaptureStudy, Controller};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Result columns of a capture-map campaign.
@@ -27,7 +26,8 @@ pub struct VerdictRuns {
 
 impl VerdictRuns {
     /// Builds the controller of the nominal scenario `sc` (its funnel from
-    /// `capture.roa.samples` sampled captures, on the current threads); `measured` when a
+    /// `capture.roa.samples` sampled captures, on the current rayon pool's threads: a campaign's
+    /// `--threads`); `measured` when a
     /// dispersion draws `capture.measured_impulse`.
     pub fn new(sc: &Scenario, measured: bool) -> Result<Self, String> {
         let study = CaptureStudy::build(sc).map_err(|e| e.to_string())?;
@@ -71,9 +71,5 @@ impl CampaignKind for VerdictRuns {
         let mut done = Finished::new(status, results, None);
         done.note = r.failure.clone().unwrap_or_default();
         Ok(done)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -5,7 +5,6 @@
 use super::{GrappleCapture, GrappleSummary, write_grapple_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Result columns of a grapple campaign.
@@ -70,9 +69,5 @@ impl CampaignKind for GrappleRuns {
             done.note = why;
         }
         Ok(done)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -11,7 +11,6 @@ use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
 use crate::plot::{LatLonField, Series, histogram_plot, line_plot, map_plot, scatter_plot};
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
-use std::any::Any;
 use std::path::Path;
 use tumble_math::Vec3;
 
@@ -143,10 +142,6 @@ impl CampaignKind for LanderRuns {
             quantile(&settle, 0.5).map_or("-".into(), |t| format!("{t:.1}"))
         )
     }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
 /// Landing sites on a map of the body (or on the plane), settling-time histogram and
@@ -162,8 +157,8 @@ fn lander_report(
     let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     let mut settle: Vec<f64> = rows.iter().filter_map(|r| r.get(k, "settle_time [s]")).collect();
     settle.sort_by(f64::total_cmp);
-    let lat_lon = |r: &RunRow| r.get(k, "latitude [deg]").zip(r.get(k, "longitude [deg]"));
-    let sites: Vec<(f64, f64)> = rows.iter().filter(|r| r.status == "settled").filter_map(lat_lon).collect();
+    let site = |r: &RunRow| r.get(k, "latitude [deg]").zip(r.get(k, "longitude [deg]"));
+    let sites: Vec<(f64, f64)> = rows.iter().filter(|r| r.status == "settled").filter_map(site).collect();
     // Longitudes continued about their circular mean, so a cluster across ±180° stays together.
     let (sx, sy) = sites.iter().fold((0.0, 0.0), |(a, b), s| (a + s.1.to_radians().cos(), b + s.1.to_radians().sin()));
     let centre = sy.atan2(sx).to_degrees();
@@ -174,7 +169,7 @@ fn lander_report(
         Some(t) => Some(t.clone()),
         None => build_target(&c.scenario).ok(),
     };
-    let body = nominal.as_ref().is_some_and(|t| t.size.is_some()) || rows.iter().any(|r| lat_lon(r).is_some());
+    let body = nominal.as_ref().is_some_and(|t| t.size.is_some()) || rows.iter().any(|r| site(r).is_some());
     let planar: Vec<(f64, f64)> = rows
         .iter()
         .filter(|r| r.status == "settled")
@@ -204,7 +199,7 @@ fn lander_report(
         if let Some(values) = nominal.and_then(|t| t.radius_map(MAP_ROWS, 2 * MAP_ROWS, west)) {
             let field = LatLonField { label: "surface radius [m]", west, values: &values };
             let raw: Vec<(f64, f64)> =
-                rows.iter().filter(|r| r.status == "settled").filter_map(lat_lon).map(|(la, lo)| (lo, la)).collect();
+                rows.iter().filter(|r| r.status == "settled").filter_map(site).map(|(la, lo)| (lo, la)).collect();
             map_plot(&plots.join("landing_map"), "Landing sites on the body", &field, &raw)?;
         }
         scatter_plot(

@@ -4,7 +4,6 @@
 use super::{Mechanism, MechanismSummary, write_mechanism_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Rigid bodies in contact through the interference engine (`kind = "mechanism"`). Status:
@@ -55,9 +54,5 @@ impl CampaignKind for MechanismRuns {
         }
         let status = if s.contacts_final > 0 { "in_contact" } else { "free" };
         Ok(Finished::new(status, results, s.diagnosis))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

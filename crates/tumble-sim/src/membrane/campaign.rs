@@ -5,7 +5,6 @@
 use super::{DropSummary, MembraneDrop, write_membrane_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Result columns of a membrane-drop campaign.
@@ -67,9 +66,5 @@ impl CampaignKind for DropRuns {
             (_, false) => "bounced_off",
         };
         Ok(Finished::new(status, results, s.diagnosis))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

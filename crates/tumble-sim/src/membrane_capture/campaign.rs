@@ -8,7 +8,6 @@ use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
 use crate::plot::{Series, histogram_plot, line_plot};
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
-use std::any::Any;
 use std::path::Path;
 
 /// Result columns of an asteroid-capture campaign.
@@ -91,10 +90,6 @@ impl CampaignKind for CaptureRuns {
             over.count(),
             one(crate::campaign::report::quantile(&catch_up, 0.5)),
         )
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

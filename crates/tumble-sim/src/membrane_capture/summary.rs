@@ -129,7 +129,7 @@ impl CaptureSummary {
     pub fn headline(&self, out: &Path) -> String {
         let f = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.1}"));
         format!(
-            "{}: {} — contact at {} s, caught up at {} s (|Δω| < {} rad/s); peak SADA bending {} N·m (limit {}), peak membrane force {} N, peak slip {:.3} m/s, relative rate {:.5} rad/s at the end; energy budget {:.1} → {:.1} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            "{}: {} — contact at {} s, caught up at {} s (|Δω| < {} rad/s); peak SADA bending {} N·m (limit {}), peak membrane force {:.1} N, peak slip {:.3} m/s, relative rate {:.5} rad/s at the end; energy budget {:.1} → {:.1} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
             self.scenario,
             self.outcome,
             f(self.contact_time_s),
@@ -137,7 +137,7 @@ impl CaptureSummary {
             self.catch_up_rate_rad_s,
             vec3(&self.peak_sada_bending_N_m),
             self.sada_moment_limit_N_m,
-            f(Some(self.peak_normal_force_N)),
+            self.peak_normal_force_N,
             self.peak_slip_m_s,
             self.relative_rate_final_rad_s,
             self.energy_budget_initial_J,

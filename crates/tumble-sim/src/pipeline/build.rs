@@ -24,3 +24,18 @@ impl std::fmt::Display for BuildError {
 }
 
 impl std::error::Error for BuildError {}
+
+/// A scenario check's refusal `(key, message)` ([`crate::scenario::check`]) as a builder's.
+impl From<(String, String)> for BuildError {
+    fn from((key, message): (String, String)) -> Self {
+        Self { key, message }
+    }
+}
+
+/// A builder's refusal as a scenario check's `(key, message)`, for the adapters that end in a
+/// builder.
+impl From<BuildError> for (String, String) {
+    fn from(e: BuildError) -> Self {
+        (e.key, e.message)
+    }
+}

@@ -3,6 +3,7 @@
 
 use super::{MAX_STEPS, WIRE_SPAN, WireExperiment};
 use crate::pipeline::BuildError;
+use crate::scenario::check::positive;
 
 /// Builds a [`WireExperiment`]: the planar target (mass, inertia, probe), how it approaches
 /// the wire (speed, where along the wire), the wire's damping, friction and the RK4 timing.
@@ -58,13 +59,6 @@ impl WireExperimentBuilder {
     /// Checks every value and returns the experiment.
     pub fn build(self) -> Result<WireExperiment, BuildError> {
         let e = self.0;
-        let positive = |key: &str, x: f64, unit: &str| {
-            if x.is_finite() && x > 0.0 {
-                Ok(x)
-            } else {
-                Err(BuildError::new(key, format!("must be a positive, finite number ({unit}), got {x}")))
-            }
-        };
         if !(e.aim > 0.0 && e.aim < WIRE_SPAN) {
             let msg = format!("must lie between the wire's ends (0, {WIRE_SPAN}) m, got {}", e.aim);
             return Err(BuildError::new("snare.position", msg));

@@ -4,7 +4,6 @@
 use super::{WireExperiment, WireSummary, output_every, write_wire_run};
 use crate::campaign::{CampaignKind, Finished};
 use crate::scenario::Scenario;
-use std::any::Any;
 use std::path::Path;
 
 /// Result columns of a snare-wire campaign.
@@ -59,9 +58,5 @@ impl CampaignKind for WireRuns {
         ];
         let status = if s.touched_the_wire { "touched" } else { "missed" };
         Ok(Finished::new(status, results, s.diagnosis))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -191,6 +191,6 @@ impl WireExperiment {
             .wire_damping(s.wire.damping)
             .timing(dt, sim.duration)
             .build()
-            .map_err(|e| (e.key, e.message))
+            .map_err(Into::into)
     }
 }
