@@ -56,6 +56,11 @@ pub(crate) fn mc(
         Ok(sc) => sc,
         Err(e) => return invalid(e),
     };
+    if let Some(i) = only
+        && i >= tumble_sim::campaign::MAX_RUNS
+    {
+        return invalid(format!("--run must be below {}, got {i}", tumble_sim::campaign::MAX_RUNS));
+    }
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
         return invalid("--threads must be at least 1".into());

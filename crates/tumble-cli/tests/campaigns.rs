@@ -41,3 +41,18 @@ fn every_bundled_scenario_runs_a_campaign() {
         assert_eq!(results + dispersed + 4, width, "{name}: a distribution for each result column");
     }
 }
+
+/// A run index past any campaign is refused with exit 2 and one line, not an overflow.
+#[test]
+fn a_run_index_past_any_campaign_is_refused() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/cube_phobos.toml");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("campaigns_bad_run");
+    let o = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["mc", &f.display().to_string(), "--run", &u64::MAX.to_string(), "--out"])
+        .arg(&out)
+        .output()
+        .expect("tumble runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--run must be below"), "{err}");
+}
