@@ -25,7 +25,7 @@ impl std::fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-/// A scenario check's refusal `(key, message)` ([`crate::scenario::check`]) as a builder's.
+/// A scenario check's refusal `(key, message)` as a builder's.
 impl From<(String, String)> for BuildError {
     fn from((key, message): (String, String)) -> Self {
         Self { key, message }
