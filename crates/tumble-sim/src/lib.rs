@@ -25,7 +25,7 @@ pub mod scenario;
 pub mod snare;
 pub mod tools;
 
-pub use model::Model;
+pub use model::{GravityKind, Model, ModelBuilder};
 pub use output::{animation as rigid_animation, write_run};
 pub use pipeline::Diagnosis;
 pub use record::Recording;

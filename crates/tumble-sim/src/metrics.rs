@@ -1,9 +1,8 @@
 //! Scenario metrics computed from a finished run: invariant drifts, torque-free periods
 //! (Euler–Poinsot) and osculating orbits, each only where the physics makes it meaningful.
 
-use crate::model::Model;
+use crate::model::{GravityKind, Model};
 use crate::record::Recording;
-use crate::scenario::GravitySpec;
 use serde_json::{Map, Value, json};
 use tumble_dynamics::PointMass;
 use tumble_dynamics::analytic::torque_free_period;
@@ -13,7 +12,7 @@ use tumble_math::Vec3;
 /// The metrics of a run as a JSON object.
 pub fn compute(model: &Model, rec: &Recording) -> Value {
     let point_mass = match model.gravity {
-        GravitySpec::PointMass { mu, center, .. } => Some(PointMass { mu, center: Vec3::from(center) }),
+        GravityKind::PointMass { mu, center, .. } => Some(PointMass { mu, center }),
         _ => None,
     };
     let mut m = Map::new();
@@ -27,7 +26,7 @@ pub fn compute(model: &Model, rec: &Recording) -> Value {
     }
     let no_loads = model.system.bodies.iter().all(|b| b.loads.is_empty());
     let central_at_origin = point_mass.is_none_or(|pm| pm.center == Vec3::zeros());
-    let uniform = matches!(model.gravity, GravitySpec::Uniform { .. });
+    let uniform = matches!(model.gravity, GravityKind::Uniform);
     if no_loads && central_at_origin && !uniform {
         let h = col("H_norm");
         let (hx, hy, hz) = (col("Hx"), col("Hy"), col("Hz"));

@@ -202,3 +202,50 @@ fn a_shape_model_file_is_captured() {
     assert!(budget_drift(&run) < 1e-3 * scale, "drift {} J of {scale} J", budget_drift(&run));
     assert!(run.peak_bending() < m.moment_limit);
 }
+
+#[test]
+fn a_capture_built_in_code_matches_the_scenario_file() {
+    use tumble_contact::membrane::{Distribution, Membrane, MembraneFriction};
+    use tumble_geometry::bodies::{BodyKind, body_mesh};
+    use tumble_math::UnitQuat;
+    use tumble_sim::scenario::membrane::{ApproachSpec, ArraySpec};
+    let from_file = quick(&[("simulation.duration", "20.0")]);
+    let friction = MembraneFriction { mu: 1.0, v_star: 0.05, distribution: Distribution::Auto };
+    let membrane = Membrane::regular(6, Membrane::regular_radius(6, 146.0), 1.5, 15.0, Some(friction)).expect("valid");
+    let pear = body_mesh(BodyKind::PearAsteroid, 11.0, 7, true, 8).expect("pear");
+    let spin = Vec3::new(0.3, 0.5, 0.8).normalize() * 0.5 * std::f64::consts::TAU / 60.0;
+    let arrays = ArraySpec {
+        mass: 350.0,
+        radius: 3.5,
+        thickness: 0.05,
+        boom: 1.5,
+        stiffness: 1.0e4,
+        damping: 1.0e3,
+        moment_limit: 1765.0,
+    };
+    let builder = AsteroidCapture::builder("asteroid_capture")
+        .membrane(membrane)
+        .asteroid(pear, 1.0e6)
+        .asteroid_pose(Vec3::zeros(), UnitQuat::identity())
+        .asteroid_twist(Vec3::zeros(), spin)
+        .bus(15000.0, 1.5, 6.0)
+        .membrane_offset(7.0)
+        .thrust(475.0)
+        .arrays(arrays)
+        .approach(ApproachSpec { speed: 0.05, gap: 0.5, corkscrew: true, bandwidth: 0.2 })
+        .timing(0.1, 20.0, 0.5);
+    let in_code = builder.clone().build().expect("valid capture");
+    assert_eq!(in_code.spacecraft_start, from_file.spacecraft_start, "the derived start on the reference");
+    let (a, b) = (from_file.run(), in_code.run());
+    assert_eq!(a.samples, b.samples, "the same inputs, the same run bit for bit");
+    assert!(a.contact_time.is_some(), "the run reaches contact");
+    let key = |b: tumble_sim::membrane_capture::AsteroidCaptureBuilder| b.build().err().map(|e| e.key);
+    assert_eq!(key(builder.clone().membrane_offset(2.0)).as_deref(), Some("spacecraft.membrane_offset"));
+    assert_eq!(key(builder.clone().thrust(-1.0)).as_deref(), Some("spacecraft.thrust"));
+    assert_eq!(key(builder.clone().timing(0.1, 20.0, 0.25)).as_deref(), Some("simulation.output_interval"));
+    assert_eq!(
+        key(builder.clone().asteroid_inertia(tumble_math::Mat3::zeros())).as_deref(),
+        Some("membrane.body.inertia")
+    );
+    assert_eq!(key(AsteroidCapture::builder("bare")).as_deref(), Some("membrane"));
+}

@@ -1,8 +1,9 @@
 //! [`MembraneDropBuilder`]: a membrane drop built in code, validated as a scenario file is, with
 //! its derived data (the body's centre of mass, inertia, bounding radius and hull) computed.
 
-use super::{MembraneDrop, rigid_shape};
+use super::{MembraneDrop, RigidShape, rigid_shape};
 use crate::pipeline::BuildError;
+use crate::scenario::check::{fixed_timing, positive};
 use tumble_contact::membrane::Membrane;
 use tumble_dynamics::BodyState;
 use tumble_geometry::TriMesh;
@@ -94,29 +95,18 @@ impl MembraneDropBuilder {
         self
     }
 
+    /// Largest growth of the energy budget allowed, fraction of the energy scale (see
+    /// [`super::MembraneSim`]).
+    pub fn max_energy_growth(mut self, fraction: f64) -> Self {
+        self.max_energy_growth = fraction;
+        self
+    }
+
     /// The drop, or the first input that cannot make one.
     pub fn build(self) -> Result<MembraneDrop, BuildError> {
-        let bad = |(key, message): (String, String)| BuildError { key, message };
-        let positive = |key: &str, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(x)
-            } else {
-                Err(BuildError::new(key, format!("must be positive, got {x}")))
-            }
-        };
         let membrane = self.membrane.ok_or_else(|| BuildError::new("membrane", "missing: the membrane"))?;
         let (mesh, mass) = self.body.ok_or_else(|| BuildError::new("membrane.body.shape", "missing: the body"))?;
-        let mass = positive("membrane.body.mass", mass)?;
-        let dt = positive("simulation.dt", self.dt)?;
-        let duration = positive("simulation.duration", self.duration)?;
-        let output_interval = positive("simulation.output_interval", self.output_interval.unwrap_or(dt))?;
-        let every = (output_interval / dt).round();
-        if !(every >= 1.0 && (every * dt - output_interval).abs() <= 1e-9 * output_interval) {
-            return Err(BuildError::new(
-                "simulation.output_interval",
-                format!("must be a whole multiple of dt = {dt} s"),
-            ));
-        }
+        let (dt, duration, output_interval) = fixed_timing(self.dt, self.duration, self.output_interval)?;
         let s = &self.start;
         let finite = [s.p_WB, s.v_WB, s.w_WB_B, self.gravity].iter().all(|v| v.iter().all(|x| x.is_finite()));
         if !finite {
@@ -125,7 +115,7 @@ impl MembraneDropBuilder {
                 "position, velocity, angular velocity and gravity must be finite",
             ));
         }
-        let (mesh, body, radius, hull) = rigid_shape(&self.name, mesh, mass, self.inertia).map_err(bad)?;
+        let RigidShape { mesh, body, radius, hull } = rigid_shape(&self.name, mesh, mass, self.inertia)?;
         let lowest = mesh.vertices.iter().map(|r| (s.p_WB + s.q_WB * r).z).fold(f64::INFINITY, f64::min);
         if lowest < 0.0 {
             return Err(BuildError::new(
@@ -133,6 +123,8 @@ impl MembraneDropBuilder {
                 format!("the body starts through the membrane's plane (lowest vertex z = {lowest:.3} m)"),
             ));
         }
+        let max_energy_growth =
+            positive("simulation.max_energy_growth", self.max_energy_growth, "fraction of the energy scale")?;
         Ok(MembraneDrop {
             name: self.name,
             membrane,
@@ -145,7 +137,7 @@ impl MembraneDropBuilder {
             dt,
             duration,
             output_interval,
-            max_energy_growth: positive("simulation.max_energy_growth", self.max_energy_growth)?,
+            max_energy_growth,
         })
     }
 }

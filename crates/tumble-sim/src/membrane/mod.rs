@@ -6,8 +6,9 @@
 //! damping has removed, `∫c Ȧ² dt`, and the energy friction has removed, `−∫P_f dt`, so the
 //! budget `T + V_g + ½k(A − A₀)² + D_c + D_f` is checkable at every step.
 //!
-//! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
-//! run's files.
+//! Here: the model and the scenario adapter; `builder.rs` validates and derives it
+//! ([`MembraneDropBuilder`]); [`sim`] steps it on the pipeline; `output.rs` writes a run's
+//! files.
 
 use crate::ScenarioError;
 use crate::pipeline::Diagnosis;
@@ -115,6 +116,8 @@ impl MembraneDrop {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
+    /// The scenario adapter: reads `[membrane]`, `[gravity]` and `[simulation]` into a
+    /// [`MembraneDropBuilder`].
     fn check(sc: &Scenario) -> Check<Self> {
         let (dt, duration, output_interval) = rk4_timing(sc, "membrane")?;
         let gravity = match &sc.file.gravity {
@@ -122,35 +125,19 @@ impl MembraneDrop {
             GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
             _ => return err("gravity.type", "membrane runs take `none` or `uniform` gravity"),
         };
-        let MembraneParts { membrane, mesh, radius, hull, body, start } = membrane_parts(sc)?;
-        let (p, q) = (start.p_WB, start.q_WB);
-        if p.z - radius < 0.0 {
-            let lowest = mesh.vertices.iter().map(|r| (p + q * r).z).fold(f64::INFINITY, f64::min);
-            if lowest < 0.0 {
-                return err(
-                    "membrane.body.position",
-                    format!("the body starts through the membrane's plane (lowest vertex z = {lowest:.3} m)"),
-                );
-            }
+        let MembraneParts { membrane, mesh, mass, inertia, start } = membrane_parts(sc)?;
+        let mut b = MembraneDrop::builder(&sc.file.name)
+            .membrane(membrane)
+            .body(mesh, mass)
+            .pose(start.p_WB, start.q_WB)
+            .twist(start.v_WB, start.w_WB_B)
+            .gravity(gravity)
+            .timing(dt, duration, output_interval)
+            .max_energy_growth(sc.file.simulation.max_energy_growth);
+        if let Some(i) = inertia {
+            b = b.inertia(i);
         }
-        Ok(Self {
-            name: sc.file.name.clone(),
-            membrane,
-            mesh,
-            radius,
-            hull,
-            body,
-            gravity,
-            start,
-            dt,
-            duration,
-            output_interval,
-            max_energy_growth: positive(
-                "simulation.max_energy_growth",
-                sc.file.simulation.max_energy_growth,
-                "fraction of the energy scale",
-            )?,
-        })
+        Ok(b.build()?)
     }
 
     /// The state at the start: body, then the two losses (zero).
@@ -173,14 +160,13 @@ impl MembraneDrop {
     }
 }
 
-/// What every membrane run reads from `[membrane]`: the membrane, and the body with its shape
-/// (centred on its centre of mass), mass properties and initial state.
+/// What every membrane run reads from `[membrane]`: the membrane, and the body's shape as
+/// given, mass, inertia if given, and initial state (its centre of mass).
 pub(crate) struct MembraneParts {
     pub membrane: Membrane,
     pub mesh: TriMesh,
-    pub radius: f64,
-    pub hull: Option<BodyHull>,
-    pub body: RigidBody,
+    pub mass: f64,
+    pub inertia: Option<tumble_math::Mat3>,
     pub start: BodyState,
 }
 
@@ -251,7 +237,6 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
         Some(i) => Some(mass_and_inertia("membrane.body", mass, i)?.1),
         None => None,
     };
-    let (mesh, body, radius_b, hull) = rigid_shape(&sc.file.name, mesh, mass, inertia)?;
     let q = quat_from_wxyz(b.orientation).map_err(|e| ("membrane.body.orientation".to_string(), e.to_string()))?;
     let p = finite3("membrane.body.position", b.position)?;
     let v = finite3("membrane.body.velocity", b.velocity)?;
@@ -274,14 +259,19 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
             );
         }
     };
-    Ok(MembraneParts {
-        membrane,
-        hull,
-        mesh,
-        radius: radius_b,
-        body,
-        start: BodyState { p_WB: p, v_WB: v, q_WB: q, w_WB_B: w },
-    })
+    Ok(MembraneParts { membrane, mesh, mass, inertia, start: BodyState { p_WB: p, v_WB: v, q_WB: q, w_WB_B: w } })
+}
+
+/// A closed shape made a rigid body: see [`rigid_shape`].
+pub(crate) struct RigidShape {
+    /// The shape, its origin moved to the centre of mass.
+    pub mesh: TriMesh,
+    /// Mass and inertia about the centre of mass.
+    pub body: RigidBody,
+    /// Radius of the sphere about the centre of mass that holds the shape, m.
+    pub radius: f64,
+    /// The shape's convex hull.
+    pub hull: Option<BodyHull>,
 }
 
 /// A closed shape made a rigid body of `mass` (kg): the mesh moved to its centre of mass, the
@@ -292,7 +282,8 @@ pub(crate) fn rigid_shape(
     mesh: TriMesh,
     mass: f64,
     inertia: Option<tumble_math::Mat3>,
-) -> Check<(TriMesh, RigidBody, f64, Option<BodyHull>)> {
+) -> Check<RigidShape> {
+    let mass = positive("membrane.body.mass", mass, "kg")?;
     let props = mesh.mass_properties(1.0);
     if props.mass.is_nan() || props.mass <= 0.0 {
         return err("membrane.body.shape", "the shape encloses no volume");
@@ -304,5 +295,5 @@ pub(crate) fn rigid_shape(
     let body = RigidBody::new(name.to_string(), &props);
     let radius = mesh.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
     let hull = BodyHull::new(&mesh.vertices);
-    Ok((mesh, body, radius, hull))
+    Ok(RigidShape { mesh, body, radius, hull })
 }

@@ -17,22 +17,20 @@
 //! guidance and thrust `∫P dt`, so that the budget
 //! `T_A + T_S + V_SADA + ½k(A − A₀)² + D_c + D_f + D_s − W` is checkable at every step.
 //!
-//! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
-//! run's files.
+//! Here: the model and the scenario adapter; `builder.rs` validates and derives it
+//! ([`AsteroidCaptureBuilder`]); [`sim`] steps it on the pipeline; `output.rs` writes a run's
+//! files.
 
 use crate::ScenarioError;
 use crate::membrane::{MembraneParts, membrane_parts};
 use crate::pipeline::Diagnosis;
 use crate::scenario::check::rk4_timing;
-use crate::scenario::check::{Check, err, positive};
+use crate::scenario::check::{Check, err};
 use crate::scenario::{GravitySpec, Scenario};
 use tumble_contact::membrane::{BodyHull, Membrane, MembraneContact};
-use tumble_dynamics::multibody::forces::BallSpring;
-use tumble_dynamics::multibody::spatial::SVec;
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::multibody::{Joint, Link, Multibody};
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, RigidBody};
-use tumble_geometry::{Solid, TriMesh};
+use tumble_geometry::TriMesh;
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// Offset of the spacecraft's `[q; v]` in the state.
@@ -215,11 +213,13 @@ impl CaptureRun {
     }
 }
 
+mod builder;
 pub mod campaign;
 mod output;
 pub mod sim;
 mod summary;
 
+pub use builder::AsteroidCaptureBuilder;
 pub use output::{animation, write_capture_run};
 pub use sim::AsteroidCaptureSim;
 pub use summary::CaptureSummary;
@@ -230,157 +230,31 @@ impl AsteroidCapture {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
+    /// The scenario adapter: reads `[membrane]`, `[spacecraft]`, `[gravity]` (none) and
+    /// `[simulation]` (RK4) into an [`AsteroidCaptureBuilder`].
     fn check(sc: &Scenario) -> Check<Self> {
         let Some(s) = &sc.file.spacecraft else { return err("spacecraft", "a capture needs a [spacecraft] table") };
         let (dt, duration, output_interval) = rk4_timing(sc, "capture")?;
         if !matches!(sc.file.gravity, GravitySpec::None) {
             return err("gravity.type", "a capture runs in free space: `none` (the asteroid's own pull is neglected)");
         }
-        let MembraneParts { membrane, mesh, radius, hull, body: asteroid, start } = membrane_parts(sc)?;
-        let mass = positive("spacecraft.mass", s.mass, "kg")?;
-        let bus_r = positive("spacecraft.radius", s.radius, "m")?;
-        let height = positive("spacecraft.height", s.height, "m")?;
-        let offset = positive("spacecraft.membrane_offset", s.membrane_offset, "m")?;
-        if offset < 0.5 * height {
-            return err(
-                "spacecraft.membrane_offset",
-                format!(
-                    "the suspension plane must lie ahead of the bus's front face ({} m), got {offset} m",
-                    0.5 * height
-                ),
-            );
+        let MembraneParts { membrane, mesh, mass, inertia, start } = membrane_parts(sc)?;
+        let mut b = AsteroidCapture::builder(&sc.file.name)
+            .membrane(membrane)
+            .asteroid(mesh, mass)
+            .asteroid_pose(start.p_WB, start.q_WB)
+            .asteroid_twist(start.v_WB, start.w_WB_B)
+            .bus(s.mass, s.radius, s.height)
+            .membrane_offset(s.membrane_offset)
+            .thrust(s.thrust)
+            .catch_up_rate(s.catch_up_rate)
+            .arrays(s.arrays.clone())
+            .approach(s.approach.clone())
+            .timing(dt, duration, output_interval);
+        if let Some(i) = inertia {
+            b = b.asteroid_inertia(i);
         }
-        if !(s.thrust.is_finite() && s.thrust >= 0.0) {
-            return err("spacecraft.thrust", format!("must be zero or positive (N), got {}", s.thrust));
-        }
-        let catch_up_rate = positive("spacecraft.catch_up_rate", s.catch_up_rate, "rad/s")?;
-        let a = &s.arrays;
-        let am = positive("spacecraft.arrays.mass", a.mass, "kg")?;
-        let ar = positive("spacecraft.arrays.radius", a.radius, "m")?;
-        let at = positive("spacecraft.arrays.thickness", a.thickness, "m")?;
-        if !(a.boom.is_finite() && a.boom >= 0.0) {
-            return err("spacecraft.arrays.boom", format!("must be zero or positive (m), got {}", a.boom));
-        }
-        let stiffness = positive("spacecraft.arrays.stiffness", a.stiffness, "N·m/rad")?;
-        if !(a.damping.is_finite() && a.damping >= 0.0) {
-            return err(
-                "spacecraft.arrays.damping",
-                format!("must be zero or positive (N·m·s/rad), got {}", a.damping),
-            );
-        }
-        let moment_limit = positive("spacecraft.arrays.moment_limit", a.moment_limit, "N·m")?;
-        let ap = &s.approach;
-        if !(ap.speed.is_finite() && ap.speed >= 0.0) {
-            return err("spacecraft.approach.speed", format!("must be zero or positive (m/s), got {}", ap.speed));
-        }
-        if !(ap.gap.is_finite() && ap.gap >= 0.0) {
-            return err("spacecraft.approach.gap", format!("must be zero or positive (m), got {}", ap.gap));
-        }
-        let bandwidth = positive("spacecraft.approach.bandwidth", ap.bandwidth, "rad/s")?;
-
-        // The spacecraft: bus on a free joint, arrays on ball joints at the bus wall (±y).
-        let cyl = |r: f64, h: f64| Solid::Cylinder { radius: r, length: h }.inertia_per_mass();
-        let b = cyl(bus_r, height) * mass;
-        let d = cyl(ar, at) * am;
-        let disc = Mat3::from_diagonal(&Vec3::new(d.z, d.x, d.y)); // axis along x
-        let reach = a.boom + ar;
-        let array = |name: &str, side: f64| Link {
-            name: name.into(),
-            parent: Some(0),
-            joint: Joint::Spherical,
-            parent_to_joint: (Mat3::identity(), Vec3::new(0.0, side * bus_r, 0.0)),
-            mass: am,
-            com: Vec3::new(0.0, side * reach, 0.0),
-            inertia: disc,
-        };
-        let links = vec![
-            Link {
-                name: "bus".into(),
-                parent: None,
-                joint: Joint::Free,
-                parent_to_joint: (Mat3::identity(), Vec3::zeros()),
-                mass,
-                com: Vec3::zeros(),
-                inertia: Mat3::from_diagonal(&b),
-            },
-            array("array_plus_y", 1.0),
-            array("array_minus_y", -1.0),
-        ];
-        let model = Multibody::new(links, Vec3::zeros()).map_err(|e| ("spacecraft".to_string(), e.to_string()))?;
-        let mut spacecraft = MultibodySystem::new(model);
-        spacecraft.ball_springs = (1..3).map(|link| BallSpring { link, stiffness, damping: a.damping }).collect();
-        spacecraft.external = vec![SVec::zeros(); 3];
-        // Spacecraft inertia about the bus centre of mass, arrays undeflected.
-        let mut inertia = Mat3::from_diagonal(&b);
-        for side in [1.0, -1.0] {
-            let r = Vec3::new(0.0, side * (bus_r + reach), 0.0);
-            inertia += disc + am * (Mat3::identity() * r.norm_squared() - r * r.transpose());
-        }
-        let total = mass + 2.0 * am;
-
-        // Approach: axis along the asteroid's angular momentum, spin at ω·Ĥ.
-        let R_A = start.q_WB.to_rotation_matrix().into_inner();
-        let w_W = R_A * start.w_WB_B;
-        let h_W = R_A * (asteroid.inertia * start.w_WB_B);
-        let axis = h_W.try_normalize(1e-300).unwrap_or(Vec3::z());
-        let rate = if ap.corkscrew { w_W.dot(&axis) } else { 0.0 };
-        let seed = if axis.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() };
-        let x = (seed - axis * axis.dot(&seed)).normalize();
-        let attitude0 = UnitQuat::from_rotation_matrix(&tumble_math::nalgebra::Rotation3::from_matrix_unchecked(
-            Mat3::from_columns(&[x, axis.cross(&x), axis]),
-        ));
-        let (lo, hi) = mesh
-            .vertices
-            .iter()
-            .fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(l, h), v| (l.inf(v), h.sup(v)));
-        let centre = 0.5 * (lo + hi);
-        let lowest = mesh.vertices.iter().map(|v| axis.dot(&(R_A * v))).fold(f64::INFINITY, f64::min);
-        let plane = axis.dot(&start.p_WB) + lowest - ap.gap;
-        let c0 = start.p_WB + R_A * centre;
-        let position0 = c0 - axis * axis.dot(&c0) + axis * (plane - offset);
-        let guidance = Guidance {
-            axis,
-            rate,
-            speed: ap.speed,
-            corkscrew: ap.corkscrew,
-            centre,
-            attitude0,
-            position0,
-            bandwidth,
-            mass: total,
-            inertia,
-        };
-        // Start on the reference.
-        let alpha_B = asteroid.inertia_inv * (-start.w_WB_B.cross(&(asteroid.inertia * start.w_WB_B)));
-        let [_, v_ref, ..] = guidance.reference(0.0, &start, &R_A, &Vec3::zeros(), &alpha_B);
-        let mut y = spacecraft.model.neutral();
-        y[0..3].copy_from_slice(position0.as_slice());
-        let q = attitude0.quaternion();
-        y[3..7].copy_from_slice(&[q.w, q.i, q.j, q.k]);
-        let mut v = vec![0.0; NV];
-        v[0..3].copy_from_slice((attitude0.inverse() * (axis * rate)).as_slice());
-        v[3..6].copy_from_slice((attitude0.inverse() * v_ref).as_slice());
-        y.extend(v);
-        Ok(Self {
-            name: sc.file.name.clone(),
-            membrane,
-            mesh,
-            radius,
-            hull,
-            asteroid,
-            asteroid_start: start,
-            spacecraft,
-            spacecraft_start: y,
-            offset,
-            bus_half_height: 0.5 * height,
-            thrust: s.thrust,
-            moment_limit,
-            catch_up_rate,
-            guidance,
-            dt,
-            duration,
-            output_interval,
-        })
+        Ok(b.build()?)
     }
 
     /// The state at the start: asteroid, spacecraft, then the four bookkeeping states (zero).

@@ -57,15 +57,21 @@ pub(crate) fn mass_and_inertia(key: &str, mass: f64, inertia: &[f64]) -> Check<(
 }
 
 /// `[simulation]` of a fixed-step run (`what` names it): RK4 step, duration and output
-/// interval (a whole multiple of the step, at most [`MAX_SAMPLES`] samples), s.
+/// interval, checked by [`fixed_timing`].
 pub(crate) fn rk4_timing(sc: &Scenario, what: &str) -> Check<(f64, f64, f64)> {
     let sim = &sc.file.simulation;
     if sim.integrator != IntegratorKind::Rk4 {
         return err("simulation.integrator", format!("{what} runs use `rk4` (the document's method, fixed step)"));
     }
-    let dt = positive("simulation.dt", sim.dt.unwrap_or(f64::NAN), "s")?;
-    let duration = positive("simulation.duration", sim.duration, "s")?;
-    let output_interval = sim.output_interval.unwrap_or(dt);
+    fixed_timing(sim.dt.unwrap_or(f64::NAN), sim.duration, sim.output_interval)
+}
+
+/// A fixed step, the duration and the output interval (default: the step; a whole multiple of
+/// the step, at most [`MAX_SAMPLES`] samples), s.
+pub(crate) fn fixed_timing(dt: f64, duration: f64, output_interval: Option<f64>) -> Check<(f64, f64, f64)> {
+    let dt = positive("simulation.dt", dt, "s")?;
+    let duration = positive("simulation.duration", duration, "s")?;
+    let output_interval = output_interval.unwrap_or(dt);
     let every = (output_interval / dt).round();
     if !(every >= 1.0 && (every * dt - output_interval).abs() <= 1e-9 * output_interval) {
         return err("simulation.output_interval", format!("must be a whole multiple of dt = {dt} s"));
