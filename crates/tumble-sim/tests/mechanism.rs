@@ -169,3 +169,50 @@ fn bad_mechanisms_are_refused_with_the_key() {
     assert!(e.contains("simulation.integrator"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_tripod_built_in_code_is_the_scenario_tripod() {
+    use tumble_contact::interference::Model as ContactModel;
+    use tumble_geometry::MassProperties;
+    use tumble_math::{Mat3, UnitQuat, quat_from_wxyz};
+    use tumble_sim::mechanism::{Mount, SpringDamper};
+    let (_, from_file) = run("tripod.toml", &[("simulation.duration", "0.3")]);
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/models");
+    let load = |f: &str| ContactModel::load(&models.join(f)).expect("model loads");
+    let mass = MassProperties::new(10.0, Mat3::from_diagonal(&Vec3::new(0.8, 0.8, 1.2)));
+    let start = tumble_dynamics::BodyState {
+        p_WB: Vec3::new(0.0, 0.0, 0.32),
+        v_WB: Vec3::new(0.02, 0.0, -0.05),
+        q_WB: quat_from_wxyz([0.99996875, 0.0025, 0.0075, 0.0]).expect("unit"),
+        w_WB_B: Vec3::zeros(),
+    };
+    let builder = Mechanism::builder("tripod")
+        .body("lander", load("tripod.toml"), Mount::Free(mass), start)
+        .fixed_body("ground", load("ground.toml"), Vec3::zeros(), UnitQuat::identity())
+        .pair("lander", "ground")
+        .gravity(Vec3::new(0.0, 0.0, -1.62))
+        .timing(1e-4, 0.3, 0.005);
+    let in_code = builder.clone().build().expect("valid mechanism").run();
+    assert!(in_code.diagnosis.is_none(), "{:?}", in_code.diagnosis);
+    assert_eq!(in_code.samples, from_file.samples, "the same inputs, the same run bit for bit");
+    let key = |b: tumble_sim::mechanism::MechanismBuilder| b.build().err().map(|e| e.key);
+    assert_eq!(key(builder.clone().pair("lander", "lander")).as_deref(), Some("mechanism.pairs.1"));
+    assert_eq!(key(builder.clone().pair("lander", "moon")).as_deref(), Some("mechanism.pairs.1"));
+    assert_eq!(
+        key(builder.clone().spring(SpringDamper::new("ground", Vec3::repeat(1.0), Vec3::zeros()))).as_deref(),
+        Some("mechanism.springs.0.body")
+    );
+    assert_eq!(
+        key(builder.clone().spring(SpringDamper::new("lander", Vec3::repeat(-1.0), Vec3::zeros()))).as_deref(),
+        Some("mechanism.springs.0.stiffness")
+    );
+    assert_eq!(key(builder.clone().margin(f64::NAN)).as_deref(), Some("mechanism.margin"));
+    assert_eq!(key(builder.clone().timing(1e-4, 0.3, 0.00015)).as_deref(), Some("simulation.output_interval"));
+    let heavy = MassProperties::new(-1.0, Mat3::identity());
+    let twice = builder.clone().body("lander", load("tripod.toml"), Mount::Free(heavy), start);
+    assert_eq!(key(twice).as_deref(), Some("mechanism.bodies.2.name"));
+    let negative = builder.clone().body("probe", load("tripod.toml"), Mount::Free(heavy), start);
+    assert_eq!(key(negative).as_deref(), Some("mechanism.bodies.2.mass"));
+    let carried = builder.body("tool", load("tripod.toml"), Mount::Link("wrist".into()), start);
+    assert_eq!(key(carried).as_deref(), Some("mechanism.bodies.2"), "a carried body takes no velocity");
+}

@@ -17,21 +17,21 @@
 //! `T + V_g + V_springs`; contact damping and friction remove energy, so it only falls when no
 //! drive works on the system.
 //!
-//! Here: the model and its validation; [`sim`] steps it on the pipeline; `output.rs` writes a
-//! run's files.
+//! Here: the model and its scenario adapter; [`MechanismBuilder`] validates it; [`sim`] steps it
+//! on the pipeline; `output.rs` writes a run's files.
 
 use crate::ScenarioError;
 use crate::arm::ArmModel;
 use crate::pipeline::Diagnosis;
 use crate::scenario::check::mass_and_inertia;
 use crate::scenario::check::rk4_timing;
-use crate::scenario::check::{Check, err, finite3, positive};
-use crate::scenario::mechanism::MechanismSpec;
+use crate::scenario::check::{Check, err, finite3};
+use crate::scenario::mechanism::MechanismBodySpec;
 use crate::scenario::{GravitySpec, Scenario};
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
 use tumble_dynamics::multibody::system::MultibodySystem;
-use tumble_dynamics::{BodyState, Method, RigidBody};
+use tumble_dynamics::{BodyState, RigidBody};
 use tumble_geometry::MassProperties;
 use tumble_math::{Mat3, UnitQuat, Vec3, quat_from_wxyz};
 
@@ -144,11 +144,13 @@ pub struct MechRun {
     pub wall_s: f64,
 }
 
+mod builder;
 pub mod campaign;
 mod output;
 pub mod sim;
 mod summary;
 
+pub use builder::{MechanismBuilder, Mount, SpringDamper};
 pub use output::{animation, write_mechanism_run};
 pub use sim::MechanismSim;
 pub use summary::{BodyEnd, MechanismSummary};
@@ -159,6 +161,8 @@ impl Mechanism {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
+    /// The scenario adapter: reads the file's tables into a [`MechanismBuilder`] (loading the
+    /// contact models, refusing what a file can say that the builder's types cannot).
     fn check(sc: &Scenario) -> Check<Self> {
         let Some(spec) = &sc.file.mechanism else { return err("mechanism", "missing") };
         let (dt, duration, output_interval) = rk4_timing(sc, "mechanism")?;
@@ -167,169 +171,65 @@ impl Mechanism {
             GravitySpec::Uniform { g } => finite3("gravity.g", *g)?,
             _ => return err("gravity.type", "mechanism runs take `none` or `uniform` gravity"),
         };
-        let arm = match &sc.file.arm {
-            None => None,
-            Some(_) => {
-                let arm = ArmModel::check(sc)?;
-                if !matches!(arm.method, Method::Rk4 { .. }) {
-                    return err("simulation.integrator", "mechanism runs use `rk4`");
-                }
-                Some(arm)
-            }
-        };
-        let bodies = Self::bodies(sc, spec, arm.as_ref())?;
-        let arm = arm.map(|a| (a.system, a.initial_state));
-        let index = |key: &str, name: &str| {
-            bodies.iter().position(|b| b.name == name).ok_or_else(|| {
-                let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
-                (key.to_string(), format!("no body named '{name}' (bodies: {})", known.join(", ")))
-            })
-        };
-        let mut pairs = Vec::new();
-        for (k, [a, b]) in spec.pairs.iter().enumerate() {
-            let key = format!("mechanism.pairs.{k}");
-            let (i, j) = (index(&key, a)?, index(&key, b)?);
-            if i == j || !(bodies[i].moves() || bodies[j].moves()) {
-                return err(&key, format!("'{a}' and '{b}': a pair needs two bodies, one of them free"));
-            }
-            pairs.push((i, j));
+        let mut builder = Self::builder(&sc.file.name)
+            .gravity(gravity)
+            .timing(dt, duration, output_interval)
+            .max_energy_growth(sc.file.simulation.max_energy_growth);
+        if sc.file.arm.is_some() {
+            builder = builder.arm(ArmModel::check(sc)?);
         }
-        if pairs.is_empty() {
-            return err("mechanism.pairs", "no pairs: nothing would touch");
+        for (k, b) in spec.bodies.iter().enumerate() {
+            let (model, mount, start) = Self::body_input(sc, &format!("mechanism.bodies.{k}"), b)?;
+            builder = builder.body(&b.name, model, mount, start);
         }
-        let mut springs = Vec::new();
-        for (k, s) in spec.springs.iter().enumerate() {
-            let key = format!("mechanism.springs.{k}");
-            let body = index(&format!("{key}.body"), &s.body)?;
-            if bodies[body].body.is_none() {
-                return err(format!("{key}.body"), format!("'{}' is fixed: a spring needs a free body", s.body));
-            }
-            let nonneg = |what: &str, v: &[f64]| {
-                if v.iter().all(|x| x.is_finite() && *x >= 0.0) {
-                    Ok(())
-                } else {
-                    err(format!("{key}.{what}"), format!("{v:?}: must be finite and ≥ 0"))
-                }
-            };
-            nonneg("stiffness", &s.stiffness)?;
-            nonneg("damping", &s.damping)?;
-            nonneg("torsion", &[s.torsion, s.torsion_damping])?;
-            let start = &bodies[body].start;
-            springs.push(Spring {
-                body,
-                anchor: s.anchor.map_or(Ok(start.p_WB), |a| finite3(&format!("{key}.anchor"), a))?,
-                anchor_velocity: finite3(&format!("{key}.anchor_velocity"), s.anchor_velocity)?,
-                k: Vec3::from(s.stiffness),
-                c: Vec3::from(s.damping),
-                torsion: (s.torsion, s.torsion_damping),
-                attitude: start.q_WB,
+        for [a, b] in &spec.pairs {
+            builder = builder.pair(a, b);
+        }
+        for s in &spec.springs {
+            builder = builder.spring(SpringDamper {
+                body: s.body.clone(),
+                anchor: s.anchor.map(Vec3::from),
+                anchor_velocity: Vec3::from(s.anchor_velocity),
+                stiffness: Vec3::from(s.stiffness),
+                damping: Vec3::from(s.damping),
+                torsion: s.torsion,
+                torsion_damping: s.torsion_damping,
             });
         }
-        let margin = spec.margin.unwrap_or(tumble_contact::interference::engine::DEFAULT_MARGIN);
-        if !(margin.is_finite() && margin >= 0.0) {
-            return err("mechanism.margin", format!("{margin}: must be finite and ≥ 0 (m)"));
+        if let Some(margin) = spec.margin {
+            builder = builder.margin(margin);
         }
-        let m = Self {
-            name: sc.file.name.clone(),
-            bodies,
-            pairs,
-            springs,
-            gravity,
-            margin,
-            arm,
-            dt,
-            duration,
-            output_interval,
-            max_energy_growth: positive(
-                "simulation.max_energy_growth",
-                sc.file.simulation.max_energy_growth,
-                "fraction of the energy scale",
-            )?,
-        };
-        // Pairing checks (ambiguous or missing laws) now, not in the run.
-        m.engine().map_err(|e| ("mechanism.pairs".to_string(), e))?;
-        Ok(m)
+        Ok(builder.build()?)
     }
 
-    fn bodies(sc: &Scenario, spec: &MechanismSpec, arm: Option<&ArmModel>) -> Check<Vec<MechBody>> {
-        let mut out: Vec<MechBody> = Vec::new();
-        for (k, b) in spec.bodies.iter().enumerate() {
-            let key = format!("mechanism.bodies.{k}");
-            if out.iter().any(|o| o.name == b.name) {
-                return err(format!("{key}.name"), format!("'{}' is used twice", b.name));
+    /// One `[[mechanism.bodies]]` table at `key`: its loaded model, mount and start.
+    fn body_input(sc: &Scenario, key: &str, b: &MechanismBodySpec) -> Check<(ContactModel, Mount, BodyState)> {
+        let model = ContactModel::load(&sc.resolve(&b.model)).map_err(|e| (format!("{key}.model"), e.to_string()))?;
+        let q = quat_from_wxyz(b.orientation).map_err(|e| (format!("{key}.orientation"), e.to_string()))?;
+        let start = BodyState {
+            p_WB: finite3(&format!("{key}.position"), b.position)?,
+            v_WB: finite3(&format!("{key}.velocity"), b.velocity)?,
+            q_WB: q,
+            w_WB_B: finite3(&format!("{key}.angular_velocity"), b.angular_velocity)?,
+        };
+        let at_rest = start.v_WB == Vec3::zeros() && start.w_WB_B == Vec3::zeros();
+        let massless = b.mass.is_none() && b.inertia.is_none();
+        let mount = match (&b.link, b.fixed) {
+            (Some(link), _) if !b.fixed && massless && at_rest => Mount::Link(link.clone()),
+            (Some(_), _) => {
+                return err(key, "a body on an arm link moves with it: it takes no `fixed`, mass, inertia or velocity");
             }
-            let model =
-                ContactModel::load(&sc.resolve(&b.model)).map_err(|e| (format!("{key}.model"), e.to_string()))?;
-            if model.bodies.len() != 1 {
-                return err(
-                    format!("{key}.model"),
-                    format!(
-                        "the model has {} bodies (movable groups): a mechanism body takes a model with none",
-                        model.bodies.len()
-                    ),
-                );
-            }
-            let q = quat_from_wxyz(b.orientation).map_err(|e| (format!("{key}.orientation"), e.to_string()))?;
-            let start = BodyState {
-                p_WB: finite3(&format!("{key}.position"), b.position)?,
-                v_WB: finite3(&format!("{key}.velocity"), b.velocity)?,
-                q_WB: q,
-                w_WB_B: finite3(&format!("{key}.angular_velocity"), b.angular_velocity)?,
-            };
-            let link = match &b.link {
-                None => None,
-                Some(name) => {
-                    let Some(arm) = arm else {
-                        return err(format!("{key}.link"), "a body on a link needs an [arm] in the scenario");
-                    };
-                    let l = arm
-                        .system
-                        .model
-                        .links
-                        .iter()
-                        .zip(&arm.joint_names)
-                        .position(|(l, j)| &l.name == name || j.as_deref() == Some(name.as_str()))
-                        .ok_or_else(|| {
-                            (format!("{key}.link"), format!("no link or joint named `{name}` in the arm"))
-                        })?;
-                    if b.fixed
-                        || b.mass.is_some()
-                        || b.inertia.is_some()
-                        || start.v_WB != Vec3::zeros()
-                        || start.w_WB_B != Vec3::zeros()
-                    {
-                        return err(
-                            &key,
-                            "a body on an arm link moves with it: it takes no `fixed`, mass, inertia or velocity",
-                        );
-                    }
-                    Some((l, q.to_rotation_matrix().into_inner(), start.p_WB))
-                }
-            };
-            let body = if link.is_some() {
-                None
-            } else if b.fixed {
-                if b.mass.is_some()
-                    || b.inertia.is_some()
-                    || start.v_WB != Vec3::zeros()
-                    || start.w_WB_B != Vec3::zeros()
-                {
-                    return err(&key, "a fixed body takes no mass, inertia or velocity");
-                }
-                None
-            } else {
+            (None, true) if massless && at_rest => Mount::Fixed,
+            (None, true) => return err(key, "a fixed body takes no mass, inertia or velocity"),
+            (None, false) => {
                 let (Some(mass), Some(inertia)) = (b.mass, &b.inertia) else {
-                    return err(&key, "a free body needs `mass` (kg) and `inertia` (kg·m²)");
+                    return err(key, "a free body needs `mass` (kg) and `inertia` (kg·m²)");
                 };
-                let (mass, inertia) = mass_and_inertia(&key, mass, inertia)?;
-                Some(RigidBody::new(b.name.clone(), &MassProperties::new(mass, inertia)))
-            };
-            out.push(MechBody { name: b.name.clone(), model: Arc::new(model), body, link, start });
-        }
-        if !out.iter().any(MechBody::moves) {
-            return err("mechanism.bodies", "every body is fixed: nothing would move");
-        }
-        Ok(out)
+                let (mass, inertia) = mass_and_inertia(key, mass, inertia)?;
+                Mount::Free(MassProperties::new(mass, inertia))
+            }
+        };
+        Ok((model, mount, start))
     }
 
     /// Runs the mechanism on the pipeline's [`crate::pipeline::Driver`].
