@@ -190,3 +190,64 @@ fn bad_grapple_input_is_refused_with_its_key() {
     let e = build_err("jemrms_one_wire.toml", &[("simulation.integrator", "\"dopri5\"")]);
     assert!(e.contains("rk4"), "{e}");
 }
+
+#[test]
+fn a_snare_capture_built_in_code_is_the_scenario_capture() {
+    use tumble_geometry::MassProperties;
+    use tumble_math::{Mat3, UnitQuat, Vec3};
+    use tumble_sim::arm::ArmModel;
+    use tumble_sim::grapple::{Fixture, GrappleCaptureBuilder, SnareOperation};
+    let set = [("simulation.duration", "2.0")];
+    let from_file = build("jemrms_snare.toml", &set);
+    let owned: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::load(&scenario("jemrms_snare.toml"), &owned).expect("scenario loads");
+    let arm = ArmModel::build(&sc).expect("valid arm");
+    let fixture = Fixture {
+        base: Vec3::new(-1.0, 0.0, 0.0),
+        axis: Vec3::new(-1.0, 0.0, 0.0),
+        shaft_length: 0.15,
+        shaft_radius: 0.0125,
+        plate_radius: 0.1, // the file's default
+    };
+    let snare = SnareOperation {
+        depth: 0.08,
+        ring_radius: 0.1,
+        stiffness: 2.0e4,
+        damping: 200.0,
+        open_angle: 30f64.to_radians(), // the file's default, 30°
+        closing_rate: 1.2,
+        stall_force: 300.0,
+        trigger: 0.10,
+        retract_speed: 0.02,
+        preload: 500.0,
+    };
+    let builder = tumble_sim::grapple::GrappleCapture::builder(arm)
+        .effector("wrist_roll", UnitQuat::identity(), Vec3::new(0.8, 0.0, 0.0))
+        .payload(MassProperties::new(500.0, Mat3::from_diagonal(&Vec3::new(415.0, 83.0, 415.0))), fixture)
+        .payload_pose(Vec3::new(1.06, 0.01, -0.005), UnitQuat::identity())
+        .payload_twist(Vec3::new(-0.01, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.002))
+        .snare(snare);
+    let in_code = builder.clone().build().expect("valid capture");
+    assert_eq!(in_code.start, from_file.start, "the payload's start derived from the effector frame");
+    let (a, b) = (from_file.run(), in_code.run());
+    assert_eq!(a.samples, b.samples, "the same inputs, the same run bit for bit");
+    assert_eq!(a.closing_started, b.closing_started);
+    let key = |b: GrappleCaptureBuilder| b.build().err().map(|e| e.key);
+    assert_eq!(
+        key(builder.clone().effector("elbow", UnitQuat::identity(), Vec3::zeros())).as_deref(),
+        Some("grapple.link")
+    );
+    assert_eq!(
+        key(builder.clone().snare(SnareOperation { trigger: 0.05, ..snare })).as_deref(),
+        Some("grapple.snare.trigger")
+    );
+    assert_eq!(
+        key(builder.clone().snare(SnareOperation { open_angle: 4.0, ..snare })).as_deref(),
+        Some("grapple.snare.open_deg")
+    );
+    assert_eq!(key(builder.clone().friction(-0.1, 1e-3)).as_deref(), Some("grapple.mu"));
+    let inside = builder.clone().payload_pose(Vec3::new(0.03, 0.0, 0.0), UnitQuat::identity());
+    assert_eq!(key(inside).as_deref(), Some("grapple.payload.position"));
+    let flat = MassProperties::new(500.0, Mat3::from_diagonal(&Vec3::new(415.0, 83.0, -1.0)));
+    assert_eq!(key(builder.payload(flat, fixture)).as_deref(), Some("grapple.payload.inertia"));
+}

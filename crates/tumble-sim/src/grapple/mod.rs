@@ -36,12 +36,10 @@
 
 use crate::arm::ArmModel;
 use crate::pipeline::Diagnosis;
-use crate::scenario::check::{Check, err, finite3, positive};
-use crate::scenario::check::{MAX_SAMPLES, mass_and_inertia};
+use crate::scenario::check::{Check, err, finite3, mass_and_inertia};
 use crate::scenario::{Scenario, ScenarioError};
-use tumble_contact::laws::ContactLaw;
 use tumble_contact::snare::{LooseWire, ThreeWireSnare};
-use tumble_dynamics::Method;
+use tumble_geometry::MassProperties;
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// Stiffness of the effector's face at each of the plate's three points, N/m.
@@ -160,7 +158,7 @@ enum Phase {
 }
 
 /// One recorded sample.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GrappleSample {
     /// Time, s.
     pub t: f64,
@@ -212,11 +210,13 @@ pub struct GrappleRun {
     pub wall_s: f64,
 }
 
+mod builder;
 pub mod campaign;
 mod output;
 pub mod sim;
 mod summary;
 
+pub use builder::{Fixture, GrappleCaptureBuilder, SnareOperation};
 pub use output::{animation, outcome, write_grapple_run};
 pub use sim::GrappleSim;
 use sim::{effector_state, rotation};
@@ -235,133 +235,54 @@ impl GrappleCapture {
         (u.x.abs() > 1e-3 && (0.0..=self.payload.shaft_length).contains(&tau)).then(|| (a + tau * u, tau))
     }
 
-    /// Validates `[arm]`, `[grapple]` and `[simulation]` (RK4).
+    /// Validates `[arm]`, `[grapple]` and `[simulation]` (RK4); see [`GrappleCapture::builder`]
+    /// to build one in code.
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
+    /// The scenario adapter: reads `[arm]` and `[grapple]` into a [`GrappleCaptureBuilder`]
+    /// (angles in degrees to attitudes, the 3 or 6 inertia values to a tensor).
     fn check(sc: &Scenario) -> Check<Self> {
         let Some(g) = &sc.file.grapple else { return err("grapple", "a capture by an arm needs a [grapple] table") };
         let arm = ArmModel::check(sc)?;
-        let Method::Rk4 { dt } = arm.method else {
-            return err("simulation.integrator", "grapple runs use `rk4` (fixed step through the contacts)");
-        };
-        let mb = &arm.system.model;
-        let link = mb
-            .links
-            .iter()
-            .zip(&arm.joint_names)
-            .position(|(l, j)| l.name == g.link || j.as_deref() == Some(g.link.as_str()))
-            .ok_or_else(|| ("grapple.link".to_string(), format!("no link or joint named `{}` in the arm", g.link)))?;
-        let rpy = |key: &str, a: [f64; 3]| -> Check<Mat3> {
+        let rpy = |key: &str, a: [f64; 3]| -> Check<UnitQuat> {
             let a = finite3(key, a)?.map(f64::to_radians);
-            Ok(UnitQuat::from_euler_angles(a.x, a.y, a.z).to_rotation_matrix().into_inner())
+            Ok(UnitQuat::from_euler_angles(a.x, a.y, a.z))
         };
-        let frame = (rpy("grapple.rpy_deg", g.rpy_deg)?, finite3("grapple.origin", g.origin)?);
-
         let ps = &g.payload;
         let (mass, inertia) = mass_and_inertia("grapple.payload", ps.mass, &ps.inertia)?;
         let fx = &ps.fixture;
-        let axis = finite3("grapple.payload.fixture.axis", fx.axis)?
-            .try_normalize(1e-12)
-            .ok_or(("grapple.payload.fixture.axis".to_string(), "must be a non-zero vector".to_string()))?;
-        let base = finite3("grapple.payload.fixture.base", fx.base)?;
-        let shaft_length = positive("grapple.payload.fixture.shaft_length", fx.shaft_length, "m")?;
-        let shaft_radius = positive("grapple.payload.fixture.shaft_radius", fx.shaft_radius, "m")?;
-        let rho = positive("grapple.payload.fixture.plate_radius", fx.plate_radius, "m")?;
-        let e1 = axis.cross(&if axis.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() }).normalize();
-        let e2 = axis.cross(&e1);
-        let plate = std::array::from_fn(|i| {
-            let a = std::f64::consts::TAU * i as f64 / 3.0;
-            base + rho * (a.cos() * e1 + a.sin() * e2)
-        });
-        let inertia_inv =
-            inertia.try_inverse().ok_or(("grapple.payload.inertia".to_string(), "is singular".to_string()))?;
-        let payload = Payload { mass, inertia, inertia_inv, base, axis, shaft_length, shaft_radius, plate };
-
-        let effector = match (&g.wire, &g.snare) {
-            (Some(w), None) => {
-                if !(w.damping.is_finite() && w.damping >= 0.0) {
-                    return err("grapple.wire.damping", format!("must be >= 0 (N·s/m), got {}", w.damping));
-                }
-                Effector::Wire { depth: positive("grapple.wire.depth", w.depth, "m")?, damping: w.damping }
-            }
-            (None, Some(s)) => {
-                let key = |k: &str| format!("grapple.snare.{k}");
-                let law = ContactLaw::spring_dashpot(s.stiffness, s.damping);
-                let snare =
-                    ThreeWireSnare::new(s.ring_radius, shaft_radius, law).map_err(|e| (key("ring_radius"), e))?;
-                if !(s.open_deg > 0.0 && s.open_deg < 180.0) {
-                    return err(key("open_deg"), format!("must lie in (0, 180) deg, got {}", s.open_deg));
-                }
-                let depth = positive(&key("depth"), s.depth, "m")?;
-                let trigger = positive(&key("trigger"), s.trigger, "m")?;
-                if trigger <= depth {
-                    return err(
-                        key("trigger"),
-                        format!("must exceed depth ({depth} m): the tip has to pass the ring's plane, got {trigger}"),
-                    );
-                }
-                Effector::Snare(SnareSettings {
-                    snare,
-                    depth,
-                    open_angle: s.open_deg.to_radians(),
-                    closing_rate: positive(&key("closing_rate"), s.closing_rate, "rad/s")?,
-                    stall_force: positive(&key("stall_force"), s.stall_force, "N")?,
-                    trigger,
-                    retract_speed: positive(&key("retract_speed"), s.retract_speed, "m/s")?,
-                    preload: positive(&key("preload"), s.preload, "N")?,
-                })
-            }
+        let fixture = Fixture {
+            base: Vec3::from(fx.base),
+            axis: Vec3::from(fx.axis),
+            shaft_length: fx.shaft_length,
+            shaft_radius: fx.shaft_radius,
+            plate_radius: fx.plate_radius,
+        };
+        let mut builder = Self::builder(arm)
+            .effector(&g.link, rpy("grapple.rpy_deg", g.rpy_deg)?, Vec3::from(g.origin))
+            .payload(MassProperties::new(mass, inertia), fixture)
+            .payload_pose(Vec3::from(ps.position), rpy("grapple.payload.rpy_deg", ps.rpy_deg)?)
+            .payload_twist(Vec3::from(ps.velocity), Vec3::from(ps.angular_velocity))
+            .friction(g.mu, g.v_star);
+        builder = match (&g.wire, &g.snare) {
+            (Some(w), None) => builder.wire(w.depth, w.damping),
+            (None, Some(s)) => builder.snare(SnareOperation {
+                depth: s.depth,
+                ring_radius: s.ring_radius,
+                stiffness: s.stiffness,
+                damping: s.damping,
+                open_angle: s.open_deg.to_radians(),
+                closing_rate: s.closing_rate,
+                stall_force: s.stall_force,
+                trigger: s.trigger,
+                retract_speed: s.retract_speed,
+                preload: s.preload,
+            }),
             _ => return err("grapple", "give exactly one of [grapple.wire] (one wire) or [grapple.snare]"),
         };
-        if !(g.mu.is_finite() && g.mu >= 0.0) {
-            return err("grapple.mu", format!("must be >= 0, got {}", g.mu));
-        }
-        let v_star = positive("grapple.v_star", g.v_star, "m/s")?;
-
-        // The payload's start from the effector frame at the arm's initial state.
-        let (nq, nv) = (mb.nq(), mb.nv());
-        let y0 = &arm.initial_state;
-        let ((re, oe), _, _) = effector_state(&mb.kinematics(&y0[..nq], &y0[nq..nq + nv]), link, &frame);
-        let rp = re * rpy("grapple.payload.rpy_deg", ps.rpy_deg)?;
-        let p = oe + re * finite3("grapple.payload.position", ps.position)?;
-        let q = UnitQuat::from_matrix(&rp);
-        let v = re * finite3("grapple.payload.velocity", ps.velocity)?;
-        let w = rp.transpose() * (re * finite3("grapple.payload.angular_velocity", ps.angular_velocity)?);
-        let start = [p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z];
-        let cap = Self { name: arm.name.clone(), arm, link, frame, payload, start, effector, mu: g.mu, v_star, dt };
-        if cap.arm.duration / (cap.sample_every() as f64 * dt) > MAX_SAMPLES {
-            return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
-        }
-        // Where the fixture starts.
-        let mut ode = cap.ode();
-        let y = cap.initial_state();
-        let (_, c, _) = ode.contact(0.0, &y);
-        if c.face_force > 0.0 {
-            return err("grapple.payload.position", "the fixture's plate starts inside the effector's face (x < 0)");
-        }
-        match &cap.effector {
-            Effector::Wire { .. } => {
-                if let Some((ce, _)) = c.crossing
-                    && ce.y + shaft_radius > 0.0
-                {
-                    return err(
-                        "grapple.payload.position",
-                        format!(
-                            "the shaft starts on or beyond the wire (y + r = {:.4} m > 0): start it on the −y side",
-                            ce.y + shaft_radius
-                        ),
-                    );
-                }
-            }
-            Effector::Snare(s) => {
-                if c.tip <= -s.trigger {
-                    return err("grapple.payload.position", "the shaft's tip starts past the trigger depth");
-                }
-            }
-        }
-        Ok(cap)
+        Ok(builder.build()?)
     }
 
     /// The coupled state at the start: `[arm; payload; impulse]`.
