@@ -292,3 +292,37 @@ fn bad_capture_scenarios_are_refused_with_their_key() {
         assert!(msg.contains(expected), "{key} = {value}: {msg}");
     }
 }
+
+#[test]
+fn a_study_built_in_code_is_the_scenario_study() {
+    use tumble_sim::capture_map::CaptureStudyBuilder;
+    let from_file = study(&[("capture.roa.samples", "20")]);
+    let builder = CaptureStudy::builder("capture_tumbling_500kg", from_file.chaser.clone())
+        .seed(1)
+        .chaser_state(from_file.q.clone(), from_file.v_c.as_slice().to_vec())
+        .grasp("wrist_roll", Vec3::new(0.3, 0.0, 0.0))
+        .target(500.0, Mat3::from_diagonal(&Vec3::new(300.0, 400.0, 350.0)), Vec3::new(-1.0, 0.0, 0.0))
+        .target_twist(Vec3::new(0.01, -0.01, 0.005), Vec3::new(0.02, 0.04, -0.03))
+        .control(from_file_control())
+        .horizon(120.0, 0.05)
+        .roa(from_file.roa.clone())
+        .measured_impulse([1.70, -1.10, -0.25, 1.40, 1.02, 0.60]);
+    let in_code = builder.clone().build().expect("valid study");
+    assert_eq!((in_code.tool, &in_code.v_t, &in_code.spec.q), (from_file.tool, &from_file.v_t, &from_file.spec.q));
+    let (a, b) = (from_file.controller(1).expect("controller"), in_code.controller(1).expect("controller"));
+    assert_eq!(a.funnel.rho, b.funnel.rho, "the same inputs, the same funnel bit for bit");
+    let key = |b: CaptureStudyBuilder| b.build().err().map(|e| e.key);
+    assert_eq!(key(builder.clone().grasp("bus", Vec3::zeros())).as_deref(), Some("capture.tool"));
+    assert_eq!(key(builder.clone().horizon(120.0, 0.07)).as_deref(), Some("simulation.duration"));
+    assert_eq!(key(builder.clone().measured_impulse([f64::NAN; 6])).as_deref(), Some("capture.measured_impulse"));
+    let flat = builder.clone().target(500.0, Mat3::from_diagonal(&Vec3::new(300.0, 400.0, 800.0)), Vec3::zeros());
+    assert_eq!(key(flat).as_deref(), Some("capture.target.inertia"), "the triangle inequality");
+    let bad_roa = tumble_sim::scenario::capture::RoaSpec { samples: 1, ..from_file.roa.clone() };
+    assert_eq!(key(builder.roa(bad_roa)).as_deref(), Some("capture.roa.samples"));
+}
+
+/// `[capture.control]` of the bundled scenario.
+fn from_file_control() -> tumble_sim::scenario::capture::CaptureControlSpec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIO);
+    Scenario::load(&path, &[]).expect("scenario").file.capture.expect("[capture]").control
+}

@@ -3,6 +3,7 @@
 //! the funnel `ρ(t)` estimated from sampled rollouts, and the online check of the capture
 //! document's eq. (30) against further detumble simulations (a confusion matrix).
 
+mod builder;
 pub mod campaign;
 pub mod detumble;
 mod held;
@@ -11,17 +12,17 @@ mod verdict;
 use crate::arm::ArmModel;
 use crate::campaign::dispersion::Stream;
 use crate::plot::{Series, line_plot, scatter_plot};
-use crate::scenario::capture::{CaptureSpec, RoaSpec, VerdictMap};
-use crate::scenario::check::mass_and_inertia;
-use crate::scenario::check::{Check, err, finite3, positive};
+use crate::scenario::capture::{RoaSpec, VerdictMap};
+use crate::scenario::check::{Check, err, mass_and_inertia};
 use crate::scenario::{Scenario, ScenarioError};
+pub use builder::CaptureStudyBuilder;
 use detumble::{Design, DetumbleSpec, Funnel, Plant, Rollout};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_dynamics::multibody::Multibody;
-use tumble_dynamics::multibody::capture::{CaptureMap, PostCapture, RigidTarget, Slaving};
+use tumble_dynamics::multibody::capture::{CaptureMap, PostCapture, Slaving};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::DVector;
 pub use verdict::{Controller, Verdict};
@@ -102,90 +103,42 @@ pub struct CaptureReport {
 }
 
 impl CaptureStudy {
-    /// Validates `[arm]` + `[capture]`.
+    /// Validates `[arm]` + `[capture]`; see [`CaptureStudy::builder`] to build one in code.
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
         let arm = ArmModel::build(sc)?;
         Self::check(sc, arm).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
+    /// The scenario adapter: reads `[arm]` (the chaser, with no joint force elements),
+    /// `[capture]` and `[simulation]` into a [`CaptureStudyBuilder`].
     fn check(sc: &Scenario, arm: ArmModel) -> Check<Self> {
         let f = &sc.file;
         let Some(c) = &f.capture else { return err("capture", "a capture study needs a [capture] table") };
-        let chaser = arm.system.model.clone();
         if !f.arm.as_ref().is_some_and(|a| a.joints.is_empty()) {
             return err(
                 "arm.joints",
                 "a capture study drives the joints with its detumble controller: remove [[arm.joints]]",
             );
         }
-        let (nq, nv) = (chaser.nq(), chaser.nv());
-        let q = arm.initial_state[..nq].to_vec();
-        let v_c = DVector::from_column_slice(&arm.initial_state[nq..nq + nv]);
-        let tool = arm.joint_names.iter().position(|n| n.as_deref() == Some(c.tool.as_str())).ok_or((
-            "capture.tool".to_string(),
-            format!("no link named `{}`; links: {:?}", c.tool, arm.joint_names.iter().flatten().collect::<Vec<_>>()),
-        ))?;
+        let (nq, nv) = (arm.system.model.nq(), arm.system.model.nv());
+        let y = &arm.initial_state;
         let (mass, inertia) = mass_and_inertia("capture.target", c.target.mass, &c.target.inertia)?;
-        let target = RigidTarget { mass, inertia, grapple: finite3("capture.target.grapple", c.target.grapple)? };
-        let grasp = finite3("capture.grasp", c.grasp)?;
-        let v = finite3("capture.target.velocity", c.target.velocity)?;
-        let w = finite3("capture.target.angular_velocity", c.target.angular_velocity)?;
-        let v_t = DVector::from_iterator(6, v.iter().chain(w.iter()).copied());
-        let map = CaptureMap::new(&chaser, &q, tool, &grasp, &target).map_err(|e| ("arm.base".to_string(), e))?;
-        let spec = control(sc, c, chaser.nv() - 6)?;
-        let u_max: Vec<f64> = [c.control.base_torque; 3]
-            .into_iter()
-            .chain([c.control.base_force; 3])
-            .chain(std::iter::repeat_n(c.control.joint_torque, nv - 6))
-            .collect();
-        let welded = detumble::weld_target(&chaser, tool, &grasp, &target).map_err(|e| ("capture.target".into(), e))?;
-        let plant = Plant::new(welded, u_max).map_err(|e| ("arm.links".to_string(), e))?;
-        let measured_impulse = match c.measured_impulse {
-            Some(i) if i.iter().all(|x| x.is_finite()) => Some(DVector::from_column_slice(&i)),
-            Some(i) => return err("capture.measured_impulse", format!("must hold six finite numbers, got {i:?}")),
-            None => None,
-        };
-        let roa = c.roa.clone();
-        for (key, x) in [
-            ("angular_velocity_sd", roa.angular_velocity_sd),
-            ("velocity_sd", roa.velocity_sd),
-            ("joint_rate_sd", roa.joint_rate_sd),
-            ("impulse_noise", roa.impulse_noise),
-        ] {
-            if !(x.is_finite() && x >= 0.0) {
-                return err(format!("capture.roa.{key}"), format!("must be >= 0, got {x}"));
-            }
+        let Some(dt) = f.simulation.dt else { return err("simulation.dt", "is required: the controller's step, s") };
+        let mut builder = Self::builder(&f.name, arm.system.model.clone())
+            .seed(f.seed)
+            .joint_names(arm.joint_names.clone())
+            .chaser_state(y[..nq].to_vec(), y[nq..nq + nv].to_vec())
+            .grasp(&c.tool, Vec3::from(c.grasp))
+            .target(mass, inertia, Vec3::from(c.target.grapple))
+            .target_twist(Vec3::from(c.target.velocity), Vec3::from(c.target.angular_velocity))
+            .control(c.control.clone())
+            .horizon(f.simulation.duration, dt)
+            .roa(c.roa.clone())
+            .verdict_map(c.verdict_map);
+        if let Some(i) = c.measured_impulse {
+            builder = builder.measured_impulse(i);
         }
-        if roa.samples < 2 || roa.samples + roa.verify > 10_000_000 {
-            return err("capture.roa.samples", "needs at least 2 samples, and at most 1e7 samples and checks together");
-        }
-        // Funnel samples keep their cost-to-go curves: 8 bytes a step each.
-        let gb = roa.samples as f64 * 8.0 * (spec.horizon / spec.dt + 1.0) / 1e9;
-        if gb > MAX_GB {
-            return err(
-                "capture.roa.samples",
-                format!(
-                    "{} samples would keep {gb:.1} GB of cost-to-go curves (at most {MAX_GB}): take fewer",
-                    roa.samples
-                ),
-            );
-        }
-        Ok(Self {
-            name: f.name.clone(),
-            seed: f.seed,
-            chaser,
-            q,
-            tool,
-            grasp,
-            v_c,
-            v_t,
-            map,
-            plant,
-            spec,
-            roa,
-            verdict_map: c.verdict_map,
-            measured_impulse,
-        })
+        Ok(builder.build()?)
     }
 
     /// The post-capture state `x = [θ; v]` of chaser velocities `v_c`.
@@ -321,56 +274,6 @@ impl CaptureStudy {
         };
         Ok(CaptureReport { maps, design, nominal, funnel, estimation, verification, online })
     }
-}
-
-/// Weights, limits and horizon from `[capture.control]` and `[simulation]`.
-fn control(sc: &Scenario, c: &CaptureSpec, n: usize) -> Check<DetumbleSpec> {
-    let k = &c.control;
-    let p = |key: &str, x: f64, unit: &str| positive(&format!("capture.control.{key}"), x, unit);
-    let (angle, rate, speed) = (
-        p("angle_scale", k.angle_scale, "rad")?,
-        p("rate_scale", k.rate_scale, "rad/s")?,
-        p("speed_scale", k.speed_scale, "m/s")?,
-    );
-    let (bt, bf, jt) = (
-        p("base_torque", k.base_torque, "N·m")?,
-        p("base_force", k.base_force, "N")?,
-        p("joint_torque", k.joint_torque, "N·m")?,
-    );
-    let q = std::iter::repeat_n(angle.powi(-2), n)
-        .chain([rate.powi(-2); 3])
-        .chain([speed.powi(-2); 3])
-        .chain(std::iter::repeat_n(rate.powi(-2), n))
-        .collect();
-    let r = [bt.powi(-2); 3].into_iter().chain([bf.powi(-2); 3]).chain(std::iter::repeat_n(jt.powi(-2), n)).collect();
-    let sim = &sc.file.simulation;
-    let horizon = positive("simulation.duration", sim.duration, "s (the detumble horizon)")?;
-    let Some(dt) = sim.dt else { return err("simulation.dt", "is required: the controller's step, s") };
-    let dt = positive("simulation.dt", dt, "s")?;
-    let steps = (horizon / dt).round();
-    if (steps * dt - horizon).abs() > 1e-9 * horizon {
-        return err("simulation.duration", format!("must be a whole number of steps of {dt} s"));
-    }
-    // The design keeps A, B, S and K at every step: 8 (2 nx² + 2 nx nu) bytes each.
-    let (nx, nu) = ((2 * n + 6) as f64, (n + 6) as f64);
-    let gb = steps * 8.0 * (2.0 * nx * nx + 2.0 * nx * nu) / 1e9;
-    if gb > MAX_GB {
-        return err(
-            "simulation.duration",
-            format!(
-                "{steps} steps would keep {gb:.1} GB of gains and linearisations (at most {MAX_GB}): lengthen simulation.dt or shorten the horizon"
-            ),
-        );
-    }
-    Ok(DetumbleSpec {
-        q,
-        r,
-        horizon,
-        dt,
-        joint_range: p("joint_range", k.joint_range, "rad")?,
-        goal_rate: p("goal_rate", k.goal_rate, "rad/s")?,
-        goal_speed: p("goal_speed", k.goal_speed, "m/s")?,
-    })
 }
 
 /// The confusion matrix of the verdict `V₀(predicted) < ρ₀` against the detumble outcome.
