@@ -32,7 +32,12 @@
 //!   (`x_stop = −s_snared − P/K_PULL − P/(3 K_FACE)`); rigidised once the face carries 99 % of
 //!   it and the shaft moves less than 1 mm/s relative to the effector.
 //!
-//! RK4 at a fixed step; the state also integrates the impulse the payload receives.
+//! RK4 at a fixed step; the state also integrates the impulse the payload receives and the work
+//! `W` done on arm and payload by the arm's actuators ([`MultibodySystem::actuator_power`](tumble_dynamics::multibody::system::MultibodySystem::actuator_power)) and
+//! by every contact force (`Σ f·(v_payload − v_effector)` at its point: face, wire, snare,
+//! carriage). With `E` the arm's energy ([`MultibodySystem::energy`](tumble_dynamics::multibody::system::MultibodySystem::energy)) plus the payload's kinetic
+//! energy, the work–energy theorem makes `E − W` constant but for the arm's dampers, which only
+//! lower it: the guard's energy check (see [`GrappleSim`]).
 
 use crate::arm::ArmModel;
 use crate::pipeline::Diagnosis;
@@ -186,6 +191,10 @@ pub struct GrappleSample {
     pub energy: f64,
     /// Closing angle of the snare (0 for a wire), rad.
     pub closing_angle: f64,
+    /// `E − W − E₀`: the arm's and the payload's energy less the work done on them by the
+    /// arm's actuators and the contact forces, from its start, J. Zero in the exact flow but
+    /// for the arm's dampers, which lower it; the guard's energy check.
+    pub balance: f64,
 }
 
 /// A finished run.
@@ -285,11 +294,12 @@ impl GrappleCapture {
         Ok(builder.build()?)
     }
 
-    /// The coupled state at the start: `[arm; payload; impulse]`.
+    /// The coupled state at the start: `[arm; payload; impulse; W]`, `W` the work done on arm
+    /// and payload by the arm's actuators and the contact forces.
     pub fn initial_state(&self) -> Vec<f64> {
         let mut y = self.arm.initial_state.clone();
         y.extend_from_slice(&self.start);
-        y.extend_from_slice(&[0.0; 3]);
+        y.extend_from_slice(&[0.0; 4]);
         y
     }
 

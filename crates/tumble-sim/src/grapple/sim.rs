@@ -15,16 +15,22 @@ use tumble_math::nalgebra::{Quaternion, UnitQuaternion};
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// Loads on the payload (force, torque about its centre, world) and the effector link
-/// (force, moment about the link origin, world).
+/// (force, moment about the link origin, world), and their power.
 #[derive(Default)]
 pub(super) struct Loads {
     payload: (Vec3, Vec3),
     link: (Vec3, Vec3),
+    /// Power of the contact forces on payload and arm together, W: `Σ f·(v_payload − v_effector)`
+    /// at each contact point.
+    power: f64,
 }
 
 impl Loads {
-    /// Force `f` on the payload at `x`, its reaction on the link.
-    fn add(&mut self, f: Vec3, x: Vec3, payload_com: Vec3, link_origin: Vec3) {
+    /// Force `f_e` (effector axes `re`) on the payload at `x`, where the payload's point moves
+    /// at `v_e` relative to the effector's (effector axes); its reaction on the link.
+    fn add(&mut self, re: &Mat3, (f_e, v_e): (Vec3, Vec3), x: Vec3, payload_com: Vec3, link_origin: Vec3) {
+        let f = re * f_e;
+        self.power += f_e.dot(&v_e);
         self.payload.0 += f;
         self.payload.1 += (x - payload_com).cross(&f);
         self.link.0 -= f;
@@ -102,9 +108,10 @@ impl Coupled<'_> {
             let x = pp + rp * p;
             let depth = -to_e(x).x;
             if depth > 0.0 {
-                let f = (K_FACE * depth - C_FACE * rel(x).x).max(0.0);
+                let v = rel(x);
+                let f = (K_FACE * depth - C_FACE * v.x).max(0.0);
                 c.face_force += f;
-                loads.add(re * Vec3::new(f, 0.0, 0.0), x, pp, lo);
+                loads.add(&re, (Vec3::new(f, 0.0, 0.0), v), x, pp, lo);
             }
         }
         // Shaft crossing the wire or ring plane.
@@ -128,7 +135,7 @@ impl Coupled<'_> {
                         let ft = friction(cap.mu, n, &Vec3::new(v.x, 0.0, v.z), cap.v_star);
                         let f = Vec3::new(ft.x, -n, ft.z);
                         c.wire_force = f;
-                        loads.add(re * f, x, pp, lo);
+                        loads.add(&re, (f, v), x, pp, lo);
                     }
                 }
             }
@@ -141,7 +148,7 @@ impl Coupled<'_> {
                     c.wire_sum = sn.snare.wire_load(&pen);
                     c.pen = pen;
                     c.wire_force = Vec3::new(0.0, f[0], f[1]);
-                    loads.add(re * c.wire_force, x, pp, lo);
+                    loads.add(&re, (c.wire_force, v), x, pp, lo);
                 }
             }
             (Effector::Snare(sn), Phase::Retracting { angle, since, snared, from, stop }) => {
@@ -155,7 +162,7 @@ impl Coupled<'_> {
                 let c_pull = 2.0 * (K_PULL * pl.mass).sqrt();
                 let axial = -K_PULL * (ce.x - xc) - c_pull * (v.x - vc);
                 c.wire_force = Vec3::new(axial, f[0], f[1]);
-                loads.add(re * c.wire_force, x, pp, lo);
+                loads.add(&re, (c.wire_force, v), x, pp, lo);
             }
             _ => {}
         }
@@ -179,7 +186,7 @@ pub(super) fn effector_state(
 
 impl OdeSystem for Coupled<'_> {
     fn dim(&self) -> usize {
-        self.na + 16
+        self.na + 17
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
@@ -208,6 +215,7 @@ impl OdeSystem for Coupled<'_> {
         d[7..10].copy_from_slice(a.as_slice());
         d[10..13].copy_from_slice(wd.as_slice());
         d[13..16].copy_from_slice(loads.payload.0.as_slice());
+        d[16] = self.sys.actuator_power(&y[..na]) + loads.power;
     }
 
     fn project(&self, y: &mut [f64]) {
@@ -310,9 +318,12 @@ impl GrappleCapture {
 
 /// A grapple capture as the pipeline steps it.
 ///
-/// It has no energy check ([`Simulation::energy`] is `None`): the snare's closing drive, the
-/// carriage's retraction and the arm's motors do work the state does not accumulate. The guard
-/// checks finiteness and magnitude at every step.
+/// Its energy check: `E − W − E₀` (see the module docs of [`super`]: `E` the arm's and the
+/// payload's energy, `W` the work of the arm's actuators and of every contact force, carried in
+/// the state) may not grow past `simulation.max_energy_growth` of the scale
+/// `max(T + |E − T|` at the start and now, `|W|)`. The exact flow keeps it at or below zero (the
+/// arm's dampers only take energy out), so growth is the integrator's doing: a step past the
+/// contacts' stable step.
 pub struct GrappleSim<'a> {
     cap: &'a GrappleCapture,
     ode: Coupled<'a>,
@@ -321,6 +332,10 @@ pub struct GrappleSim<'a> {
     /// The contact at the current state (after the phase it set).
     contact: Contact,
     r0: Mat3,
+    /// `E₀` and the largest energy scale so far.
+    energy0: (f64, f64),
+    /// The energy check at the current state.
+    check: EnergyCheck,
     on_step: &'a mut dyn FnMut(f64, &[f64]),
     run: GrappleRun,
 }
@@ -339,6 +354,8 @@ impl<'a> GrappleSim<'a> {
             y,
             contact: Contact::default(),
             r0: rotation(&cap.start[3..7]),
+            energy0: (0.0, 0.0),
+            check: EnergyCheck { growth: 0.0, limit: 0.0 },
             on_step,
             run: GrappleRun {
                 samples: Vec::with_capacity((steps / every + 1) as usize),
@@ -353,6 +370,8 @@ impl<'a> GrappleSim<'a> {
             },
         };
         sim.look();
+        let (energy, scale, _) = sim.energy_now();
+        sim.energy0 = (energy, scale);
         sim
     }
 
@@ -384,6 +403,17 @@ impl<'a> GrappleSim<'a> {
             self.run.max_penetration = self.run.max_penetration.max(c.penetration);
         }
         self.contact = c;
+    }
+
+    /// `E` (arm and payload), its scale `T + |E − T|` and the work `W` at the current state.
+    fn energy_now(&mut self) -> (f64, f64, f64) {
+        let na = self.ode.na;
+        let (kinetic, arm) = self.ode.sys.energy_now(&self.y[..na]);
+        let s = &self.y[na..na + 13];
+        let (v, w) = (Vec3::new(s[7], s[8], s[9]), Vec3::new(s[10], s[11], s[12]));
+        let payload = 0.5 * self.cap.payload.mass * v.norm_squared() + 0.5 * w.dot(&(self.cap.payload.inertia * w));
+        let (kinetic, energy) = (kinetic + payload, arm + payload);
+        (energy, kinetic + (energy - kinetic).abs(), self.y[na + 16])
     }
 
     /// The sample at the current state.
@@ -423,6 +453,7 @@ impl<'a> GrappleSim<'a> {
                 + 0.5 * w.dot(&(cap.payload.inertia * w))
                 + wire_energy,
             closing_angle,
+            balance: self.check.growth,
         }
     }
 }
@@ -444,11 +475,15 @@ impl Simulation for GrappleSim<'_> {
 
     fn observe(&mut self) -> StepReport {
         self.look();
+        let (energy, scale, work) = self.energy_now();
+        self.energy0.1 = self.energy0.1.max(scale).max(work.abs());
+        let limit = self.cap.arm.max_energy_growth * (self.energy0.1 + 1e-12);
+        self.check = EnergyCheck { growth: energy - work - self.energy0.0, limit };
         StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
-        None
+        Some(self.check)
     }
 
     fn record(&mut self) {
