@@ -84,6 +84,7 @@ impl OdeSystem for Ode<'_> {
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
         let k = self.evaluate(y);
+        let mut power = 0.0;
         if let (Some(sys), Some(k)) = (&mut self.arm, &k) {
             // Each carried body's contact wrench on its link: link axes, about the link origin.
             sys.external.iter_mut().for_each(|e| *e = SVec::zeros());
@@ -96,10 +97,10 @@ impl OdeSystem for Ode<'_> {
                 sys.external[l] += SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
             }
             sys.derivatives(k, &y[..self.na], &mut dydt[..self.na]);
+            power += sys.actuator_power(&y[..self.na]);
         }
         self.restore(k);
         // The drives' power: each spring's force on its body times its anchor's velocity.
-        let mut power = 0.0;
         for (i, off) in self.offset.iter().enumerate() {
             let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
             let s = BodyState::read(&y[*o..]);
@@ -119,7 +120,7 @@ impl OdeSystem for Ode<'_> {
                 &mut dydt[*o..*o + BODY_STATE_LEN],
             );
         }
-        // The last component is the drives' work.
+        // The last component is the drives' (and the arm's actuators') work.
         dydt[dydt.len() - 1] = power;
     }
 
@@ -145,6 +146,18 @@ impl Ode<'_> {
             let springs = self.m.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
             energy += kinetic + gravity + springs;
             scale += kinetic + gravity.abs() + springs;
+        }
+        (energy, scale)
+    }
+
+    /// [`Ode::mechanical_energy`] plus the arm's [`MultibodySystem::energy`], and its scale
+    /// plus the arm's `T + |E − T|`, J. No allocation.
+    fn energy(&mut self, t: f64, y: &[f64]) -> (f64, f64) {
+        let (mut energy, mut scale) = self.mechanical_energy(t, y);
+        if let Some(sys) = &mut self.arm {
+            let (kinetic, arm) = sys.energy_now(&y[..self.na]);
+            energy += arm;
+            scale += kinetic + (arm - kinetic).abs();
         }
         (energy, scale)
     }
@@ -198,18 +211,21 @@ impl Mechanism {
 /// A mechanism run as the pipeline steps it.
 ///
 /// Its energy check: the state carries the drives' work `W = ∫ Σ F_spring·ȧ dt` (the power a
-/// moving anchor puts in), and `E − W − E₀` with `E = T + V_g + V_springs` may not grow past
+/// moving anchor puts in; with an `[arm]`, plus its actuators' work,
+/// [`MultibodySystem::actuator_power`]), and `E − W − E₀` with `E = T + V_g + V_springs` of the
+/// free bodies (plus the arm's [`MultibodySystem::energy`]) may not grow past
 /// `simulation.max_energy_growth` of the scale `max(T + |V_g| + V_springs at the start and now,
-/// |W|)`: contact damping, friction and the dampers only remove energy, and what the contacts
-/// store elastically is missing from `E`, so the exact flow keeps `E − W − E₀ ≤ 0`. With an
-/// `[arm]` the check is off (`None`): energy the arm's joints exchange through contact is not in
-/// `E`. The finiteness and magnitude checks hold for every run.
+/// |W|)` (the arm adding its `T + |E − T|`): contact damping, friction and the dampers only
+/// remove energy, and what the contacts store elastically is missing from `E`, so the exact flow
+/// keeps `E − W − E₀ ≤ 0`.
 pub struct MechanismSim<'a> {
     ode: Ode<'a>,
     clock: FixedSteps,
     y: Vec<f64>,
     /// `E₀` and the start's energy scale, J.
     energy0: (f64, f64),
+    /// The energy check at the current state.
+    check: EnergyCheck,
     run: MechRun,
 }
 
@@ -237,7 +253,7 @@ impl<'a> MechanismSim<'a> {
             sys.external = vec![SVec::zeros(); sys.model.links.len()];
             sys
         });
-        let ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default() };
+        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default() };
         let mut y = vec![0.0; n + 1];
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
@@ -250,8 +266,8 @@ impl<'a> MechanismSim<'a> {
         let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
         let mut run = MechRun::default();
         run.samples.reserve((clock.steps / clock.every + 1) as usize);
-        let energy0 = ode.mechanical_energy(0.0, &y);
-        Ok(Self { clock, ode, y, energy0, run })
+        let energy0 = ode.energy(0.0, &y);
+        Ok(Self { clock, ode, y, energy0, check: EnergyCheck { growth: 0.0, limit: 0.0 }, run })
     }
 
     /// Samples every `simulation.output_interval` up to the whole number of steps nearest
@@ -291,17 +307,16 @@ impl Simulation for MechanismSim<'_> {
         let k = self.ode.evaluate(&self.y);
         self.ode.restore(k);
         self.ode.engine.commit(self.ode.m.dt);
+        let (energy, scale) = self.ode.energy(self.clock.time(), &self.y);
+        let work = self.y[self.y.len() - 1];
+        let scale = self.energy0.1.max(scale).max(work.abs()) + 1e-12;
+        self.check =
+            EnergyCheck { growth: energy - work - self.energy0.0, limit: self.ode.m.max_energy_growth * scale };
         StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
-        if self.ode.arm.is_some() {
-            return None;
-        }
-        let (energy, scale) = self.ode.mechanical_energy(self.time(), &self.y);
-        let work = self.y[self.y.len() - 1];
-        let scale = self.energy0.1.max(scale).max(work.abs()) + 1e-12;
-        Some(EnergyCheck { growth: energy - work - self.energy0.0, limit: self.ode.m.max_energy_growth * scale })
+        Some(self.check)
     }
 
     fn record(&mut self) {
