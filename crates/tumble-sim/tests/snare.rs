@@ -99,3 +99,17 @@ fn the_experiment_built_in_code_is_the_scenario() {
         assert_eq!(bad.build().expect_err("refused").key, key);
     }
 }
+
+#[test]
+fn the_snare_energy_check_passes_accurate_steps_and_stops_a_step_past_the_face() {
+    use tumble_sim::snare::SnareCapture;
+    // Every force on the shaft is in the work W its state carries, so ½m|v|² − W is constant
+    // in the exact flow. At 3 ms (30 times the default) the capture still rigidises; at 20 ms
+    // the face (1e7 N/m on 500 kg, critically damped: λ·dt = −5.7, past RK4's −2.8) makes the
+    // balance grow by 1.6 J against the 37.5 mJ limit (1 % of 300 N over 12.5 mm) at t = 4.58 s.
+    let at = |dt: f64| SnareCapture { dt, ..SnareCapture::lee_like(500.0, [0.02, -0.01]).expect("snare") }.run();
+    let out = at(3e-3).expect("an accurate step");
+    assert!(out.captured && out.rigidised, "{out:?}");
+    let e = at(2e-2).expect_err("the guard stops it");
+    assert!(e.contains("energy grew") && e.contains("too large"), "{e}");
+}

@@ -40,7 +40,8 @@ pub struct SnareCapture {
     pub duration: f64,
 }
 
-/// The shaft in the ring plane while the snare closes (state `[c; v]`).
+/// The shaft in the ring plane while the snare closes (state `[c; v; W]`, `W` the wires' work on
+/// the shaft, J).
 struct Closing<'a>(&'a SnareCapture);
 
 impl Closing<'_> {
@@ -52,16 +53,17 @@ impl Closing<'_> {
 
 impl OdeSystem for Closing<'_> {
     fn dim(&self) -> usize {
-        4
+        5
     }
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
         let s = self.0;
         let (f, _) = s.snare.force([y[0], y[1]], [y[2], y[3]], self.angle(t), s.closing_rate);
-        dydt.copy_from_slice(&[y[2], y[3], f[0] / s.mass, f[1] / s.mass]);
+        dydt.copy_from_slice(&[y[2], y[3], f[0] / s.mass, f[1] / s.mass, f[0] * y[2] + f[1] * y[3]]);
     }
 }
 
-/// The captured fixture pulled axially (state `[z; ż]`, z from the face, m) by the wires toward
+/// The captured fixture pulled axially (state `[z; ż; W]`, z from the face, m; `W` the work of
+/// the pull and the face on it, J) by the wires toward
 /// the retracting carriage (`k_a`, critically damped for the payload) onto the face (a stiff,
 /// critically damped stop).
 struct Pull {
@@ -96,13 +98,13 @@ impl Pull {
 
 impl OdeSystem for Pull {
     fn dim(&self) -> usize {
-        2
+        3
     }
     fn rhs(&mut self, tau: f64, y: &[f64], dydt: &mut [f64]) {
         let (zc, zc_rate) = self.carriage(tau);
         let c_pull = 2.0 * (K_PULL * self.mass).sqrt();
         let f = -K_PULL * (y[0] - zc) - c_pull * (y[1] - zc_rate) + self.face(y[0], y[1]);
-        dydt.copy_from_slice(&[y[1], f / self.mass]);
+        dydt.copy_from_slice(&[y[1], f / self.mass, f * y[1]]);
     }
 }
 
@@ -189,14 +191,21 @@ enum Phase {
 }
 
 /// A snare capture as the pipeline steps it: the closing, then (if captured) the pull, each
-/// with RK4 at `dt`. No energy check (`None`): the closing motor and the carriage do work on
-/// the shaft that the state does not accumulate.
+/// with RK4 at `dt`. Its energy check: each phase's state carries the work `W` of every force on
+/// the shaft (the wires, closing motor and dampers included; then the pull and the face), so
+/// `½ m |v|² − W − E₀` (`E₀` the phase's start) is zero in the exact flow; it may not grow past
+/// 1 % of the largest of `½ m |v|²`, `|W|` so far and the stall force's work over one shaft
+/// radius (the energy scale of the wires' grip: the heavy shaft itself barely moves, measured
+/// 4e-11 J at first touch, which alone would make a step's truncation at the wires' first touch
+/// look like growth).
 struct SnareCaptureSim<'a> {
     cap: &'a SnareCapture,
     phase: Phase,
     integ: Integrator,
-    /// Closing state `[c; v]`, then pull state `[z; ż]` in its first two components.
-    y: [f64; 4],
+    /// Closing state `[c; v; W]`, then pull state `[z; ż; W]` in its first three components.
+    y: [f64; 5],
+    /// The phase's `E₀` and the largest energy scale so far, J.
+    energy0: (f64, f64),
     k: u64,
     /// Pull steps taken and allowed.
     pulled: (u64, u64),
@@ -208,8 +217,9 @@ impl<'a> SnareCaptureSim<'a> {
         let mut sim = Self {
             cap,
             phase: Phase::Closing,
-            integ: Integrator::new(Method::Rk4 { dt: cap.dt }, 4),
-            y: [cap.offset[0], cap.offset[1], cap.velocity[0], cap.velocity[1]],
+            integ: Integrator::new(Method::Rk4 { dt: cap.dt }, 5),
+            y: [cap.offset[0], cap.offset[1], cap.velocity[0], cap.velocity[1], 0.0],
+            energy0: (0.0, 0.0),
             k: 0,
             pulled: (0, 0),
             out: SnareOutcome {
@@ -226,6 +236,8 @@ impl<'a> SnareCaptureSim<'a> {
             sim.out.failure = Some("the shaft is not inside the ring".into());
             sim.phase = Phase::Done;
         } else {
+            let (energy, _) = sim.energy_now();
+            sim.energy0 = (energy, energy.max(cap.stall_force * cap.snare.shaft_radius));
             sim.look();
         }
         sim
@@ -250,8 +262,9 @@ impl<'a> SnareCaptureSim<'a> {
             self.out.failure = held.err();
             if self.out.captured {
                 self.phase = Phase::Pulling;
-                self.y = [cap.stroke, 0.0, 0.0, 0.0];
-                self.integ = Integrator::new(Method::Rk4 { dt: cap.dt }, 2);
+                self.y = [cap.stroke, 0.0, 0.0, 0.0, 0.0];
+                self.energy0.0 = 0.0;
+                self.integ = Integrator::new(Method::Rk4 { dt: cap.dt }, 3);
                 self.pulled = (0, ((cap.duration - t) / cap.dt).ceil().max(0.0) as u64);
             } else {
                 self.phase = Phase::Done;
@@ -261,6 +274,17 @@ impl<'a> SnareCaptureSim<'a> {
             self.out.final_offset = c;
             self.out.failure = Some(format!("the shaft left the ring at t = {t:.3} s before the wires closed"));
             self.phase = Phase::Done;
+        }
+    }
+}
+
+impl SnareCaptureSim<'_> {
+    /// The shaft's kinetic energy and the work done on it in the current phase, J.
+    fn energy_now(&self) -> (f64, f64) {
+        let (m, y) = (self.cap.mass, &self.y);
+        match self.phase {
+            Phase::Pulling => (0.5 * m * y[1] * y[1], y[2]),
+            _ => (0.5 * m * (y[2] * y[2] + y[3] * y[3]), y[4]),
         }
     }
 }
@@ -279,7 +303,7 @@ impl Simulation for SnareCaptureSim<'_> {
         match self.phase {
             Phase::Pulling => {
                 let mut pull = Pull::new(self.cap);
-                self.integ.step_once(&mut pull, self.pulled.0 as f64 * dt, &mut self.y[..2], dt);
+                self.integ.step_once(&mut pull, self.pulled.0 as f64 * dt, &mut self.y[..3], dt);
                 self.pulled.0 += 1;
             }
             _ => {
@@ -296,6 +320,8 @@ impl Simulation for SnareCaptureSim<'_> {
     }
 
     fn observe(&mut self) -> StepReport {
+        let (energy, work) = self.energy_now();
+        self.energy0.1 = self.energy0.1.max(energy).max(work.abs());
         match self.phase {
             Phase::Closing => self.look(),
             Phase::Pulling => {
@@ -320,7 +346,9 @@ impl Simulation for SnareCaptureSim<'_> {
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
-        None
+        let (energy, work) = self.energy_now();
+        let scale = self.energy0.1.max(energy).max(work.abs());
+        Some(EnergyCheck { growth: energy - work - self.energy0.0, limit: 0.01 * (scale + 1e-12) })
     }
 
     fn record(&mut self) {}
