@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 mod arm;
 mod bench;
-mod capture;
+mod capture_map;
 mod fit;
 mod lqr;
 mod mc;
@@ -58,18 +58,19 @@ enum Command {
         #[arg(long, default_value_t = 8765)]
         port: u16,
     },
-    /// Monte Carlo campaign of a lander scenario or an asteroid capture over its
-    /// `[dispersions]`: one row per run in runs.csv, summary.json, plots (landing sites and
-    /// settling times; peak SADA moments and catch-up times).
+    /// Monte Carlo campaign of a scenario of any kind over its `[dispersions]`: one row per run
+    /// in runs.csv (the kind's result columns), summary.json, plots (landing sites, settling
+    /// times, peak SADA moments, … per kind).
     #[command(after_help = "Examples:
   tumble mc scenarios/lander/hopper_comet.toml --runs 16
   tumble mc scenarios/membrane/asteroid_capture.toml --runs 200
+  tumble mc scenarios/snare/jemrms_snare.toml --runs 50
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
   tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs
   tumble mc scenarios/lander/comet_drop.toml --runs 100000 --backend gpu")]
     Mc {
-        /// Scenario file (TOML) with `[lander]`, `[target]` and `[dispersions]` tables.
+        /// Scenario file (TOML) with a `[dispersions]` table.
         scenario: PathBuf,
         /// Number of runs.
         #[arg(long, default_value_t = 100)]
@@ -108,9 +109,13 @@ enum Command {
     /// Capture of a tumbling target by a chaser with an arm (`[arm]` + `[capture]`): the
     /// post-capture state by every capture map, the TVLQR detumble, its funnel ρ(t) from sampled
     /// captures, and the verdict X₀ᵀS₀X₀ < ρ₀ checked against detumble simulations.
-    #[command(after_help = "Examples:
-  tumble capture scenarios/capture_map/tumbling_500kg.toml
-  tumble capture scenarios/capture_map/tumbling_500kg.toml --samples 100 --verify 200 --threads 2")]
+    #[command(
+        name = "capture-map",
+        alias = "capture",
+        after_help = "Examples:
+  tumble capture-map scenarios/capture_map/tumbling_500kg.toml
+  tumble capture-map scenarios/capture_map/tumbling_500kg.toml --samples 100 --verify 200 --threads 2"
+    )]
     Capture {
         /// Scenario file (TOML) with `[arm]` (free base) and `[capture]`.
         scenario: PathBuf,
@@ -329,7 +334,7 @@ fn main() -> ExitCode {
             let mut set = set;
             set.extend(samples.map(|n| format!("capture.roa.samples={n}")));
             set.extend(verify.map(|n| format!("capture.roa.verify={n}")));
-            capture::capture(&scenario, out, threads, &set, quiet)
+            capture_map::capture(&scenario, out, threads, &set, quiet)
         }
         Command::Lqr { file, json } => exit(lqr::run(&file, json)),
         Command::Mesh(cmd) => exit(shape::run(cmd)),

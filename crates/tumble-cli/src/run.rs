@@ -32,7 +32,7 @@ enum Job {
     Lander(Box<LanderModel>),
     /// An articulated system.
     Arm(Box<tumble_sim::arm::ArmModel>),
-    /// A capture study (`tumble capture`).
+    /// A capture study (`tumble capture-map`).
     Capture,
     /// A snare-wire experiment.
     Snare(Box<tumble_sim::snare::WireExperiment>),
@@ -122,7 +122,7 @@ pub(crate) fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool
         Ok((_, Job::Mechanism(m))) => run_mechanism(out, &m, quiet),
         Ok((_, Job::Trampoline(m))) => run_trampoline(out, &m, quiet),
         Ok((_, Job::Capture)) => {
-            invalid(format!("{}: a capture study runs with `tumble capture {}`", path.display(), path.display()))
+            invalid(format!("{}: a capture study runs with `tumble capture-map {}`", path.display(), path.display()))
         }
         Err(code) => code,
     }

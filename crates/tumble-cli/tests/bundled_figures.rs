@@ -1,4 +1,4 @@
-//! Nothing lost: every bundled scenario, run as a user runs it (`tumble run`; `tumble capture`
+//! Nothing lost: every bundled scenario, run as a user runs it (`tumble run`; `tumble capture-map`
 //! for capture studies; `tumble mc` for two campaigns), still prints the figures of its
 //! `summary.json` that `tests/reference/bundled_figures.json` stores.
 //!
@@ -82,7 +82,7 @@ fn cases() -> Vec<(String, Vec<String>)> {
         if std::fs::read_to_string(&s).expect("scenario").contains("[capture]") {
             all.push((
                 format!("capture {name}"),
-                vec!["capture".into(), path, "--samples=16".into(), "--verify=16".into()],
+                vec!["capture-map".into(), path, "--samples=16".into(), "--verify=16".into()],
             ));
         } else {
             all.push((format!("run {name}"), vec!["run".into(), path]));

@@ -301,7 +301,7 @@ fn capture_writes_its_study_and_refuses_bad_input() {
     let d = tmp("capture");
     let out_dir = d.join("out").display().to_string();
     let s = scenario("capture_map/tumbling_500kg.toml");
-    let out = tumble(&["capture", &s, "--samples", "8", "--verify", "8", "--threads", "2", "--out", &out_dir]);
+    let out = tumble(&["capture-map", &s, "--samples", "8", "--verify", "8", "--threads", "2", "--out", &out_dir]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -320,10 +320,10 @@ fn capture_writes_its_study_and_refuses_bad_input() {
         assert!(d.join("out").join(f).exists(), "{f}");
     }
     for (args, expected) in [
-        (vec!["capture", &s, "--set", "capture.tool=\"hand\""], "capture.tool"),
-        (vec!["capture", &s, "--threads", "0"], "--threads"),
-        (vec!["capture", "missing.toml"], "missing.toml"),
-        (vec!["capture", &scenario("arms/double_pendulum.toml")], "[capture]"),
+        (vec!["capture-map", &s, "--set", "capture.tool=\"hand\""], "capture.tool"),
+        (vec!["capture-map", &s, "--threads", "0"], "--threads"),
+        (vec!["capture-map", "missing.toml"], "missing.toml"),
+        (vec!["capture-map", &scenario("arms/double_pendulum.toml")], "[capture]"),
     ] {
         let out = tumble(&args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -82,7 +82,7 @@ const MAX_GB: f64 = 2.0;
 /// keep only their verdict and outcome, so the memory does not grow with `capture.roa.verify`.
 pub const CURVES_KEPT: u64 = 20;
 
-/// Everything `tumble capture` reports.
+/// Everything `tumble capture-map` reports.
 pub struct CaptureReport {
     /// Maps at the scenario's state: name, post-capture state, difference from the constrained
     /// impulse (relative).

@@ -1,4 +1,4 @@
-//! `tumble capture`: the capture-map study.
+//! `tumble capture-map`: the capture-map study.
 
 use crate::{failed, invalid, overrides};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 use tumble_sim::Scenario;
 
-/// `tumble capture`: the capture study of a `capture_map` scenario.
+/// `tumble capture-map`: the capture study of a `capture_map` scenario.
 pub(crate) fn capture(
     path: &Path,
     out: Option<PathBuf>,
