@@ -450,7 +450,12 @@ impl Multibody {
 
     /// Kinetic energy, J.
     pub fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        let k = self.kinematics(q, v);
+        self.kinetic_energy_with(&self.kinematics(q, v))
+    }
+
+    /// [`Multibody::kinetic_energy`] from the kinematics `k` of `(q, v)` already at hand: no
+    /// allocation, J.
+    pub fn kinetic_energy_with(&self, k: &Kinematics) -> f64 {
         (0..self.links.len()).map(|i| 0.5 * k.v[i].dot(&(self.i[i] * k.v[i]))).sum()
     }
 

@@ -12,7 +12,7 @@ use super::held::roll;
 use tumble_control::lqr::lqr;
 use tumble_control::tvlqr::tvlqr;
 use tumble_dynamics::multibody::capture::RigidTarget;
-use tumble_dynamics::multibody::{Joint, Link, Multibody};
+use tumble_dynamics::multibody::{Joint, Kinematics, Link, Multibody, Workspace};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::{DMatrix, DVector};
 
@@ -30,6 +30,15 @@ pub fn weld_target(chaser: &Multibody, tool: usize, grasp: &Vec3, target: &Rigid
         inertia: target.inertia,
     });
     Multibody::new(links, Vec3::zeros()).map_err(|e| e.to_string())
+}
+
+/// Working memory of [`Plant::rate_in`]: the configuration, the kinematics and the
+/// articulated-body algorithm's arrays, sized on first use.
+#[derive(Clone, Debug, Default)]
+pub struct PlantScratch {
+    q: Vec<f64>,
+    kin: Kinematics,
+    ws: Workspace,
 }
 
 /// A free-floating tree whose non-root joints all have one degree of freedom.
@@ -68,14 +77,33 @@ impl Plant {
 
     /// `ẋ` at `x` under the inputs `u` (not saturated here).
     pub fn rate(&self, x: &[f64], u: &[f64], out: &mut [f64]) {
+        self.rate_in(x, u, &mut PlantScratch::default(), out);
+    }
+
+    /// [`Plant::rate`] with the working memory `s`: no allocation once `s` has served this
+    /// plant.
+    pub fn rate_in(&self, x: &[f64], u: &[f64], s: &mut PlantScratch, out: &mut [f64]) {
         let n = self.joints();
-        let mut q = vec![0.0; 7 + n];
-        q[3] = 1.0;
-        q[7..].copy_from_slice(&x[..n]);
+        self.kinematics_in(x, s);
         let v = &x[n..];
         out[..n].copy_from_slice(&v[6..]);
-        let a = self.model.forward_dynamics(&q, v, u, &[]);
-        out[n..].copy_from_slice(a.as_slice());
+        out[n..].fill(0.0);
+        self.model.forward_dynamics_in(&s.kin, v, u, &[], &mut s.ws, &mut out[n..]);
+    }
+
+    /// The kinetic energy `½ vᵀM(θ)v` at `x`, J (the base's pose does not enter it).
+    pub fn kinetic_energy_in(&self, x: &[f64], s: &mut PlantScratch) -> f64 {
+        self.kinematics_in(x, s);
+        self.model.kinetic_energy_with(&s.kin)
+    }
+
+    /// The kinematics at `x` (the base at the origin, unrotated) into `s`.
+    fn kinematics_in(&self, x: &[f64], s: &mut PlantScratch) {
+        let n = self.joints();
+        s.q.clear();
+        s.q.extend_from_slice(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+        s.q.extend_from_slice(&x[..n]);
+        self.model.kinematics_into(&s.q, &x[n..], &mut s.kin);
     }
 
     /// Saturates `u` at the limits.

@@ -2,7 +2,7 @@
 //! input from the state at each step (saturated, held over the step, RK4), a watcher sees every
 //! state and may stop the rollout.
 
-use super::detumble::Plant;
+use super::detumble::{Plant, PlantScratch};
 use crate::pipeline::{Diagnosis, Driver, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::nalgebra::DVector;
@@ -13,29 +13,44 @@ pub(super) type Law<'a> = &'a mut dyn FnMut(usize, &DVector<f64>) -> DVector<f64
 /// start); true stops the rollout.
 pub(super) type Watch<'a> = &'a mut dyn FnMut(usize, &DVector<f64>, Option<&DVector<f64>>) -> bool;
 
-/// The plant under inputs held over a step, for the project's integrators.
+/// The plant under inputs held over a step, for the project's integrators: state `[x; W]`,
+/// `W` the inputs' work `∫ u·v dt` (`u` the generalised forces conjugate to `v`, the state's
+/// velocities).
 struct Held<'a> {
     plant: &'a Plant,
     u: &'a [f64],
+    scratch: &'a mut PlantScratch,
 }
 
 impl OdeSystem for Held<'_> {
     fn dim(&self) -> usize {
-        self.plant.nx()
+        self.plant.nx() + 1
     }
-    fn rhs(&mut self, _t: f64, x: &[f64], dxdt: &mut [f64]) {
-        self.plant.rate(x, self.u, dxdt);
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        let (nx, n) = (self.plant.nx(), self.plant.joints());
+        self.plant.rate_in(&y[..nx], self.u, self.scratch, &mut dydt[..nx]);
+        dydt[nx] = self.u.iter().zip(&y[n..nx]).map(|(u, v)| u * v).sum();
     }
 }
 
-/// A closed-loop rollout as the pipeline steps it. No energy check (`None`): the controller
-/// works on the system by design; the guard checks finiteness and magnitude.
+/// A closed-loop rollout as the pipeline steps it.
+///
+/// Its energy check: the state carries the inputs' work `W`, and the plant has no potential
+/// energy (free-floating, no gravity, no springs), so `T − W − T₀` is zero in the exact flow;
+/// it may not grow past 1 % of the largest of `T` and `|W|` so far. The controller's work is in
+/// `W`, so only the integration can make it grow: a step too large for the plant.
 struct HeldSim<'a> {
     plant: &'a Plant,
     integ: Integrator,
     dt: f64,
+    /// `[x; W]`.
+    y: Vec<f64>,
     x: DVector<f64>,
     u: DVector<f64>,
+    scratch: PlantScratch,
+    /// `T₀` and the largest energy scale so far, J.
+    energy0: (f64, f64),
+    check: EnergyCheck,
     k: usize,
     steps: usize,
     law: Law<'a>,
@@ -50,23 +65,29 @@ impl Simulation for HeldSim<'_> {
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
         self.u = (self.law)(self.k, &self.x);
         self.plant.saturate(self.u.as_mut_slice());
-        let mut held = Held { plant: self.plant, u: self.u.as_slice() };
-        self.integ.step_once(&mut held, 0.0, self.x.as_mut_slice(), self.dt);
+        let mut held = Held { plant: self.plant, u: self.u.as_slice(), scratch: &mut self.scratch };
+        self.integ.step_once(&mut held, 0.0, &mut self.y, self.dt);
+        let nx = self.x.len();
+        self.x.as_mut_slice().copy_from_slice(&self.y[..nx]);
         self.k += 1;
         Ok(())
     }
 
     fn state(&self) -> &[f64] {
-        self.x.as_slice()
+        &self.y
     }
 
     fn observe(&mut self) -> StepReport {
+        let nx = self.x.len();
+        let (kinetic, work) = (self.plant.kinetic_energy_in(&self.y[..nx], &mut self.scratch), self.y[nx]);
+        self.energy0.1 = self.energy0.1.max(kinetic).max(work.abs());
+        self.check = EnergyCheck { growth: kinetic - work - self.energy0.0, limit: 0.01 * (self.energy0.1 + 1e-12) };
         let stop = (self.watch)(self.k, &self.x, Some(&self.u)) || self.k >= self.steps;
         StepReport { stop: stop.then_some(Stop::Completed), ..StepReport::default() }
     }
 
     fn energy(&self) -> Option<EnergyCheck> {
-        None
+        Some(self.check)
     }
 
     fn record(&mut self) {}
@@ -93,12 +114,20 @@ pub(super) fn roll(
     if watch(0, x0, None) || steps == 0 {
         return Ok(x0.clone());
     }
+    let mut scratch = PlantScratch::default();
+    let kinetic = plant.kinetic_energy_in(x0.as_slice(), &mut scratch);
+    let mut y = x0.as_slice().to_vec();
+    y.push(0.0);
     let sim = HeldSim {
         plant,
-        integ: Integrator::new(Method::Rk4 { dt }, plant.nx()),
+        integ: Integrator::new(Method::Rk4 { dt }, plant.nx() + 1),
         dt,
+        y,
         x: x0.clone(),
         u: DVector::zeros(plant.model.nv()),
+        scratch,
+        energy0: (kinetic, kinetic),
+        check: EnergyCheck { growth: 0.0, limit: 0.0 },
         k: 0,
         steps,
         law,
@@ -108,4 +137,40 @@ pub(super) fn roll(
     let mut driver = Driver::new(sim, Schedule { duration: span, output_interval: span });
     driver.run(&mut |_| {})?;
     Ok(driver.into_inner().x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tumble_dynamics::multibody::{Joint, Link, Multibody};
+    use tumble_math::{Mat3, Vec3};
+
+    /// A free 80 kg body (inertia 30–60 kg·m²) under rate damping `u = −c v`, RK4 at 0.1 s.
+    fn damped(c: f64) -> Result<DVector<f64>, Diagnosis> {
+        let body = Link {
+            name: "body".into(),
+            parent: None,
+            joint: Joint::Free,
+            parent_to_joint: (Mat3::identity(), Vec3::zeros()),
+            mass: 80.0,
+            com: Vec3::zeros(),
+            inertia: Mat3::from_diagonal(&Vec3::new(30.0, 45.0, 60.0)),
+        };
+        let plant =
+            Plant::new(Multibody::new(vec![body], Vec3::zeros()).expect("model"), vec![1e12; 6]).expect("plant");
+        let x0 = DVector::from_vec(vec![0.3, -0.2, 0.1, 0.5, 0.4, -0.3]);
+        roll(&plant, 0.1, 100, &x0, &mut |_, x| -c * x, &mut |_, _, _| false)
+    }
+
+    #[test]
+    fn the_inputs_work_balances_the_energy_and_a_step_past_the_law_is_stopped() {
+        // c·dt/I = 0.17–0.33 (c = 100): the damping takes the energy out, all of it in W.
+        let x = damped(100.0).expect("a resolved rollout");
+        assert!(x.norm() < 1e-3, "damped out: {x}");
+        // c·dt/I = 10.7 on the 30 kg·m² axis (c = 3200), past RK4's 2.8: the kinetic energy
+        // grows while the damping's work can only be negative, and the energy check stops it
+        // before anything is non-finite.
+        let d = damped(3200.0).expect_err("stopped");
+        assert!(d.what.contains("energy grew"), "{d:?}");
+    }
 }
