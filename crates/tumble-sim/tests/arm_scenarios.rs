@@ -26,8 +26,8 @@ fn the_bundled_arm_scenarios_run() {
     let mut m = ArmModel::build(&sc).expect("valid");
     assert_eq!(m.system.flexible.len(), 1);
     let run = m.simulate();
-    let e = run.columns.iter().position(|c| c.starts_with("energy")).expect("energy column");
-    let energies: Vec<f64> = run.rows.iter().map(|r| r[e]).collect();
+    let (energies, unit) = run.column("energy").expect("energy column");
+    assert_eq!(unit, "J");
     // Damped everywhere (motor damping and Table 2's viscosity): the energy only falls.
     assert!(energies.windows(2).all(|w| w[1] <= w[0] + 1e-12 * energies[0]), "energy rose");
     assert!(energies.last().expect("rows") < &(1e-2 * energies[0]));

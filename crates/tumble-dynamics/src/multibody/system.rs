@@ -113,8 +113,10 @@ impl MultibodySystem {
         parts
     }
 
-    /// Kinetic energy (links and motors) and the total of [`MultibodySystem::energy_with`].
-    fn energy_parts(&self, k: &Kinematics, y: &[f64], tau: &mut [f64]) -> (f64, f64) {
+    /// Kinetic energy (links and motors) and the total of [`MultibodySystem::energy_with`],
+    /// from the kinematics `k` of `y`'s `[q; v]` already at hand, with `tau` (length nv) as
+    /// scratch: no allocation, J.
+    pub fn energy_parts(&self, k: &Kinematics, y: &[f64], tau: &mut [f64]) -> (f64, f64) {
         let (q, v, theta, theta_d) = self.split(y);
         let mb = &self.model;
         let motors: f64 = self.flexible.iter().zip(theta_d).map(|(f, w)| 0.5 * f.inertia * w * w).sum();

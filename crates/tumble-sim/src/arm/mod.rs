@@ -58,6 +58,18 @@ pub struct ArmRun {
     pub failure: Option<Diagnosis>,
 }
 
+impl ArmRun {
+    /// The samples of the column named `name` (its name without the unit: `t`, `q0`,
+    /// `shoulder.fx`, `energy`), with the column's unit; `None` if there is no such column.
+    pub fn column(&self, name: &str) -> Option<(Vec<f64>, &str)> {
+        let (i, unit) = self.columns.iter().enumerate().find_map(|(i, c)| {
+            let (n, u) = c.split_once(" [").map_or((c.as_str(), ""), |(n, u)| (n, u.trim_end_matches(']')));
+            (n == name).then_some((i, u))
+        })?;
+        Some((self.rows.iter().map(|r| r[i]).collect(), unit))
+    }
+}
+
 impl ArmModel {
     /// Validates `[arm]` and builds the run.
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {

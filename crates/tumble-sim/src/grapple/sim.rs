@@ -336,6 +336,8 @@ pub struct GrappleSim<'a> {
     energy0: (f64, f64),
     /// The energy check at the current state.
     check: EnergyCheck,
+    /// Joint forces (scratch of the energy).
+    tau: Vec<f64>,
     on_step: &'a mut dyn FnMut(f64, &[f64]),
     run: GrappleRun,
 }
@@ -356,6 +358,7 @@ impl<'a> GrappleSim<'a> {
             r0: rotation(&cap.start[3..7]),
             energy0: (0.0, 0.0),
             check: EnergyCheck { growth: 0.0, limit: 0.0 },
+            tau: Vec::with_capacity(cap.arm.system.model.nv()),
             on_step,
             run: GrappleRun {
                 samples: Vec::with_capacity((steps / every + 1) as usize),
@@ -405,10 +408,13 @@ impl<'a> GrappleSim<'a> {
         self.contact = c;
     }
 
-    /// `E` (arm and payload), its scale `T + |E − T|` and the work `W` at the current state.
+    /// `E` (arm and payload), its scale `T + |E − T|` and the work `W` at the current state,
+    /// from the arm's kinematics the last contact evaluation ([`GrappleSim::look`]) left.
     fn energy_now(&mut self) -> (f64, f64, f64) {
         let na = self.ode.na;
-        let (kinetic, arm) = self.ode.sys.energy_now(&self.y[..na]);
+        self.tau.clear();
+        self.tau.resize(self.ode.sys.model.nv(), 0.0);
+        let (kinetic, arm) = self.ode.sys.energy_parts(&self.ode.kin, &self.y[..na], &mut self.tau);
         let s = &self.y[na..na + 13];
         let (v, w) = (Vec3::new(s[7], s[8], s[9]), Vec3::new(s[10], s[11], s[12]));
         let payload = 0.5 * self.cap.payload.mass * v.norm_squared() + 0.5 * w.dot(&(self.cap.payload.inertia * w));

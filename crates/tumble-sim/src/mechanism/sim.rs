@@ -23,6 +23,8 @@ struct Ode<'a> {
     /// The arm's kinematics at the last evaluation (scratch, lent out by
     /// [`Ode::evaluate`] and given back with [`Ode::restore`]).
     kin: Kinematics,
+    /// Joint forces (scratch of the arm's energy).
+    tau: Vec<f64>,
 }
 
 impl Ode<'_> {
@@ -151,11 +153,14 @@ impl Ode<'_> {
     }
 
     /// [`Ode::mechanical_energy`] plus the arm's [`MultibodySystem::energy`], and its scale
-    /// plus the arm's `T + |E − T|`, J. No allocation.
+    /// plus the arm's `T + |E − T|`, J, from the arm's kinematics at `y` (the last
+    /// [`Ode::evaluate`]'s). No allocation.
     fn energy(&mut self, t: f64, y: &[f64]) -> (f64, f64) {
         let (mut energy, mut scale) = self.mechanical_energy(t, y);
-        if let Some(sys) = &mut self.arm {
-            let (kinetic, arm) = sys.energy_now(&y[..self.na]);
+        if let Some(sys) = &self.arm {
+            self.tau.clear();
+            self.tau.resize(sys.model.nv(), 0.0);
+            let (kinetic, arm) = sys.energy_parts(&self.kin, &y[..self.na], &mut self.tau);
             energy += arm;
             scale += kinetic + (arm - kinetic).abs();
         }
@@ -253,7 +258,8 @@ impl<'a> MechanismSim<'a> {
             sys.external = vec![SVec::zeros(); sys.model.links.len()];
             sys
         });
-        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default() };
+        let nv = arm.as_ref().map_or(0, |s| s.model.nv());
+        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default(), tau: Vec::with_capacity(nv) };
         let mut y = vec![0.0; n + 1];
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
@@ -266,6 +272,8 @@ impl<'a> MechanismSim<'a> {
         let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
         let mut run = MechRun::default();
         run.samples.reserve((clock.steps / clock.every + 1) as usize);
+        let k = ode.kinematics(&y);
+        ode.restore(k);
         let energy0 = ode.energy(0.0, &y);
         Ok(Self { clock, ode, y, energy0, check: EnergyCheck { growth: 0.0, limit: 0.0 }, run })
     }
