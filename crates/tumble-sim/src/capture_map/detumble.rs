@@ -191,8 +191,17 @@ impl Design {
 
     /// `V(t_k, x) = (x − x_nom)ᵀ S (x − x_nom)` at step `k`.
     pub fn cost_to_go(&self, k: usize, x: &DVector<f64>) -> f64 {
-        let d = x - &self.x_nom[k];
-        (d.transpose() * &self.s[k] * &d)[0]
+        let n = x.len();
+        self.cost_to_go_in(k, x, &mut DVector::zeros(n), &mut DVector::zeros(n))
+    }
+
+    /// [`Design::cost_to_go`] with the scratch vectors `d` and `sd` (the state's length): no
+    /// allocation. `S` is symmetric, so `dᵀSd = d·(Sd)`.
+    pub fn cost_to_go_in(&self, k: usize, x: &DVector<f64>, d: &mut DVector<f64>, sd: &mut DVector<f64>) -> f64 {
+        d.copy_from(x);
+        *d -= &self.x_nom[k];
+        sd.gemv(1.0, &self.s[k], d, 0.0);
+        d.dot(sd)
     }
 }
 
@@ -229,7 +238,13 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
     }
     // Nominal: the rest LQR, saturated, held over each step.
     let (mut x_nom, mut u_nom) = (vec![x0.clone()], Vec::with_capacity(steps));
-    roll(plant, spec.dt, steps, x0, &mut |_, x| -&at_rest.k * (x - &rest), &mut |_, x, u| {
+    let mut dx = DVector::zeros(x0.len());
+    let law = &mut |_: usize, x: &DVector<f64>, u: &mut DVector<f64>| {
+        dx.copy_from(x);
+        dx -= &rest;
+        u.gemv(-1.0, &at_rest.k, &dx, 0.0);
+    };
+    roll(plant, spec.dt, steps, x0, law, &mut |_, x, u| {
         if let Some(u) = u {
             u_nom.push(u.clone());
             x_nom.push(x.clone());
@@ -275,20 +290,30 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
     let mut max_excursion = 0.0f64;
     let mut left = None;
     let excursion = |x: &DVector<f64>| (0..n).map(|i| (x[i] - d.theta_capture[i]).abs()).fold(0.0, f64::max);
-    let end =
-        roll(plant, d.spec.dt, d.steps(), x0, &mut |k, x| &d.u_nom[k] - &d.k[k] * (x - &d.x_nom[k]), &mut |k, x, _| {
-            cost_to_go.push(d.cost_to_go(k, x));
-            max_excursion = max_excursion.max(excursion(x));
-            let out = max_excursion > d.spec.joint_range;
-            if out {
-                left = Some(format!(
-                    "a joint left its range ({max_excursion:.3} > {} rad) at {:.2} s",
-                    d.spec.joint_range,
-                    k as f64 * d.spec.dt
-                ));
-            }
-            out
-        });
+    // Scratch of the law (`x − x_nom`, `K (x − x_nom)`) and of the cost-to-go: no allocation
+    // in a step.
+    let (mut dx, mut kdx) = (DVector::zeros(x0.len()), DVector::zeros(d.u_nom[0].len()));
+    let (mut cd, mut csd) = (DVector::zeros(x0.len()), DVector::zeros(x0.len()));
+    let law = &mut |k: usize, x: &DVector<f64>, u: &mut DVector<f64>| {
+        dx.copy_from(x);
+        dx -= &d.x_nom[k];
+        kdx.gemv(1.0, &d.k[k], &dx, 0.0);
+        u.copy_from(&d.u_nom[k]);
+        *u -= &kdx;
+    };
+    let end = roll(plant, d.spec.dt, d.steps(), x0, law, &mut |k, x, _| {
+        cost_to_go.push(d.cost_to_go_in(k, x, &mut cd, &mut csd));
+        max_excursion = max_excursion.max(excursion(x));
+        let out = max_excursion > d.spec.joint_range;
+        if out {
+            left = Some(format!(
+                "a joint left its range ({max_excursion:.3} > {} rad) at {:.2} s",
+                d.spec.joint_range,
+                k as f64 * d.spec.dt
+            ));
+        }
+        out
+    });
     let x = match (end, left) {
         (Err(e), _) => {
             let failure = Some(format!("diverged at {:.2} s", e.time));

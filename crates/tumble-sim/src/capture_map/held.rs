@@ -7,8 +7,8 @@ use crate::pipeline::{Diagnosis, Driver, EnergyCheck, GuardFailure, Schedule, Si
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::nalgebra::DVector;
 
-/// A feedback law: the input at step `k` from the state.
-pub(super) type Law<'a> = &'a mut dyn FnMut(usize, &DVector<f64>) -> DVector<f64>;
+/// A feedback law: the input at step `k` from the state, written into the last argument.
+pub(super) type Law<'a> = &'a mut dyn FnMut(usize, &DVector<f64>, &mut DVector<f64>);
 /// A watcher: sees step `k`'s state and the input held over the step before it (`None` at the
 /// start); true stops the rollout.
 pub(super) type Watch<'a> = &'a mut dyn FnMut(usize, &DVector<f64>, Option<&DVector<f64>>) -> bool;
@@ -63,7 +63,7 @@ impl Simulation for HeldSim<'_> {
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        self.u = (self.law)(self.k, &self.x);
+        (self.law)(self.k, &self.x, &mut self.u);
         self.plant.saturate(self.u.as_mut_slice());
         let mut held = Held { plant: self.plant, u: self.u.as_slice(), scratch: &mut self.scratch };
         self.integ.step_once(&mut held, 0.0, &mut self.y, self.dt);
@@ -145,8 +145,8 @@ mod tests {
     use tumble_dynamics::multibody::{Joint, Link, Multibody};
     use tumble_math::{Mat3, Vec3};
 
-    /// A free 80 kg body (inertia 30–60 kg·m²) under rate damping `u = −c v`, RK4 at 0.1 s.
-    fn damped(c: f64) -> Result<DVector<f64>, Diagnosis> {
+    /// A free 80 kg body (inertia 30–60 kg·m²), inputs up to 1e12.
+    fn body() -> Plant {
         let body = Link {
             name: "body".into(),
             parent: None,
@@ -156,21 +156,38 @@ mod tests {
             com: Vec3::zeros(),
             inertia: Mat3::from_diagonal(&Vec3::new(30.0, 45.0, 60.0)),
         };
-        let plant =
-            Plant::new(Multibody::new(vec![body], Vec3::zeros()).expect("model"), vec![1e12; 6]).expect("plant");
+        Plant::new(Multibody::new(vec![body], Vec3::zeros()).expect("model"), vec![1e12; 6]).expect("plant")
+    }
+
+    /// The body under rate damping `u = −c v` for `steps` steps of RK4 at 0.1 s.
+    fn damped(c: f64, steps: usize) -> Result<DVector<f64>, Diagnosis> {
         let x0 = DVector::from_vec(vec![0.3, -0.2, 0.1, 0.5, 0.4, -0.3]);
-        roll(&plant, 0.1, 100, &x0, &mut |_, x| -c * x, &mut |_, _, _| false)
+        let law = &mut |_: usize, x: &DVector<f64>, u: &mut DVector<f64>| {
+            u.copy_from(x);
+            *u *= -c;
+        };
+        roll(&body(), 0.1, steps, &x0, law, &mut |_, _, _| false)
+    }
+
+    #[test]
+    fn a_rollout_step_does_not_allocate() {
+        // The set-up allocates (plant, state, integrator); the steps must not: 10 and 200 steps
+        // allocate the same.
+        let count = |steps| allocation_counter::measure(|| drop(damped(100.0, steps))).count_total;
+        let few = count(10);
+        assert!(few > 0, "the counter counts");
+        assert_eq!(few, count(200));
     }
 
     #[test]
     fn the_inputs_work_balances_the_energy_and_a_step_past_the_law_is_stopped() {
         // c·dt/I = 0.17–0.33 (c = 100): the damping takes the energy out, all of it in W.
-        let x = damped(100.0).expect("a resolved rollout");
+        let x = damped(100.0, 100).expect("a resolved rollout");
         assert!(x.norm() < 1e-3, "damped out: {x}");
         // c·dt/I = 10.7 on the 30 kg·m² axis (c = 3200), past RK4's 2.8: the kinetic energy
         // grows while the damping's work can only be negative, and the energy check stops it
         // before anything is non-finite.
-        let d = damped(3200.0).expect_err("stopped");
+        let d = damped(3200.0, 100).expect_err("stopped");
         assert!(d.what.contains("energy grew"), "{d:?}");
     }
 }
