@@ -71,6 +71,16 @@ impl ArmRun {
 }
 
 impl ArmModel {
+    /// Index of the link named `name`, or of the link its joint of that name carries.
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        self.system
+            .model
+            .links
+            .iter()
+            .zip(&self.joint_names)
+            .position(|(l, j)| l.name == name || j.as_deref() == Some(name))
+    }
+
     /// Validates `[arm]` and builds the run.
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))

@@ -9,10 +9,10 @@ use super::detumble::{self, DetumbleSpec, Plant};
 use super::{CaptureStudy, MAX_GB};
 use crate::pipeline::BuildError;
 use crate::scenario::capture::{CaptureControlSpec, RoaSpec, VerdictMap};
-use crate::scenario::check::positive;
+use crate::scenario::check::{finite_vec, mass_properties, positive};
 use tumble_dynamics::multibody::Multibody;
 use tumble_dynamics::multibody::capture::{CaptureMap, RigidTarget};
-use tumble_geometry::{MassError, MassProperties};
+use tumble_geometry::MassProperties;
 use tumble_math::nalgebra::DVector;
 use tumble_math::{Mat3, Vec3};
 
@@ -150,10 +150,7 @@ impl CaptureStudyBuilder {
         })?;
         let (mass, inertia, grapple) = self.target.ok_or_else(|| BuildError::new("capture.target", "missing"))?;
         let target = RigidTarget { mass, inertia, grapple };
-        MassProperties::new(mass, inertia).validate().map_err(|e| {
-            let field = if matches!(e, MassError::Mass(_)) { "mass" } else { "inertia" };
-            BuildError::new(format!("capture.target.{field}"), e.to_string())
-        })?;
+        mass_properties("capture.target", &MassProperties::new(mass, inertia))?;
         let (v_t, w_t) = self.target_twist;
         for (key, x) in [
             ("capture.target.grapple", &grapple),
@@ -161,9 +158,7 @@ impl CaptureStudyBuilder {
             ("capture.target.velocity", &v_t),
             ("capture.target.angular_velocity", &w_t),
         ] {
-            if !x.iter().all(|c| c.is_finite()) {
-                return Err(BuildError::new(key, "must hold three finite numbers"));
-            }
+            finite_vec(key, x)?;
         }
         let v_t = DVector::from_iterator(6, v_t.iter().chain(w_t.iter()).copied());
         let map = CaptureMap::new(&chaser, &q, tool, &grasp, &target).map_err(|e| BuildError::new("arm.base", e))?;

@@ -7,11 +7,11 @@
 use super::{Effector, GrappleCapture, Payload, SnareSettings};
 use crate::arm::ArmModel;
 use crate::pipeline::BuildError;
-use crate::scenario::check::{MAX_SAMPLES, positive};
+use crate::scenario::check::{MAX_SAMPLES, finite_vec, mass_properties, positive};
 use tumble_contact::laws::ContactLaw;
 use tumble_contact::snare::ThreeWireSnare;
 use tumble_dynamics::Method;
-use tumble_geometry::{MassError, MassProperties};
+use tumble_geometry::MassProperties;
 use tumble_math::{UnitQuat, Vec3};
 
 /// The payload's grapple fixture: a plate (three contact points on a circle about the shaft's
@@ -167,15 +167,10 @@ impl GrappleCaptureBuilder {
             self.link.ok_or_else(|| BuildError::new("grapple.link", "missing: the link carrying the effector"))?;
         let link = self
             .arm
-            .system
-            .model
-            .links
-            .iter()
-            .zip(&self.arm.joint_names)
-            .position(|(l, j)| l.name == name || j.as_deref() == Some(name.as_str()))
+            .link_index(&name)
             .ok_or_else(|| BuildError::new("grapple.link", format!("no link or joint named `{name}` in the arm")))?;
         let (attitude, origin) = self.frame;
-        finite("grapple.origin", &origin)?;
+        finite_vec("grapple.origin", &origin)?;
         let frame = (attitude.to_rotation_matrix().into_inner(), origin);
         let (mass, fixture) = self.payload.ok_or_else(|| BuildError::new("grapple.payload", "missing: the payload"))?;
         let payload = payload(&mass, &fixture)?;
@@ -188,7 +183,7 @@ impl GrappleCaptureBuilder {
         for (key, v) in
             [("position", &s.position), ("velocity", &s.velocity), ("angular_velocity", &s.angular_velocity)]
         {
-            finite(&format!("grapple.payload.{key}"), v)?;
+            finite_vec(&format!("grapple.payload.{key}"), v)?;
         }
         let cap = GrappleCapture {
             name: self.arm.name.clone(),
@@ -211,21 +206,13 @@ impl GrappleCaptureBuilder {
     }
 }
 
-/// `v` finite, or an error at `key`.
-fn finite(key: &str, v: &Vec3) -> Result<(), BuildError> {
-    if v.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(BuildError::new(key, "must hold three finite numbers")) }
-}
-
 /// The payload with its derived data: inverse inertia, unit shaft axis, the plate's points.
 fn payload(mass: &MassProperties, fx: &Fixture) -> Result<Payload, BuildError> {
-    mass.validate().map_err(|e| {
-        let field = if matches!(e, MassError::Mass(_)) { "mass" } else { "inertia" };
-        BuildError::new(format!("grapple.payload.{field}"), e.to_string())
-    })?;
+    mass_properties("grapple.payload", mass)?;
     let key = |k: &str| format!("grapple.payload.fixture.{k}");
-    finite(&key("axis"), &fx.axis)?;
+    finite_vec(&key("axis"), &fx.axis)?;
     let axis = fx.axis.try_normalize(1e-12).ok_or_else(|| BuildError::new(key("axis"), "must be a non-zero vector"))?;
-    finite(&key("base"), &fx.base)?;
+    finite_vec(&key("base"), &fx.base)?;
     let shaft_length = positive(&key("shaft_length"), fx.shaft_length, "m")?;
     let shaft_radius = positive(&key("shaft_radius"), fx.shaft_radius, "m")?;
     let rho = positive(&key("plate_radius"), fx.plate_radius, "m")?;

@@ -6,11 +6,11 @@
 use super::{MechBody, Mechanism, Spring};
 use crate::arm::ArmModel;
 use crate::pipeline::BuildError;
-use crate::scenario::check::{fixed_timing, positive};
+use crate::scenario::check::{finite_vec, fixed_timing, mass_properties, positive};
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
 use tumble_dynamics::{BodyState, Method, RigidBody};
-use tumble_geometry::{MassError, MassProperties};
+use tumble_geometry::MassProperties;
 use tumble_math::{UnitQuat, Vec3};
 
 /// How a mechanism body moves.
@@ -174,9 +174,7 @@ impl MechanismBuilder {
     /// The mechanism, or the first input that cannot make one.
     pub fn build(self) -> Result<Mechanism, BuildError> {
         let (dt, duration, output_interval) = fixed_timing(self.dt, self.duration, self.output_interval)?;
-        if !self.gravity.iter().all(|x| x.is_finite()) {
-            return Err(BuildError::new("gravity.g", "must hold three finite numbers (m/s²)"));
-        }
+        finite_vec("gravity.g", &self.gravity)?;
         if let Some(arm) = &self.arm
             && !matches!(arm.method, Method::Rk4 { .. })
         {
@@ -237,9 +235,7 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
     }
     let s = &b.start;
     for (name, v) in [("position", &s.p_WB), ("velocity", &s.v_WB), ("angular_velocity", &s.w_WB_B)] {
-        if !v.iter().all(|x| x.is_finite()) {
-            return Err(BuildError::new(format!("{key}.{name}"), "must hold three finite numbers"));
-        }
+        finite_vec(&format!("{key}.{name}"), v)?;
     }
     if !s.q_WB.coords.iter().all(|x| x.is_finite()) {
         return Err(BuildError::new(format!("{key}.orientation"), "must be a finite unit quaternion"));
@@ -247,10 +243,7 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
     let moving = s.v_WB != Vec3::zeros() || s.w_WB_B != Vec3::zeros();
     let (body, link) = match &b.mount {
         Mount::Free(mass) => {
-            mass.validate().map_err(|e| {
-                let field = if matches!(e, MassError::Mass(_)) { "mass" } else { "inertia" };
-                BuildError::new(format!("{key}.{field}"), e.to_string())
-            })?;
+            mass_properties(&key, mass)?;
             (Some(RigidBody::new(b.name.clone(), mass)), None)
         }
         Mount::Fixed if moving => return Err(BuildError::new(&key, "a fixed body takes no velocity")),
@@ -262,16 +255,9 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
             let Some(arm) = arm else {
                 return Err(BuildError::new(format!("{key}.link"), "a body on a link needs an [arm] in the scenario"));
             };
-            let l = arm
-                .system
-                .model
-                .links
-                .iter()
-                .zip(&arm.joint_names)
-                .position(|(l, j)| &l.name == name || j.as_deref() == Some(name.as_str()))
-                .ok_or_else(|| {
-                    BuildError::new(format!("{key}.link"), format!("no link or joint named `{name}` in the arm"))
-                })?;
+            let l = arm.link_index(name).ok_or_else(|| {
+                BuildError::new(format!("{key}.link"), format!("no link or joint named `{name}` in the arm"))
+            })?;
             (None, Some((l, s.q_WB.to_rotation_matrix().into_inner(), s.p_WB)))
         }
     };
@@ -323,18 +309,11 @@ fn spring(k: usize, s: &SpringDamper, bodies: &[MechBody]) -> Result<Spring, Bui
     nonneg("stiffness", s.stiffness.as_slice())?;
     nonneg("damping", s.damping.as_slice())?;
     nonneg("torsion", &[s.torsion, s.torsion_damping])?;
-    let finite = |what: &str, v: &Vec3| {
-        if v.iter().all(|x| x.is_finite()) {
-            Ok(*v)
-        } else {
-            Err(BuildError::new(format!("{key}.{what}"), "must hold three finite numbers (m, m/s)"))
-        }
-    };
     let start = &bodies[body].start;
     Ok(Spring {
         body,
-        anchor: finite("anchor", &s.anchor.unwrap_or(start.p_WB))?,
-        anchor_velocity: finite("anchor_velocity", &s.anchor_velocity)?,
+        anchor: finite_vec(&format!("{key}.anchor"), &s.anchor.unwrap_or(start.p_WB))?,
+        anchor_velocity: finite_vec(&format!("{key}.anchor_velocity"), &s.anchor_velocity)?,
         k: s.stiffness,
         c: s.damping,
         torsion: (s.torsion, s.torsion_damping),

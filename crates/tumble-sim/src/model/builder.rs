@@ -4,7 +4,7 @@
 
 use super::{GravityKind, MAX_SAMPLES, Model};
 use crate::pipeline::BuildError;
-use crate::scenario::check::positive;
+use crate::scenario::check::{mass_properties, positive};
 use tumble_dynamics::{
     BodyState, Dopri5Settings, Gravity, Load, Method, NoGravity, PointMass, Polyhedron, RigidBody, RigidBodySystem,
     Uniform,
@@ -293,10 +293,7 @@ fn check_body(
     if before.iter().any(|(b, _)| b.name == body.name) {
         return Err(BuildError::new(key, format!("'{}' is used twice", body.name)));
     }
-    MassProperties::new(body.mass, body.inertia).validate().map_err(|e| {
-        let field = if matches!(e, tumble_geometry::MassError::Mass(_)) { "mass" } else { "inertia" };
-        BuildError::new(format!("{key}.{field}"), e.to_string())
-    })?;
+    mass_properties(&key, &MassProperties::new(body.mass, body.inertia))?;
     let finite = |v: &Vec3| v.iter().all(|x| x.is_finite());
     for (name, v) in [("position", &state.p_WB), ("velocity", &state.v_WB), ("angular_velocity", &state.w_WB_B)] {
         if !finite(v) {

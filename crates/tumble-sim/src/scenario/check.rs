@@ -36,6 +36,20 @@ pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
     }
 }
 
+/// Mass properties that are physically possible, or the refusal at `key.mass` or
+/// `key.inertia` (a builder's error).
+pub(crate) fn mass_properties(key: &str, mp: &MassProperties) -> Result<(), crate::pipeline::BuildError> {
+    mp.validate().map_err(|e| {
+        let field = if matches!(e, tumble_geometry::MassError::Mass(_)) { "mass" } else { "inertia" };
+        crate::pipeline::BuildError::new(format!("{key}.{field}"), e.to_string())
+    })
+}
+
+/// `v` when its three components are finite, or the refusal at `key` (a builder's error).
+pub(crate) fn finite_vec(key: &str, v: &Vec3) -> Result<Vec3, crate::pipeline::BuildError> {
+    finite3(key, (*v).into()).map_err(Into::into)
+}
+
 /// Reads the mesh at `path` (relative to the scenario file) in `unit`, errors keyed at
 /// `table.path` / `table.unit`.
 pub(crate) fn read_mesh_key(sc: &Scenario, table: &str, path: &str, unit: &str) -> Check<TriMesh> {
