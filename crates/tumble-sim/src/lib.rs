@@ -23,11 +23,13 @@ mod record;
 mod run;
 pub mod scenario;
 pub mod snare;
+mod table;
 pub mod tools;
 
 pub use model::{GravityKind, Model, ModelBuilder};
-pub use output::{animation as rigid_animation, write_run};
+pub use output::{animation as rigid_animation, summary as rigid_summary, write_run};
 pub use pipeline::Diagnosis;
 pub use record::Recording;
 pub use run::{Outcome, RigidSim, RunResult, simulate};
 pub use scenario::{Scenario, ScenarioError};
+pub use table::Table;

@@ -103,7 +103,8 @@ pub(crate) fn first_last<T>(samples: &[T]) -> Result<(&T, &T), String> {
     }
 }
 
-fn summary(scenario_file: &Path, model: &Model, res: &RunResult) -> Value {
+/// The run's `summary.json`: outcome, integrator counts, energy and momentum metrics.
+pub fn summary(scenario_file: &Path, model: &Model, res: &RunResult) -> Value {
     let (status, detail) = match &res.outcome {
         Outcome::Completed => ("completed", Value::Null),
         Outcome::Stopped { event } => ("stopped", json!({ "event": event })),

@@ -104,6 +104,14 @@ impl Recording {
         Some(self.data.iter().skip(c).step_by(self.names.len()).copied().collect())
     }
 
+    /// The samples as a [`crate::Table`] whose columns are `name [unit]`, as in the CSV header.
+    pub fn table(&self) -> crate::Table {
+        let columns = self.names.iter().zip(&self.units).map(|(n, u)| format!("{n} [{u}]")).collect();
+        let mut table = crate::Table::new(columns);
+        self.data.chunks_exact(self.names.len().max(1)).for_each(|r| table.push(r));
+        table
+    }
+
     /// Writes the samples as CSV with a `name [unit]` header.
     pub fn write_csv(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         let header: Vec<String> = self.names.iter().zip(&self.units).map(|(n, u)| format!("{n} [{u}]")).collect();

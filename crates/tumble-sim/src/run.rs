@@ -6,6 +6,7 @@
 use crate::model::Model;
 use crate::pipeline::{Driver, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use crate::record::Recording;
+use std::ops::DerefMut;
 use std::time::Instant;
 use tumble_dynamics::{BODY_STATE_LEN, Integrator, Invariants, Method, Stats};
 use tumble_math::Vec3;
@@ -44,8 +45,8 @@ pub struct RunResult {
 
 /// Rigid bodies as the pipeline steps them: the model, the integrator and its scratch, the
 /// state, the invariants of the last accepted step and the recording.
-pub struct RigidSim<'m> {
-    model: &'m mut Model,
+pub struct RigidSim<M = Box<Model>> {
+    model: M,
     integ: Integrator,
     y: Vec<f64>,
     t: f64,
@@ -58,9 +59,9 @@ pub struct RigidSim<'m> {
     t_good: f64,
 }
 
-impl<'m> RigidSim<'m> {
-    /// The run of `model` from its initial state at t = 0.
-    pub fn new(model: &'m mut Model) -> Self {
+impl<M: DerefMut<Target = Model>> RigidSim<M> {
+    /// The run of `model` (owned, boxed or borrowed mutably) from its initial state at t = 0.
+    pub fn new(model: M) -> Self {
         let y = model.initial_state.clone();
         let inv0 = model.system.invariants(&y);
         Self {
@@ -83,6 +84,16 @@ impl<'m> RigidSim<'m> {
         Schedule { duration: self.model.duration, output_interval: self.model.output_interval }
     }
 
+    /// The state (13 components per body, then the work of the applied loads).
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
     /// The recorded samples.
     pub fn recording(&self) -> &Recording {
         &self.recording
@@ -103,7 +114,7 @@ impl<'m> RigidSim<'m> {
     }
 }
 
-impl Simulation for RigidSim<'_> {
+impl<M: DerefMut<Target = Model>> Simulation for RigidSim<M> {
     fn time(&self) -> f64 {
         self.t
     }
@@ -157,14 +168,14 @@ impl Simulation for RigidSim<'_> {
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
         match failure {
             GuardFailure::NonFinite { index } => diagnose(
-                self.model,
+                &self.model,
                 &self.last_good,
                 self.t,
                 self.body_of(*index),
                 "the state became non-finite (NaN or infinite)".into(),
             ),
             GuardFailure::Absurd { index, .. } => {
-                diagnose(self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
+                diagnose(&self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
             }
             GuardFailure::EnergyGrew { .. } => {
                 let (growth, scale) = self.growth();
@@ -176,7 +187,7 @@ impl Simulation for RigidSim<'_> {
                 let sys = &self.model.system;
                 let kinetic = |i: usize| sys.body_state(&self.y, i).kinetic_energy(&sys.bodies[i]);
                 let worst = (0..sys.bodies.len()).max_by(|&a, &b| kinetic(a).total_cmp(&kinetic(b))).unwrap_or(0);
-                diagnose(self.model, &self.last_good, self.t, worst, what)
+                diagnose(&self.model, &self.last_good, self.t, worst, what)
             }
         }
     }
@@ -189,19 +200,25 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
     let schedule = sim.schedule();
     let mut driver = Driver::new(sim, schedule);
     let end = driver.run(progress);
-    let sim = driver.into_inner();
-    let outcome = match end {
-        Ok(Stop::Impact) => Outcome::Stopped { event: sim.event.clone().unwrap_or_default() },
-        Ok(_) => Outcome::Completed,
-        Err(d) => Outcome::Failed(d),
-    };
-    RunResult {
-        outcome,
-        t_end: sim.t_good,
-        final_state: sim.last_good,
-        stats: sim.integ.stats(),
-        recording: sim.recording,
-        wall_time: start.elapsed().as_secs_f64(),
+    driver.into_inner().finish(end, start.elapsed().as_secs_f64())
+}
+
+impl<M: DerefMut<Target = Model>> RigidSim<M> {
+    /// The run's result with how it ended and the wall time it took (s).
+    pub fn finish(self, end: Result<Stop, Diagnosis>, wall_time: f64) -> RunResult {
+        let outcome = match end {
+            Ok(Stop::Impact) => Outcome::Stopped { event: self.event.clone().unwrap_or_default() },
+            Ok(_) => Outcome::Completed,
+            Err(d) => Outcome::Failed(d),
+        };
+        RunResult {
+            outcome,
+            t_end: self.t_good,
+            final_state: self.last_good,
+            stats: self.integ.stats(),
+            recording: self.recording,
+            wall_time,
+        }
     }
 }
 

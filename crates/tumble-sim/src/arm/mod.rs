@@ -8,7 +8,6 @@ use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
 use crate::scenario::check::{Check, err, finite3, mass_and_inertia, positive};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
-use std::io::Write;
 use std::path::Path;
 use tumble_dynamics::Method;
 use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
@@ -59,6 +58,13 @@ pub struct ArmRun {
 }
 
 impl ArmRun {
+    /// The samples as `timeseries.csv` has them.
+    pub fn timeseries(&self) -> crate::Table {
+        let mut table = crate::Table::new(self.columns.clone());
+        self.rows.iter().for_each(|r| table.push(r));
+        table
+    }
+
     /// The samples of the column named `name` (its name without the unit: `t`, `q0`,
     /// `shoulder.fx`, `energy`), with the column's unit; `None` if there is no such column.
     pub fn column(&self, name: &str) -> Option<(Vec<f64>, &str)> {
@@ -323,13 +329,7 @@ fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>
 /// energy) into `dir`.
 pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSummary, String> {
     let out = RunDir::create(dir)?;
-    out.csv("timeseries.csv", |w| {
-        writeln!(w, "{}", run.columns.join(","))?;
-        for r in &run.rows {
-            writeln!(w, "{}", r.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| run.timeseries().write_csv(w))?;
     let summary = ArmSummary::new(model, run)?;
     out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     let t: Vec<f64> = run.rows.iter().map(|r| r[0]).collect();

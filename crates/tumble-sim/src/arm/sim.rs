@@ -3,6 +3,7 @@
 
 use super::{ArmModel, ArmRun};
 use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use std::ops::DerefMut;
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 
@@ -34,8 +35,8 @@ impl OdeSystem for Worked<'_> {
 /// `simulation.max_energy_growth` of the scale `max(T + |E − T|` at the start and now, `|W|)`:
 /// dampers, the limits' damping and the transmissions' viscosity only take energy out, so the
 /// exact flow keeps `E − W − E₀ ≤ 0`. The external wrenches of an arm run are zero.
-pub struct ArmSim<'a> {
-    model: &'a mut ArmModel,
+pub struct ArmSim<M = Box<ArmModel>> {
+    model: M,
     integ: Integrator,
     /// `[q; v; θ; θ̇; W]`.
     y: Vec<f64>,
@@ -50,9 +51,9 @@ pub struct ArmSim<'a> {
     run: ArmRun,
 }
 
-impl<'a> ArmSim<'a> {
-    /// The run of `model` from its initial state at t = 0.
-    pub fn new(model: &'a mut ArmModel) -> Self {
+impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
+    /// The run of `model` (owned, boxed or borrowed mutably) from its initial state at t = 0.
+    pub fn new(mut model: M) -> Self {
         let mb = &model.system.model;
         let (nq, nv) = (mb.nq(), mb.nv());
         let moving: Vec<usize> =
@@ -70,7 +71,8 @@ impl<'a> ArmSim<'a> {
         let mut y = model.initial_state.clone();
         let dydt = vec![0.0; y.len()];
         y.push(0.0);
-        let (kinetic, e0) = model.system.energy_now(&model.initial_state);
+        let m = &mut *model;
+        let (kinetic, e0) = m.system.energy_now(&m.initial_state);
         Self {
             integ: Integrator::new(model.method, y.len()),
             dydt,
@@ -94,6 +96,35 @@ impl<'a> ArmSim<'a> {
         Schedule { duration: self.model.duration, output_interval: self.model.output_interval }
     }
 
+    /// The state `[q; v; θ; θ̇]` (the actuators' work, the last component, left out).
+    pub fn y(&self) -> &[f64] {
+        &self.y[..self.y.len() - 1]
+    }
+
+    /// The model.
+    pub fn model(&self) -> &ArmModel {
+        &self.model
+    }
+
+    /// The rows recorded so far.
+    pub fn run(&self) -> &ArmRun {
+        &self.run
+    }
+
+    /// Sets the feed-forward joint forces `τ_ff` (one per velocity coordinate, N·m or N), held
+    /// from the next step on: a user's control law between steps. Their work enters the
+    /// actuators' work of the energy check. A slice of another length is refused.
+    pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
+        let forces = &mut self.model.system.joint_forces;
+        if tau.len() != forces.len() {
+            return Err(format!("{} joint forces given; the arm has {} velocity coordinates", tau.len(), forces.len()));
+        }
+        for (f, &t) in forces.iter_mut().zip(tau) {
+            f.get_or_insert_with(Default::default).feed_forward = t;
+        }
+        Ok(())
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> ArmRun {
         self.run.failure = end.err();
@@ -101,7 +132,7 @@ impl<'a> ArmSim<'a> {
     }
 }
 
-impl Simulation for ArmSim<'_> {
+impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
     fn time(&self) -> f64 {
         self.t
     }

@@ -226,7 +226,7 @@ pub mod sim;
 mod summary;
 
 pub use builder::{Fixture, GrappleCaptureBuilder, SnareOperation};
-pub use output::{animation, outcome, write_grapple_run};
+pub use output::{animation, outcome, timeseries, write_grapple_run};
 pub use sim::GrappleSim;
 use sim::{effector_state, rotation};
 pub use summary::GrappleSummary;

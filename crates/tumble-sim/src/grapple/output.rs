@@ -5,62 +5,65 @@ use super::{Effector, GrappleCapture, GrappleRun, GrappleSample, GrappleSummary}
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::snare::WIRE_SPAN;
+use crate::table::Table;
 
-use std::io::Write;
 use std::path::Path;
 use tumble_math::{Mat3, UnitQuat, Vec3};
+
+/// The samples as `timeseries.csv` has them: joint and motor angles, the wire and face loads,
+/// the payload's pose, velocity and impulse, the energy and the snare's closing angle.
+pub fn timeseries(run: &GrappleRun) -> Table {
+    let (nq, nf) = run.samples.first().map_or((0, 0), |s| (s.q.len(), s.motors.len()));
+    let mut head = vec!["t_s".to_string()];
+    head.extend((0..nq).map(|i| format!("q{i}_rad")));
+    head.extend((0..nf).map(|i| format!("motor{i}_rad")));
+    head.extend(
+        [
+            "wire_fx_N",
+            "wire_fy_N",
+            "wire_fz_N",
+            "face_N",
+            "penetration_m",
+            "x_m",
+            "y_m",
+            "z_m",
+            "roll_rad",
+            "pitch_rad",
+            "yaw_rad",
+            "vx_m_s",
+            "vy_m_s",
+            "vz_m_s",
+            "wx_rad_s",
+            "wy_rad_s",
+            "wz_rad_s",
+            "impulse_x_Ns",
+            "impulse_y_Ns",
+            "impulse_z_Ns",
+            "energy_J",
+            "closing_angle_rad",
+        ]
+        .map(String::from),
+    );
+    let mut table = Table::new(head);
+    for s in &run.samples {
+        let mut row = vec![s.t];
+        row.extend(&s.q);
+        row.extend(&s.motors);
+        row.extend(s.wire_force);
+        row.extend([s.face_force, s.penetration]);
+        row.extend(s.position.iter().chain(&s.attitude).chain(&s.velocity).chain(&s.omega).chain(&s.impulse));
+        row.extend([s.energy, s.closing_angle]);
+        table.push(&row);
+    }
+    table
+}
 
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, reaction force, payload
 /// attitude and velocity, snare closing) into `dir`.
 pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<GrappleSummary, String> {
     let out = RunDir::create(dir)?;
     let (first, _) = first_last(&run.samples)?;
-    let nq = first.q.len();
-    let nf = first.motors.len();
-    out.csv("timeseries.csv", |w| {
-        let mut head = vec!["t_s".to_string()];
-        head.extend((0..nq).map(|i| format!("q{i}_rad")));
-        head.extend((0..nf).map(|i| format!("motor{i}_rad")));
-        head.extend(
-            [
-                "wire_fx_N",
-                "wire_fy_N",
-                "wire_fz_N",
-                "face_N",
-                "penetration_m",
-                "x_m",
-                "y_m",
-                "z_m",
-                "roll_rad",
-                "pitch_rad",
-                "yaw_rad",
-                "vx_m_s",
-                "vy_m_s",
-                "vz_m_s",
-                "wx_rad_s",
-                "wy_rad_s",
-                "wz_rad_s",
-                "impulse_x_Ns",
-                "impulse_y_Ns",
-                "impulse_z_Ns",
-                "energy_J",
-                "closing_angle_rad",
-            ]
-            .map(String::from),
-        );
-        writeln!(w, "{}", head.join(","))?;
-        for s in &run.samples {
-            let mut row = vec![s.t];
-            row.extend(&s.q);
-            row.extend(&s.motors);
-            row.extend(s.wire_force);
-            row.extend([s.face_force, s.penetration]);
-            row.extend(s.position.iter().chain(&s.attitude).chain(&s.velocity).chain(&s.omega).chain(&s.impulse));
-            row.extend([s.energy, s.closing_angle]);
-            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&GrappleSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();

@@ -20,7 +20,7 @@ pub mod system;
 
 pub use builder::LanderBuilder;
 pub use model::{LanderModel, Target, build_target};
-pub use output::{animation, lat_lon, write_lander_run};
+pub use output::{animation, lat_lon, timeseries, write_lander_run};
 pub use sim::{
     ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, LanderSim, Settle, energy_grew,
     not_finite, simulate,

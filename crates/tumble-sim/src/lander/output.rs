@@ -57,21 +57,19 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
     })
 }
 
+/// The samples as `timeseries.csv` has them ([`COLUMNS`]).
+pub fn timeseries(run: &LanderRun) -> crate::Table {
+    let mut table = crate::Table::new(COLUMNS.iter().map(|c| c.to_string()).collect());
+    run.rows.iter().for_each(|r| table.push(r));
+    table
+}
+
 /// Writes every output of a run into `dir` (created if needed). Returns the summary.
 pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
     fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
     let mut w = BufWriter::new(fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?);
-    let write_rows = |w: &mut BufWriter<fs::File>| -> std::io::Result<()> {
-        writeln!(w, "{}", COLUMNS.join(","))?;
-        for r in &run.rows {
-            let line: Vec<String> =
-                r.iter().map(|v| if v.is_finite() { format!("{v:e}") } else { String::new() }).collect();
-            writeln!(w, "{}", line.join(","))?;
-        }
-        w.flush()
-    };
-    write_rows(&mut w).map_err(|e| ctx("timeseries.csv", e))?;
+    timeseries(run).write_csv(&mut w).and_then(|_| w.flush()).map_err(|e| ctx("timeseries.csv", e))?;
     let mut c = BufWriter::new(fs::File::create(dir.join("contacts.csv")).map_err(|e| ctx("contacts.csv", e))?);
     let write_contacts = |c: &mut BufWriter<fs::File>| -> std::io::Result<()> {
         writeln!(c, "t [s],event,x [m],y [m],z [m],speed [m/s],rate [rad/s]")?;

@@ -8,6 +8,7 @@ use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
 use crate::pipeline::{
     BuildError, Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop,
 };
+use std::ops::DerefMut;
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
@@ -275,9 +276,9 @@ fn refused(y0: [f64; STATE_LEN], e: &BuildError) -> LanderRun {
 ///
 /// Built by [`LanderSim::new`], stepped by a [`Driver`]; between steps a user's loop may read
 /// [`LanderSim::snapshot`] (contact forces, energies) and apply [`LanderSim::hop`].
-pub struct LanderSim<'a> {
-    obs: Observing<'a>,
-    settings: &'a LanderSettings,
+pub struct LanderSim<S = Box<LanderSystem>> {
+    obs: Observing<S>,
+    settings: LanderSettings,
     integ: Integrator,
     y: [f64; STATE_LEN],
     k: u64,
@@ -298,13 +299,14 @@ pub struct LanderSim<'a> {
     run: LanderRun,
 }
 
-impl<'a> LanderSim<'a> {
-    /// The run of `sys` from `y0` at t = 0 with settings `s`.
+impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
+    /// The run of `sys` (the system itself, a `Box` of it, or a `&mut` borrow) from `y0` at
+    /// t = 0 with settings `s`.
     ///
     /// Settings a step loop cannot run on (a step or duration not positive, no steps between
     /// samples or in a flight step, a NaN tolerance) and a non-finite start are refused with the
     /// scenario key they come from.
-    pub fn new(sys: &'a mut LanderSystem, y0: [f64; STATE_LEN], s: &'a LanderSettings) -> Result<Self, BuildError> {
+    pub fn new(sys: S, y0: [f64; STATE_LEN], s: &LanderSettings) -> Result<Self, BuildError> {
         s.check()?;
         if y0.iter().any(|x| !x.is_finite()) {
             return Err(BuildError::new("lander", "the initial state must be finite"));
@@ -312,12 +314,12 @@ impl<'a> LanderSim<'a> {
         let local = LocalSurface::new(s.surface_expansion, sys.vertices.len());
         let mut obs = Observing::new(sys, local);
         obs.sys.refresh_gravity(&Vec3::new(y0[0], y0[1], y0[2]));
-        obs.local.refresh(obs.sys, &y0, None);
+        obs.local.refresh(&obs.sys, &y0, None);
         let snap = obs.observe(&y0);
         let reach = obs.sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
         Ok(Self {
             integ: Integrator::new(Method::Rk4 { dt: s.dt }, STATE_LEN),
-            settings: s,
+            settings: s.clone(),
             y: y0,
             k: 0,
             steps: (s.duration / s.dt).round().max(1.0) as u64,
@@ -349,7 +351,7 @@ impl<'a> LanderSim<'a> {
 
     /// Samples every `output_every` steps up to the whole number of steps nearest `duration`.
     pub fn schedule(&self) -> Schedule {
-        let s = self.settings;
+        let s = &self.settings;
         Schedule { duration: self.steps as f64 * s.dt, output_interval: s.output_every as f64 * s.dt }
     }
 
@@ -408,7 +410,7 @@ impl<'a> LanderSim<'a> {
     /// Steps of `dt` the next step spans: more than one only in free flight far enough from the
     /// surface, ending on the next output sample or hop at the latest.
     fn span(&self) -> u64 {
-        let s = self.settings;
+        let s = &self.settings;
         if s.flight_steps <= 1 || self.snap.normal.active > 0 {
             return 1;
         }
@@ -432,10 +434,10 @@ impl<'a> LanderSim<'a> {
         let y = &self.y;
         let x = Vec3::new(y[0], y[1], y[2]);
         let r_p = (self.snap.normal.active > 0).then_some(self.snap.normal.r_p);
-        if self.obs.sys.gravity_stale(&x) || self.obs.local.stale(self.obs.sys, y, r_p) {
+        if self.obs.sys.gravity_stale(&x) || self.obs.local.stale(&self.obs.sys, y, r_p) {
             let before = self.obs.look(y).energy();
             self.obs.sys.refresh_gravity(&x);
-            self.obs.local.refresh(self.obs.sys, y, r_p);
+            self.obs.local.refresh(&self.obs.sys, y, r_p);
             self.snap = self.obs.observe(y);
             self.remainder += self.snap.energy() - before;
         } else {
@@ -473,7 +475,7 @@ impl<'a> LanderSim<'a> {
     }
 }
 
-impl Simulation for LanderSim<'_> {
+impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     fn time(&self) -> f64 {
         self.k as f64 * self.settings.dt
     }

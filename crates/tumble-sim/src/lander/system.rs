@@ -7,6 +7,7 @@
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
 
 use super::local::LocalSurface;
+use std::ops::DerefMut;
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_contact::vertex_sdf::{
@@ -51,16 +52,16 @@ pub struct LanderSystem {
 /// The system as the step loop drives it: RK4's first stage of a step evaluates the state the
 /// loop has just observed, so the rates of that observation are reused (bit-identical, one
 /// evaluation of the pipeline fewer per step).
-pub(crate) struct Observing<'a> {
-    pub sys: &'a mut LanderSystem,
+pub(crate) struct Observing<S> {
+    pub sys: S,
     /// Local surface models (see [`LocalSurface`]).
     pub local: LocalSurface,
     y: [f64; STATE_LEN],
     rates: Option<[f64; STATE_LEN]>,
 }
 
-impl<'a> Observing<'a> {
-    pub fn new(sys: &'a mut LanderSystem, local: LocalSurface) -> Self {
+impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
+    pub fn new(sys: S, local: LocalSurface) -> Self {
         Self { sys, local, y: [0.0; STATE_LEN], rates: None }
     }
 
@@ -79,7 +80,7 @@ impl<'a> Observing<'a> {
     }
 }
 
-impl OdeSystem for Observing<'_> {
+impl<S: DerefMut<Target = LanderSystem>> OdeSystem for Observing<S> {
     fn dim(&self) -> usize {
         STATE_LEN
     }

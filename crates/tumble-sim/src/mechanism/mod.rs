@@ -151,7 +151,7 @@ pub mod sim;
 mod summary;
 
 pub use builder::{MechanismBuilder, Mount, SpringDamper};
-pub use output::{animation, write_mechanism_run};
+pub use output::{animation, timeseries, write_mechanism_run};
 pub use sim::MechanismSim;
 pub use summary::{BodyEnd, MechanismSummary};
 

@@ -3,9 +3,45 @@
 use super::{MechRun, Mechanism, MechanismSummary};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
-use std::io::Write;
+use crate::table::Table;
 use std::path::Path;
 use tumble_math::{UnitQuat, Vec3};
+
+/// The samples as `timeseries.csv` has them: per moving body its position, velocity, rate,
+/// contact wrench and attitude; the number of contacts and the energy.
+pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
+    let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
+    let mut head = vec!["t_s".to_string()];
+    for &i in &free {
+        let n = &m.bodies[i].name;
+        for q in ["x_m", "y_m", "z_m", "vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"]
+            .into_iter()
+            .chain([
+                "contact_fx_N",
+                "contact_fy_N",
+                "contact_fz_N",
+                "contact_tx_N_m",
+                "contact_ty_N_m",
+                "contact_tz_N_m",
+            ])
+            .chain(["qw", "qx", "qy", "qz"])
+        {
+            head.push(format!("{n}_{q}"));
+        }
+    }
+    head.extend(["contacts".into(), "energy_J".into()]);
+    let mut table = Table::new(head);
+    for s in &run.samples {
+        let mut row = vec![s.t];
+        for &i in &free {
+            row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
+            row.extend(tumble_math::quat_to_wxyz(&s.attitudes[i]));
+        }
+        row.extend([s.contacts as f64, s.energy]);
+        table.push(&row);
+    }
+    table
+}
 
 /// Writes `timeseries.csv`, `summary.json` and plots (positions, contact forces, energy) into
 /// `dir`.
@@ -14,38 +50,7 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<M
     first_last(&run.samples)?;
     // Bodies that move: free ones and those carried by the arm.
     let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
-    out.csv("timeseries.csv", |w| {
-        let mut head = vec!["t_s".to_string()];
-        for &i in &free {
-            let n = &m.bodies[i].name;
-            for q in ["x_m", "y_m", "z_m", "vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"]
-                .into_iter()
-                .chain([
-                    "contact_fx_N",
-                    "contact_fy_N",
-                    "contact_fz_N",
-                    "contact_tx_N_m",
-                    "contact_ty_N_m",
-                    "contact_tz_N_m",
-                ])
-                .chain(["qw", "qx", "qy", "qz"])
-            {
-                head.push(format!("{n}_{q}"));
-            }
-        }
-        head.extend(["contacts".into(), "energy_J".into()]);
-        writeln!(w, "{}", head.join(","))?;
-        for s in &run.samples {
-            let mut row = vec![s.t];
-            for &i in &free {
-                row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
-                row.extend(tumble_math::quat_to_wxyz(&s.attitudes[i]));
-            }
-            row.extend([s.contacts as f64, s.energy]);
-            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| timeseries(m, run).write_csv(w))?;
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col =
         |i: usize, f: &dyn Fn(&[Vec3; 5]) -> f64| run.samples.iter().map(|s| f(&s.bodies[i])).collect::<Vec<f64>>();

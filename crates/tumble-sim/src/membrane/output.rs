@@ -3,37 +3,43 @@
 use super::{DropSummary, MembraneDrop, MembraneRun, MembraneSample};
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
+use crate::table::Table;
 
-use std::io::Write;
 use std::path::Path;
 use tumble_contact::membrane::{Membrane, MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_math::{Vec3, quat_from_wxyz};
+
+/// The samples as `timeseries.csv` has them: time, the body's state, the membrane's action
+/// and the energy budget's terms.
+pub fn timeseries(run: &MembraneRun) -> Table {
+    let mut table = Table::new(
+        "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
+         tension_N_m,normal_fx_N,normal_fy_N,normal_fz_N,friction_fx_N,friction_fy_N,friction_fz_N,\
+         max_slip_m_s,contact_vertices,depth_m,kinetic_J,gravity_potential_J,membrane_energy_J,\
+         damping_loss_J,friction_loss_J,budget_J"
+            .split(',')
+            .map(String::from)
+            .collect(),
+    );
+    for s in &run.samples {
+        let c = &s.contact;
+        let mut row = vec![s.t];
+        row.extend(s.position.iter().chain(&s.velocity).chain(&s.omega));
+        row.extend([c.area, c.area_rate, c.tension]);
+        row.extend(c.normal_force.iter().chain(c.friction_force.iter()));
+        row.extend([c.max_slip, c.contact_vertices as f64, c.depth]);
+        row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.budget()]);
+        table.push(&row);
+    }
+    table
+}
 
 /// Writes `timeseries.csv`, `summary.json` and plots (membrane, energy budget, speeds, slip)
 /// into `dir`.
 pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -> Result<DropSummary, String> {
     let out = RunDir::create(dir)?;
     let (first, _) = first_last(&run.samples)?;
-    out.csv("timeseries.csv", |w| {
-        writeln!(
-            w,
-            "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
-             tension_N_m,normal_fx_N,normal_fy_N,normal_fz_N,friction_fx_N,friction_fy_N,friction_fz_N,\
-             max_slip_m_s,contact_vertices,depth_m,kinetic_J,gravity_potential_J,membrane_energy_J,\
-             damping_loss_J,friction_loss_J,budget_J"
-        )?;
-        for s in &run.samples {
-            let c = &s.contact;
-            let mut row = vec![s.t];
-            row.extend(s.position.iter().chain(&s.velocity).chain(&s.omega));
-            row.extend([c.area, c.area_rate, c.tension]);
-            row.extend(c.normal_force.iter().chain(c.friction_force.iter()));
-            row.extend([c.max_slip, c.contact_vertices as f64, c.depth]);
-            row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.budget()]);
-            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();

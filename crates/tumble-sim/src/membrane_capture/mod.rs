@@ -220,7 +220,7 @@ pub mod sim;
 mod summary;
 
 pub use builder::AsteroidCaptureBuilder;
-pub use output::{animation, write_capture_run};
+pub use output::{animation, timeseries, write_capture_run};
 pub use sim::AsteroidCaptureSim;
 pub use summary::CaptureSummary;
 

@@ -4,11 +4,41 @@ use super::{AsteroidCapture, CaptureRun, CaptureSample, CaptureSummary};
 use crate::membrane::membrane_series;
 use crate::output::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
+use crate::table::Table;
 
-use std::io::Write;
 use std::path::Path;
 use tumble_contact::membrane::RelativeMotion;
 use tumble_math::Vec3;
+
+/// The samples as `timeseries.csv` has them: rates, the asteroid in the membrane's frame, SADA
+/// moments, the membrane's action, the energy budget's terms and the rim count.
+pub fn timeseries(run: &CaptureRun) -> Table {
+    let mut table = Table::new(
+        "t_s,thrusting,asteroid_wx_rad_s,asteroid_wy_rad_s,asteroid_wz_rad_s,bus_wx_rad_s,bus_wy_rad_s,\
+         bus_wz_rad_s,relative_rate_rad_s,asteroid_x_M_m,asteroid_y_M_m,asteroid_z_M_m,relative_vx_m_s,\
+         relative_vy_m_s,relative_vz_m_s,sada1_bending_N_m,sada2_bending_N_m,sada1_torsion_N_m,\
+         sada2_torsion_N_m,area_m2,area_rate_m2_s,tension_N_m,normal_force_N,friction_force_N,max_slip_m_s,\
+         contact_vertices,depth_m,asteroid_kinetic_J,spacecraft_energy_J,membrane_energy_J,damping_loss_J,\
+         friction_loss_J,sada_loss_J,work_J,budget_J,outside_rim"
+            .split(',')
+            .map(String::from)
+            .collect(),
+    );
+    for s in &run.samples {
+        let c = &s.contact;
+        let mut row = vec![s.t, if s.thrusting { 1.0 } else { 0.0 }];
+        row.extend(s.asteroid_rate.iter().chain(&s.bus_rate));
+        row.push(s.relative_rate());
+        row.extend(s.asteroid_in_membrane.iter().chain(&s.relative_velocity));
+        row.extend([s.bending(0), s.bending(1), s.sada_torque[0][1], s.sada_torque[1][1]]);
+        row.extend([c.area, c.area_rate, c.tension, c.normal_force.norm(), c.friction_force.norm(), c.max_slip]);
+        row.extend([c.contact_vertices as f64, c.depth]);
+        row.extend([s.asteroid_kinetic, s.spacecraft_energy, c.energy, s.damping_loss, s.friction_loss]);
+        row.extend([s.sada_loss, s.work, s.budget(), s.contact.outside_rim as f64]);
+        table.push(&row);
+    }
+    table
+}
 
 /// Writes `timeseries.csv`, `summary.json` and plots (rates, SADA moments, membrane, slip,
 /// hull, centring, energy) into `dir`.
@@ -16,31 +46,7 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
     let out = RunDir::create(dir)?;
     let (first, last) = first_last(&run.samples)?;
     let a0 = model.membrane.area0();
-    out.csv("timeseries.csv", |w| {
-        writeln!(
-            w,
-            "t_s,thrusting,asteroid_wx_rad_s,asteroid_wy_rad_s,asteroid_wz_rad_s,bus_wx_rad_s,bus_wy_rad_s,\
-             bus_wz_rad_s,relative_rate_rad_s,asteroid_x_M_m,asteroid_y_M_m,asteroid_z_M_m,relative_vx_m_s,\
-             relative_vy_m_s,relative_vz_m_s,sada1_bending_N_m,sada2_bending_N_m,sada1_torsion_N_m,\
-             sada2_torsion_N_m,area_m2,area_rate_m2_s,tension_N_m,normal_force_N,friction_force_N,max_slip_m_s,\
-             contact_vertices,depth_m,asteroid_kinetic_J,spacecraft_energy_J,membrane_energy_J,damping_loss_J,\
-             friction_loss_J,sada_loss_J,work_J,budget_J,outside_rim"
-        )?;
-        for s in &run.samples {
-            let c = &s.contact;
-            let mut row = vec![s.t, if s.thrusting { 1.0 } else { 0.0 }];
-            row.extend(s.asteroid_rate.iter().chain(&s.bus_rate));
-            row.push(s.relative_rate());
-            row.extend(s.asteroid_in_membrane.iter().chain(&s.relative_velocity));
-            row.extend([s.bending(0), s.bending(1), s.sada_torque[0][1], s.sada_torque[1][1]]);
-            row.extend([c.area, c.area_rate, c.tension, c.normal_force.norm(), c.friction_force.norm(), c.max_slip]);
-            row.extend([c.contact_vertices as f64, c.depth]);
-            row.extend([s.asteroid_kinetic, s.spacecraft_energy, c.energy, s.damping_loss, s.friction_loss]);
-            row.extend([s.sada_loss, s.work, s.budget(), s.contact.outside_rim as f64]);
-            writeln!(w, "{}", row.iter().map(|x| format!("{x:e}")).collect::<Vec<_>>().join(","))?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();

@@ -7,6 +7,7 @@ use super::{NQ, NV, SADA_LOSS, SC, WORK};
 use crate::pipeline::{
     Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
 };
+use std::ops::Deref;
 use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::{join, parts};
@@ -26,11 +27,14 @@ struct Frame {
     v_MB: Vec3,
 }
 
-struct Ode<'a> {
-    model: &'a AsteroidCapture,
+struct Ode<M> {
+    model: M,
     spacecraft: MultibodySystem,
     ws: MembraneWorkspace,
     thrusting: bool,
+    /// A force and torque on the bus (bus axes, N and N·m) that replace the built-in guidance
+    /// and thrust while set.
+    command: Option<(Vec3, Vec3)>,
     /// The membrane's action at the state the loop last observed (the next step's start), and
     /// that state: the step's first stage reuses it.
     start_contact: MembraneContact,
@@ -44,11 +48,11 @@ struct Ode<'a> {
     contact_time: Option<f64>,
 }
 
-impl Ode<'_> {
+impl<M: Deref<Target = AsteroidCapture>> Ode<M> {
     /// [`Ode::frame`] and the membrane's action at `y`.
     fn frame_and_contact(&mut self, y: &[f64], k: &mut Kinematics) -> (Frame, MembraneContact) {
         let f = self.frame(y, k);
-        let m = self.model;
+        let m = &*self.model;
         let motion = RelativeMotion {
             vertices: &m.mesh.vertices,
             radius: m.radius,
@@ -80,7 +84,7 @@ impl Ode<'_> {
 
     /// Poses and twists at `y`; the spacecraft's kinematics into `k`.
     fn frame(&self, y: &[f64], k: &mut Kinematics) -> Frame {
-        let m = self.model;
+        let m = &*self.model;
         let asteroid = BodyState::read(y);
         let R_A = asteroid.q_WB.to_rotation_matrix().into_inner();
         let ys = &y[SC..SC + NQ + NV];
@@ -130,7 +134,7 @@ impl Guidance {
     }
 }
 
-impl OdeSystem for Ode<'_> {
+impl<M: Deref<Target = AsteroidCapture>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
         DIM
     }
@@ -142,13 +146,17 @@ impl OdeSystem for Ode<'_> {
         } else {
             self.frame_and_contact(y, &mut k)
         };
-        let m = self.model;
+        let m = &*self.model;
         // Asteroid: the membrane's force (M = bus axes → world) and torque.
         let torque_B = f.R_A.transpose() * (f.R_b * c.torque());
         m.asteroid.derivatives(y, &Vec3::zeros(), &(f.R_b * c.force()), &torque_B, dydt);
         // Bus: the opposite wrench about its centre of mass (bus axes), plus thrust or guidance.
         let (mut force, mut torque) = c.reaction_about(&f.p_MB, &Vec3::new(0.0, 0.0, -m.offset));
-        let power = if self.thrusting {
+        let power = if let Some((f_B, t_B)) = self.command {
+            force += f_B;
+            torque += t_B;
+            f_B.dot(&f.v_b) + t_B.dot(&f.w_b)
+        } else if self.thrusting {
             force.z += m.thrust;
             m.thrust * f.v_b.z
         } else {
@@ -186,7 +194,13 @@ impl OdeSystem for Ode<'_> {
 
 impl AsteroidCapture {
     /// The sample at `t`, `y`, with the membrane's action `c` there.
-    fn sample(&self, t: f64, y: &[f64], ode: &Ode, c: MembraneContact) -> CaptureSample {
+    fn sample<M: Deref<Target = AsteroidCapture>>(
+        &self,
+        t: f64,
+        y: &[f64],
+        ode: &Ode<M>,
+        c: MembraneContact,
+    ) -> CaptureSample {
         let mut k = Kinematics::default();
         let f = ode.frame(y, &mut k);
         let ys = &y[SC..SC + NQ + NV];
@@ -229,8 +243,8 @@ impl AsteroidCapture {
 /// D_s − W` may move either way by at most 1 % of `max(|budget₀|, T_A + |E_S| + ½k(A − A₀)²)`
 /// (a loss as much as a gain says the step does not resolve the contact). Once the asteroid has
 /// crossed the membrane's rim the check is off (`None`): the membrane model's area jumps there.
-pub struct AsteroidCaptureSim<'a> {
-    ode: Ode<'a>,
+pub struct AsteroidCaptureSim<M = std::sync::Arc<AsteroidCapture>> {
+    ode: Ode<M>,
     clock: FixedSteps,
     y: Vec<f64>,
     budget0: f64,
@@ -240,14 +254,18 @@ pub struct AsteroidCaptureSim<'a> {
     run: CaptureRun,
 }
 
-impl<'a> AsteroidCaptureSim<'a> {
-    /// The capture of `model` from its initial state.
-    pub fn new(model: &'a AsteroidCapture) -> Self {
+impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
+    /// The capture of `model` (borrowed, or shared through an `Arc`) from its initial state.
+    pub fn new(model: M) -> Self {
+        let (spacecraft, ws) =
+            (model.spacecraft.clone(), MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len()));
+        let (y, clock) = (model.initial_state(), FixedSteps::new(DIM, model.dt, model.duration, model.output_interval));
         let mut ode = Ode {
             model,
-            spacecraft: model.spacecraft.clone(),
-            ws: MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len()),
+            spacecraft,
+            ws,
             thrusting: false,
+            command: None,
             start_contact: MembraneContact::default(),
             seen: Vec::with_capacity(DIM),
             start_kinematics: None,
@@ -255,8 +273,6 @@ impl<'a> AsteroidCaptureSim<'a> {
             kin: Kinematics::default(),
             contact_time: None,
         };
-        let y = model.initial_state();
-        let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
         ode.observe(0.0, &y, clock.steps > 0);
         let run =
             CaptureRun { samples: Vec::with_capacity((clock.steps / clock.every + 1) as usize), ..Default::default() };
@@ -277,6 +293,25 @@ impl<'a> AsteroidCaptureSim<'a> {
         &self.ode.start_contact
     }
 
+    /// Replaces the built-in approach guidance and capture thrust by a force `f_B` (N) and a
+    /// torque `t_B` (N·m) on the bus, both in bus axes, held from the next step on until changed;
+    /// `None` hands the bus back to the built-in law. Their work enters the energy budget as the
+    /// thrust's does.
+    pub fn command(&mut self, wrench: Option<(Vec3, Vec3)>) {
+        self.ode.command = wrench;
+    }
+
+    /// The state (the asteroid's 13 components, then the spacecraft's positions and velocities
+    /// and the budget's integrals).
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &CaptureRun {
+        &self.run
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> CaptureRun {
         self.run.diagnosis = end.err();
@@ -293,7 +328,7 @@ impl<'a> AsteroidCaptureSim<'a> {
 
     /// The budget now and the energy in play `T_A + |E_S| + ½k(A − A₀)²`, J.
     fn budget(&mut self) -> (f64, f64) {
-        let (m, y, c) = (self.ode.model, &self.y, self.ode.start_contact.energy);
+        let (m, y, c) = (&*self.ode.model, &self.y, self.ode.start_contact.energy);
         let kinetic = BodyState::read(y).kinetic_energy(&m.asteroid);
         let ys = &y[SC..SC + NQ + NV];
         let ode = &mut self.ode;
@@ -306,7 +341,7 @@ impl<'a> AsteroidCaptureSim<'a> {
     }
 }
 
-impl Simulation for AsteroidCaptureSim<'_> {
+impl<M: Deref<Target = AsteroidCapture>> Simulation for AsteroidCaptureSim<M> {
     fn time(&self) -> f64 {
         self.clock.time()
     }

@@ -28,7 +28,7 @@ mod summary;
 pub use builder::WireExperimentBuilder;
 pub(crate) use capture::K_PULL;
 pub use capture::{SnareCapture, SnareOutcome};
-pub use output::{animation, output_every, write_wire_run};
+pub use output::{animation, output_every, timeseries, write_wire_run};
 pub use sim::WireSim;
 pub use summary::WireSummary;
 

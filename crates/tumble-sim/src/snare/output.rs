@@ -3,7 +3,7 @@
 use super::{WIRE_SPAN, WireExperiment, WireRun, WireSample, WireSummary};
 use crate::output::RunDir;
 use crate::plot::{Series, line_plot};
-use std::io::Write;
+use crate::table::Table;
 use std::path::Path;
 use tumble_math::Vec3;
 
@@ -11,6 +11,22 @@ use tumble_math::Vec3;
 /// `dt`, or every step.
 pub fn output_every(sc: &crate::Scenario, dt: f64) -> usize {
     sc.file.simulation.output_interval.map_or(1, |oi| ((oi / dt).round() as usize).max(1))
+}
+
+/// Every `every`-th sample as `timeseries.csv` has them: the payload's velocity and rate, the
+/// wire's friction and normal force, the impulse, the penetration and the energy.
+pub fn timeseries(run: &WireRun, every: usize) -> Table {
+    let mut table = Table::new(
+        "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J"
+            .split(',')
+            .map(String::from)
+            .collect(),
+    );
+    for s in run.samples.iter().step_by(every.max(1)) {
+        let (v, f, j) = (s.velocity, s.force, s.impulse);
+        table.push(&[s.t, v[0], v[1], s.omega, f[0], f[1], j[0], j[1], s.delta, s.energy]);
+    }
+    table
 }
 
 /// Writes `timeseries.csv` (every `every`-th step), `summary.json` and plots into `dir`.
@@ -23,29 +39,7 @@ pub fn write_wire_run(
 ) -> Result<WireSummary, String> {
     let out = RunDir::create(dir)?;
     let kept: Vec<&WireSample> = run.samples.iter().step_by(every.max(1)).collect();
-    out.csv("timeseries.csv", |w| {
-        writeln!(
-            w,
-            "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J"
-        )?;
-        for s in &kept {
-            writeln!(
-                w,
-                "{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
-                s.t,
-                s.velocity[0],
-                s.velocity[1],
-                s.omega,
-                s.force[0],
-                s.force[1],
-                s.impulse[0],
-                s.impulse[1],
-                s.delta,
-                s.energy
-            )?;
-        }
-        Ok(())
-    })?;
+    out.csv("timeseries.csv", |w| timeseries(run, every).write_csv(w))?;
     let t: Vec<f64> = kept.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&WireSample) -> f64| kept.iter().map(|s| f(s)).collect::<Vec<f64>>();
     let plots: [(&str, &str, &str, Vec<Series>); 4] = [
