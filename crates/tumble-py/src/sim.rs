@@ -472,6 +472,9 @@ impl PySimulation {
                 put("asteroid_velocity", &y[3..6])?;
                 put("asteroid_attitude", &y[6..10])?;
                 put("asteroid_angular_velocity", &y[10..13])?;
+                let (p, v) = d.sim().relative();
+                put("relative_position", p.as_slice())?;
+                put("relative_velocity", v.as_slice())?;
                 let c = d.sim().contact();
                 put("membrane_force", c.force().as_slice())?;
                 put("membrane_torque", c.torque().as_slice())?;

@@ -301,6 +301,14 @@ impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
         self.ode.command = wrench;
     }
 
+    /// The asteroid's centre of mass in the membrane's frame M (bus axes, origin on the bus's
+    /// axis `offset` ahead of its centre of mass), m, and its velocity relative to M, m/s: what
+    /// a capture guidance law measures.
+    pub fn relative(&self) -> (Vec3, Vec3) {
+        let f = self.ode.frame(&self.y, &mut Kinematics::default());
+        (f.p_MB, f.v_MB)
+    }
+
     /// The state (the asteroid's 13 components, then the spacecraft's positions and velocities
     /// and the budget's integrals).
     pub fn y(&self) -> &[f64] {
