@@ -18,12 +18,13 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every file and folder of the repository (relative, `/`-separated), outside build outputs.
+/// Every file and folder of the repository (relative, `/`-separated), outside build and run
+/// outputs (`target/`, `node_modules/`, `out/`).
 fn tree(dir: &Path, rel: &str, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with('.') || ["target", "node_modules"].contains(&name.as_str()) {
+        if name.starts_with('.') || ["target", "node_modules", "out"].contains(&name.as_str()) {
             continue;
         }
         let r = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };

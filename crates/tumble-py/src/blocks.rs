@@ -11,8 +11,8 @@ use tumble_geometry::mesh::{TriMesh, read_mesh};
 use tumble_math::Vec3;
 
 /// A float vector and matrix handed to Python.
-type Vector<'py> = Bound<'py, PyArray1<f64>>;
-type Matrix<'py> = Bound<'py, PyArray2<f64>>;
+pub(crate) type Vector<'py> = Bound<'py, PyArray1<f64>>;
+pub(crate) type Matrix<'py> = Bound<'py, PyArray2<f64>>;
 /// An LQR design: `K`, `S` and the closed-loop eigenvalues `(re, im)`.
 type Design<'py> = (Matrix<'py>, Matrix<'py>, Vec<(f64, f64)>);
 
@@ -23,7 +23,7 @@ pub struct PyMesh {
 }
 
 /// Rows of an `n × 3` float array as vectors.
-fn points(a: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<Vec<Vec3>> {
+pub(crate) fn points(a: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<Vec<Vec3>> {
     let shape = a.shape();
     if shape[1] != 3 {
         return Err(bad_input(format!("{what}: expected an array of shape (n, 3), got {shape:?}")));
@@ -34,6 +34,13 @@ fn points(a: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<Vec<Vec3>> {
         return Err(bad_input(format!("{what}: every coordinate must be finite")));
     }
     Ok(out)
+}
+
+impl PyMesh {
+    /// The mesh.
+    pub(crate) fn mesh(&self) -> &TriMesh {
+        &self.mesh
+    }
 }
 
 #[pymethods]
@@ -81,10 +88,12 @@ impl PyMesh {
         PyArray2::from_vec2(py, &rows).unwrap_or_else(|_| PyArray2::zeros(py, [0, 3], false))
     }
 
-    /// The validation report (holes, non-manifold and misoriented edges, volume, Euler
-    /// characteristic) as JSON text.
-    fn _report_json(&self) -> String {
-        serde_json::to_string(&self.mesh.report()).unwrap_or_default()
+    /// The validation report as a dict: counts and first instances of non-finite, duplicate
+    /// and unused vertices, degenerate faces, boundary (holes), non-manifold and misoriented
+    /// edges; the signed volume (m³) and the Euler characteristic.
+    fn validate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let text = serde_json::to_string(&self.mesh.report()).map_err(|e| TumbleError::new_err(e.to_string()))?;
+        py.import("json")?.call_method1("loads", (text,))
     }
 
     /// Enclosed volume, m³ (signed: positive for outward faces).

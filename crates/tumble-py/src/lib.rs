@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 
 mod blocks;
 mod campaign;
+mod fields;
 mod scenario;
 mod sim;
 
@@ -49,5 +50,6 @@ fn _tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     campaign::register(m)?;
     blocks::register(m)?;
+    fields::register(m)?;
     Ok(())
 }

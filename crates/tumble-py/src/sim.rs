@@ -447,7 +447,8 @@ impl PySimulation {
         PyArray1::from_slice(py, y)
     }
 
-    /// The state by name, numpy arrays in SI units (see docs/python.md for each kind's names).
+    /// The state by name: numpy arrays (and the lander's `speed` and `rate` as floats) in SI
+    /// units; docs/python.md lists each application's names.
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         let put = |k: &str, v: &[f64]| out.set_item(k, PyArray1::from_slice(py, v));
@@ -461,8 +462,8 @@ impl PySimulation {
                 put("target_attitude", &y[13..17])?;
                 put("target_angular_velocity", &y[17..20])?;
                 let s = d.sim().snapshot();
-                put("speed", &[s.kin.v.norm()])?;
-                put("rate", &[s.kin.w.norm()])?;
+                out.set_item("speed", s.kin.v.norm())?;
+                out.set_item("rate", s.kin.w.norm())?;
                 put("contact_force", s.normal.force.as_slice())?;
                 put("friction_force", s.tangential.friction.as_slice())?;
             }

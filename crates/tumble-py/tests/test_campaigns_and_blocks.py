@@ -69,6 +69,10 @@ def test_mesh_mass_properties_are_the_boxs():
     m = box(2.0, 1.0, 0.5)
     assert m.vertices.shape == (8, 3) and m.faces.shape == (12, 3)
     assert m.volume == pytest.approx(1.0, rel=1e-12)
+    report = m.validate()
+    assert report["boundary_edges"]["count"] == 0 and report["euler_characteristic"] == 2
+    holed = tumble.Mesh(m.vertices, m.faces[:-1])
+    assert holed.validate()["boundary_edges"]["count"] == 3
     mass, com, inertia = m.mass_properties(1000.0)
     assert mass == pytest.approx(1000.0, rel=1e-12)
     assert np.allclose(com, 0.0, atol=1e-12)
@@ -127,3 +131,59 @@ def test_lqr_of_the_double_integrator():
     assert all(re < 0 for re, _ in eig)
     with pytest.raises(tumble.ScenarioError, match="lqr"):
         tumble.lqr(a, b, np.eye(3), np.eye(1))
+
+
+def test_grid_sdf_of_a_box(tmp_path):
+    m = box(2.0, 1.0, 0.5)
+    sdf = tumble.Sdf.from_mesh(m, 40, padding=1.0)
+    points = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.75]])
+    d, g = sdf.query(points)
+    assert d.shape == (3,) and g.shape == (3, 3)
+    # Exact near the surface (the mesh refines the grid): (2, 0, 0) is 1 m off the +x face,
+    # (0, 0, 0.75) 0.5 m above the top. Deep inside the field is trilinear between samples 0.1 m
+    # apart: the centre, 0.25 m inside, reads between −0.25 and −0.15 (the distance's ridge
+    # there is cut by one spacing at most).
+    assert d[1:] == pytest.approx([1.0, 0.5], abs=1e-9)
+    assert -0.25 - 1e-12 <= d[0] <= -0.15
+    assert np.allclose(g[1], [1.0, 0.0, 0.0], atol=1e-6) and np.allclose(g[2], [0.0, 0.0, 1.0], atol=1e-6)
+    path = tmp_path / "box.sdf"
+    sdf.save(path)
+    again = tumble.Sdf.load(path)
+    # The file keeps the samples; a loaded field has no mesh to refine with, so it is the grid's
+    # trilinear value everywhere (within a spacing of the exact distance).
+    assert np.allclose(again.query(points)[0], [-0.25, 1.0, 0.5], atol=0.1)
+    with pytest.raises(tumble.ScenarioError):
+        tumble.Sdf.load(tmp_path / "missing.sdf")
+
+
+def test_contact_fit_recovers_a_power_law():
+    delta = np.linspace(1e-4, 5e-3, 40)
+    force = 2.0e5 * delta**1.5
+    fit = tumble.fit_contact("power", delta, force)
+    values = dict(zip(fit["names"], fit["values"]))
+    assert values["k"] == pytest.approx(2.0e5, rel=1e-6) and values["p"] == pytest.approx(1.5, rel=1e-6)
+    assert fit["r2"] == pytest.approx(1.0) and fit["n"] == 40
+    with pytest.raises(tumble.ScenarioError, match="model"):
+        tumble.fit_contact("linear", delta, force)
+    with pytest.raises(tumble.ScenarioError, match="same length"):
+        tumble.fit_contact("power", delta, force[:-1])
+
+
+def test_tvlqr_converges_to_the_lqr_backward_in_time():
+    a = np.array([[0.0, 1.0], [0.0, 0.0]])
+    b = np.array([[0.0], [1.0]])
+    times, gains, solutions = tumble.tvlqr(lambda t: (a, b), np.eye(2), np.eye(1), np.zeros((2, 2)), 0.0, 20.0, 2000)
+    assert times[0] == pytest.approx(0.0, abs=1e-12) and times[-1] == 20.0 and len(gains) == len(times)
+    # Far from the horizon S(t) is the algebraic Riccati solution; at the horizon, S_final.
+    r3 = math.sqrt(3.0)
+    assert np.allclose(solutions[0], [[r3, 1.0], [1.0, r3]], atol=1e-6)
+    assert np.allclose(gains[0], [[1.0, r3]], atol=1e-6)
+    assert np.allclose(solutions[-1], 0.0)
+
+    def broken(t):
+        raise RuntimeError("no model at t")
+
+    with pytest.raises(RuntimeError, match="no model"):
+        tumble.tvlqr(broken, np.eye(2), np.eye(1), np.zeros((2, 2)), 0.0, 1.0, 10)
+    with pytest.raises(tumble.ScenarioError, match="A must be"):
+        tumble.tvlqr(lambda t: (np.eye(3), b), np.eye(2), np.eye(1), np.zeros((2, 2)), 0.0, 1.0, 10)

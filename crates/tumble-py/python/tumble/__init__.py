@@ -27,11 +27,14 @@ from ._tumble import (
     Mesh,
     Scenario,
     ScenarioError,
+    Sdf,
     SimulationError,
     TumbleError,
     __version__,
+    fit_contact,
     lqr,
     polyhedron_gravity,
+    tvlqr,
 )
 
 __all__ = [
@@ -41,15 +44,18 @@ __all__ = [
     "Samples",
     "Scenario",
     "ScenarioError",
+    "Sdf",
     "Simulation",
     "SimulationError",
     "TumbleError",
     "campaign",
     "campaign_run",
+    "fit_contact",
     "load",
     "lqr",
     "polyhedron_gravity",
     "run",
+    "tvlqr",
 ]
 
 
