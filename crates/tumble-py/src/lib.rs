@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 
 mod blocks;
 mod campaign;
+mod capture;
 mod fields;
 mod scenario;
 mod sim;
@@ -49,6 +50,7 @@ fn _tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scenario::register(m)?;
     sim::register(m)?;
     campaign::register(m)?;
+    capture::register(m)?;
     blocks::register(m)?;
     fields::register(m)?;
     Ok(())

@@ -53,7 +53,7 @@ impl Job {
             Kind::CaptureMap => {
                 tumble_sim::capture_map::CaptureStudy::build(sc).map_err(bad)?;
                 return Err(bad_input(format!(
-                    "{}: a capture study is not a simulation: run it with tumble.capture_study(scenario)",
+                    "{}: a capture study is not a simulation: study it with tumble.CaptureStudy(scenario)",
                     sc.path.display()
                 )));
             }

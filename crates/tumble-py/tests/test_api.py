@@ -210,3 +210,39 @@ def test_arm_joint_forces_from_python():
     # the guard checks (the run completes).
     assert sim.status == free.status == "completed"
     assert not np.array_equal(sim.samples()["q0"], free.samples()["q0"])
+
+
+def test_a_scenario_built_in_code_is_the_file():
+    tomllib = pytest.importorskip("tomllib")
+    with open(PHOBOS, "rb") as f:
+        spec = tomllib.load(f)
+    sc = tumble.scenario(spec, path="scenarios/lander/in_code.toml")
+    a, b = tumble.run(sc).samples(), tumble.run(PHOBOS).samples()
+    assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
+    spec["lander"]["mass"] = -10.0
+    with pytest.raises(tumble.ScenarioError, match=r"in_code.toml:\d+:\d+: key `lander.mass`"):
+        tumble.Simulation(tumble.scenario(spec, path="scenarios/lander/in_code.toml"))
+
+
+def test_the_pre_capture_verdict():
+    study = tumble.CaptureStudy(
+        "scenarios/capture_map/tumbling_500kg.toml", overrides={"capture.roa.samples": 40, "capture.roa.verify": 0}
+    )
+    assert study.chaser_velocity.shape == (12,) and study.target_velocity.shape == (6,)
+    rho0 = study.design(threads=2)
+    assert rho0 > 0
+    nominal = study.verdict()
+    # The nominal capture is the trajectory the TVLQR was designed along: V0 = 0, safe, detumbled.
+    assert nominal["safe"] and nominal["detumbled"] and nominal["margin"] < 1e-12
+    # The true impulse given as the measured one gives the same prediction.
+    again = study.verdict(impulse=nominal["impulse"])
+    assert again["v0_predicted"] == pytest.approx(nominal["v0_predicted"], abs=1e-12)
+    # A tumble ten times faster is far outside the funnel: judged unsafe (and it fails).
+    fast = study.target_velocity.copy()
+    fast[3:] *= 10.0
+    verdict = study.verdict(target_velocity=fast)
+    assert not verdict["safe"] and verdict["margin"] > 1.0
+    with pytest.raises(tumble.ScenarioError, match="6 target velocities"):
+        study.verdict(target_velocity=np.zeros(5))
+    with pytest.raises(tumble.ScenarioError, match="capture study"):
+        tumble.Simulation(tumble.load("scenarios/capture_map/tumbling_500kg.toml"))

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _tumble
 from ._tumble import (
+    CaptureStudy as _CaptureStudy,
     Mesh,
     Scenario,
     ScenarioError,
@@ -39,6 +40,7 @@ from ._tumble import (
 
 __all__ = [
     "__version__",
+    "CaptureStudy",
     "Event",
     "Mesh",
     "Samples",
@@ -55,6 +57,7 @@ __all__ = [
     "lqr",
     "polyhedron_gravity",
     "run",
+    "scenario",
     "tvlqr",
 ]
 
@@ -106,6 +109,63 @@ def _scenario(scenario: Scenario | str | os.PathLike, overrides: Mapping[str, An
             return Scenario.from_text(os.fspath(scenario.path), scenario.text, _overrides(overrides))
         return scenario
     return load(scenario, overrides)
+
+
+_BARE = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _key(k: str) -> str:
+    return k if k and set(k) <= _BARE else json.dumps(k)
+
+
+def _is_table_array(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(x, Mapping) for x in v)
+
+
+def _document(spec: Mapping[str, Any]) -> str:
+    """A nested dict as a TOML document: scalars, then tables and arrays of tables."""
+    lines: list[str] = []
+
+    def table(prefix: list[str], d: Mapping[str, Any]) -> None:
+        for k, v in d.items():
+            if not isinstance(v, Mapping) and not _is_table_array(v):
+                lines.append(f"{_key(str(k))} = {_toml(v, '.'.join(prefix + [str(k)]))}")
+        for k, v in d.items():
+            name = prefix + [str(k)]
+            if isinstance(v, Mapping):
+                lines.extend(["", "[" + ".".join(map(_key, name)) + "]"])
+                table(name, v)
+            elif _is_table_array(v):
+                for item in v:
+                    lines.extend(["", "[[" + ".".join(map(_key, name)) + "]]"])
+                    table(name, item)
+
+    table([], spec)
+    return "\n".join(lines) + "\n"
+
+
+def scenario(spec: Mapping[str, Any], path: str | os.PathLike = "scenario.toml") -> Scenario:
+    """A scenario built in code: ``spec`` is the scenario file as nested dicts (the keys of
+    docs/scenario.md: ``{"kind": "lander", "simulation": {"dt": 0.002, ...}, "lander": {...}}``),
+    validated as a file is; errors name the key. ``path`` places it: files it names (meshes,
+    URDFs) resolve against its folder, and errors cite it."""
+    if not isinstance(spec, Mapping):
+        raise ScenarioError("a scenario is a dict of its tables, e.g. {'kind': 'lander', 'lander': {...}}")
+    return Scenario.from_text(os.fspath(path), _document(spec))
+
+
+class CaptureStudy(_CaptureStudy):
+    """A capture-map study (``kind = "capture_map"``): ``design()`` the detumble controller and
+    its funnel, ``verdict(...)`` on pre-capture velocities and a measured impulse, ``run()``
+    the whole study as ``tumble capture-map`` does."""
+
+    def __new__(cls, scenario: Scenario | str | os.PathLike, overrides: Mapping[str, Any] | None = None):
+        return super().__new__(cls, _scenario(scenario, overrides))
+
+    def run(self, out: str | os.PathLike | None = None, threads: int | None = None) -> dict:
+        """Runs the study, writes its outputs into ``out`` (default ``out/NAME``) and returns
+        its ``summary.json`` as a dict."""
+        return json.loads(self._run(None if out is None else os.fspath(out), threads))
 
 
 class Event:

@@ -1,0 +1,134 @@
+//! `CaptureStudy`: a capture-map scenario's study, its detumble controller and the online
+//! pre-capture verdict (capture document, eq. 30), as `tumble capture-map` and
+//! `examples/capture_verdict.rs` use them.
+
+use crate::scenario::PyScenario;
+use crate::{TumbleError, bad_input};
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use tumble_math::nalgebra::DVector;
+use tumble_sim::capture_map::{CaptureStudy, Controller, write_capture};
+
+/// A capture study built from a `kind = "capture_map"` scenario.
+#[pyclass(module = "tumble._tumble", name = "CaptureStudy", subclass)]
+pub struct PyCaptureStudy {
+    study: CaptureStudy,
+    name: String,
+    controller: Option<Controller>,
+}
+
+fn threads(n: Option<usize>) -> PyResult<usize> {
+    match n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())) {
+        0 => Err(bad_input("threads must be at least 1")),
+        n => Ok(n),
+    }
+}
+
+fn vector(v: Option<PyReadonlyArray1<'_, f64>>, default: &DVector<f64>, what: &str) -> PyResult<DVector<f64>> {
+    let v = match v {
+        Some(v) => DVector::from_column_slice(v.as_slice()?),
+        None => default.clone(),
+    };
+    match v.iter().all(|x| x.is_finite()) {
+        true => Ok(v),
+        false => Err(bad_input(format!("{what}: every value must be finite"))),
+    }
+}
+
+#[pymethods]
+impl PyCaptureStudy {
+    /// The study of `scenario` (a `capture_map` scenario), validated.
+    #[new]
+    fn new(py: Python<'_>, scenario: &PyScenario) -> PyResult<Self> {
+        let sc = &scenario.sc;
+        let study = py.detach(|| CaptureStudy::build(sc)).map_err(|e| bad_input(e.to_string()))?;
+        Ok(Self { study, name: sc.file.name.clone(), controller: None })
+    }
+
+    /// The chaser's pre-capture velocities as the scenario gives them (base `[ω; v]`, then
+    /// joint rates; rad/s, m/s).
+    #[getter]
+    fn chaser_velocity<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.study.v_c.as_slice())
+    }
+
+    /// The target's pre-capture velocities `[v_G; ω]` (m/s, rad/s, world axes).
+    #[getter]
+    fn target_velocity<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.study.v_t.as_slice())
+    }
+
+    /// Designs the detumble controller (TVLQR along the nominal post-capture trajectory) and
+    /// estimates its funnel from the scenario's sampled captures, on `threads` threads (the
+    /// result does not depend on the count), GIL released. Returns the funnel inlet `ρ₀`.
+    #[pyo3(signature = (threads = None))]
+    fn design(&mut self, py: Python<'_>, threads: Option<usize>) -> PyResult<f64> {
+        let n = self::threads(threads)?;
+        let study = &self.study;
+        let c = py.detach(|| study.controller(n)).map_err(TumbleError::new_err)?;
+        let rho0 = c.funnel.rho0;
+        self.controller = Some(c);
+        Ok(rho0)
+    }
+
+    /// The pre-capture verdict: from the chaser's and target's pre-capture velocities (the
+    /// scenario's when omitted) and the impulse measured at the grasp (`[N·s; N·m·s]`, world
+    /// axes; the true one when omitted), whether the detumble is predicted to succeed
+    /// (`V₀ = x₀ᵀS₀x₀ < ρ₀`), with the true outcome simulated. Designs the controller first if
+    /// `design()` has not been called.
+    #[pyo3(signature = (chaser_velocity = None, target_velocity = None, impulse = None))]
+    fn verdict<'py>(
+        &mut self,
+        py: Python<'py>,
+        chaser_velocity: Option<PyReadonlyArray1<'py, f64>>,
+        target_velocity: Option<PyReadonlyArray1<'py, f64>>,
+        impulse: Option<PyReadonlyArray1<'py, f64>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if self.controller.is_none() {
+            self.design(py, None)?;
+        }
+        let v_c = vector(chaser_velocity, &self.study.v_c, "chaser_velocity")?;
+        let v_t = vector(target_velocity, &self.study.v_t, "target_velocity")?;
+        let measured = impulse.map(|i| vector(Some(i), &self.study.v_t, "impulse")).transpose()?;
+        let (study, controller) = (&self.study, self.controller.as_ref());
+        let controller = controller.ok_or_else(|| TumbleError::new_err("no controller"))?;
+        let v = py
+            .detach(|| study.verdict(controller, &v_c, &v_t, measured.as_ref()))
+            .map_err(|e| bad_input(format!("verdict: {e}")))?;
+        let out = PyDict::new(py);
+        out.set_item("safe", v.safe)?;
+        out.set_item("v0_predicted", v.v0_predicted)?;
+        out.set_item("v0", v.v0)?;
+        out.set_item("rho0", v.rho0)?;
+        out.set_item("margin", v.v0_predicted / v.rho0)?;
+        out.set_item("detumbled", v.rollout.success)?;
+        out.set_item("final_rate", v.rollout.final_rate)?;
+        out.set_item("max_excursion", v.rollout.max_excursion)?;
+        out.set_item("failure", v.rollout.failure.clone())?;
+        out.set_item("state", PyArray1::from_slice(py, v.state.as_slice()))?;
+        out.set_item("impulse", PyArray1::from_slice(py, v.impulse.as_slice()))?;
+        Ok(out)
+    }
+
+    /// Runs the whole study as `tumble capture-map` does (maps, design, funnel, verification
+    /// samples) and writes its outputs into `out` (default `out/NAME`); returns the summary as
+    /// JSON text.
+    #[pyo3(signature = (out = None, threads = None))]
+    fn _run(&self, py: Python<'_>, out: Option<PathBuf>, threads: Option<usize>) -> PyResult<String> {
+        let n = self::threads(threads)?;
+        let out = out.unwrap_or_else(|| PathBuf::from("out").join(&self.name));
+        let study = &self.study;
+        py.detach(|| {
+            let rep = study.run(n, &|_, _| {}).map_err(TumbleError::new_err)?;
+            let summary = write_capture(&out, study, &rep).map_err(TumbleError::new_err)?;
+            Ok(summary.to_string())
+        })
+    }
+}
+
+/// Adds `CaptureStudy` to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCaptureStudy>()
+}
