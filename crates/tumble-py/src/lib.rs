@@ -18,6 +18,7 @@ mod blocks;
 mod campaign;
 mod capture;
 mod fields;
+mod laws;
 mod scenario;
 mod sim;
 
@@ -53,5 +54,6 @@ fn _tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
     capture::register(m)?;
     blocks::register(m)?;
     fields::register(m)?;
+    laws::register(m)?;
     Ok(())
 }

@@ -187,3 +187,23 @@ def test_tvlqr_converges_to_the_lqr_backward_in_time():
         tumble.tvlqr(broken, np.eye(2), np.eye(1), np.zeros((2, 2)), 0.0, 1.0, 10)
     with pytest.raises(tumble.ScenarioError, match="A must be"):
         tumble.tvlqr(lambda t: (np.eye(3), b), np.eye(2), np.eye(1), np.zeros((2, 2)), 0.0, 1.0, 10)
+
+
+def test_contact_laws_against_their_equations():
+    delta = np.array([0.0, 1e-4, 1e-3, 4e-3])
+    rate = np.array([0.0, 0.1, -0.05, -10.0])
+    hertz = tumble.ContactLaw.hertz(1e7)
+    assert np.allclose(hertz.force(delta), 1e7 * delta**1.5, rtol=1e-14)
+    # Hunt–Crossley k δ^p (1 + α δ̇), clamped at zero: never pulls (the last, fast separation).
+    hc = tumble.ContactLaw.hunt_crossley(1e7, 1.5, 0.3)
+    want = np.maximum(1e7 * delta**1.5 * (1 + 0.3 * rate), 0.0)
+    assert np.allclose(hc.force(delta, rate), want, rtol=1e-14) and hc.force(delta, rate)[3] == 0.0
+    # The elastic energy is ∫ F_e dδ = k δ^(p+1)/(p+1).
+    assert np.allclose(hertz.energy(delta), 1e7 * delta**2.5 / 2.5, rtol=1e-12)
+    table = tumble.ContactLaw.table([0.0, 1e-3, 2e-3], [0.0, 10.0, 30.0])
+    assert np.allclose(table.force(np.array([5e-4, 1.5e-3])), [5.0, 20.0])
+    assert tumble.ContactLaw.snare_wire(90).force(np.array([0.0]))[0] == 0.0
+    with pytest.raises(tumble.ScenarioError, match="Table 4"):
+        tumble.ContactLaw.snare_wire(50)
+    with pytest.raises(tumble.ScenarioError, match="contact law"):
+        tumble.ContactLaw.spring_dashpot(-1.0, 0.0)

@@ -25,6 +25,7 @@ import numpy as np
 from . import _tumble
 from ._tumble import (
     CaptureStudy as _CaptureStudy,
+    ContactLaw,
     Mesh,
     Scenario,
     ScenarioError,
@@ -41,6 +42,7 @@ from ._tumble import (
 __all__ = [
     "__version__",
     "CaptureStudy",
+    "ContactLaw",
     "Event",
     "Mesh",
     "Samples",
