@@ -112,6 +112,57 @@ impl PyCaptureStudy {
         Ok(out)
     }
 
+    /// The capture maps (capture document) at pre-capture velocities (the scenario's when
+    /// omitted): a dict from map name (`constrained`: the constrained impulse, eq. 5, the
+    /// reference; `eq18`: the Generalized-Jacobian map with its momentum term; `eq18_as_written`:
+    /// with zero momentum; `eq23`: from the measured impulse, the true one when omitted;
+    /// `from_impulse`: the chaser-side impulse map) to its post-capture `chaser` velocities,
+    /// `target` `[v_G; ω]` (world), `impulse` `[N·s; N·m·s]` and `rcond`.
+    #[pyo3(signature = (chaser_velocity = None, target_velocity = None, impulse = None))]
+    fn maps<'py>(
+        &self,
+        py: Python<'py>,
+        chaser_velocity: Option<PyReadonlyArray1<'py, f64>>,
+        target_velocity: Option<PyReadonlyArray1<'py, f64>>,
+        impulse: Option<PyReadonlyArray1<'py, f64>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use tumble_dynamics::multibody::capture::Slaving;
+        let v_c = vector(chaser_velocity, &self.study.v_c, "chaser_velocity")?;
+        let v_t = vector(target_velocity, &self.study.v_t, "target_velocity")?;
+        let (nv, map) = (self.study.chaser.nv(), &self.study.map);
+        if v_c.len() != nv || v_t.len() != 6 {
+            return Err(bad_input(format!(
+                "maps need {nv} chaser velocities and 6 target velocities; got {} and {}",
+                v_c.len(),
+                v_t.len()
+            )));
+        }
+        let fail = |e: String| bad_input(format!("capture map: {e}"));
+        let reference = map.constrained(&v_c, &v_t).map_err(fail)?;
+        let measured = impulse.map(|i| vector(Some(i), &v_t, "impulse")).transpose()?;
+        let measured = measured.unwrap_or_else(|| reference.impulse.clone());
+        if measured.len() != 6 {
+            return Err(bad_input(format!("impulse: 6 components, got {}", measured.len())));
+        }
+        let out = PyDict::new(py);
+        for (name, post) in [
+            ("constrained", Ok(reference.clone())),
+            ("eq18", map.eq18(&v_c, &v_t, Slaving::Gjm)),
+            ("eq18_as_written", map.eq18(&v_c, &v_t, Slaving::GjmZeroMomentum)),
+            ("eq23", map.eq23(&v_c, &v_t, &measured)),
+            ("from_impulse", map.from_impulse(&v_c, &measured)),
+        ] {
+            let post = post.map_err(fail)?;
+            let d = PyDict::new(py);
+            d.set_item("chaser", PyArray1::from_slice(py, post.chaser.as_slice()))?;
+            d.set_item("target", PyArray1::from_slice(py, post.target.as_slice()))?;
+            d.set_item("impulse", PyArray1::from_slice(py, post.impulse.as_slice()))?;
+            d.set_item("rcond", post.rcond)?;
+            out.set_item(name, d)?;
+        }
+        Ok(out)
+    }
+
     /// Runs the whole study as `tumble capture-map` does (maps, design, funnel, verification
     /// samples) and writes its outputs into `out` (default `out/NAME`); returns the summary as
     /// JSON text.

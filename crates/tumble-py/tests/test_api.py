@@ -246,3 +246,17 @@ def test_the_pre_capture_verdict():
         study.verdict(target_velocity=np.zeros(5))
     with pytest.raises(tumble.ScenarioError, match="capture study"):
         tumble.Simulation(tumble.load("scenarios/capture_map/tumbling_500kg.toml"))
+
+
+def test_capture_maps_agree_where_the_document_says_they_do():
+    study = tumble.CaptureStudy("scenarios/capture_map/tumbling_500kg.toml")
+    maps = study.maps()
+    ref = maps["constrained"]["chaser"]
+    size = np.linalg.norm(ref)
+    # The GJM map with its momentum term, the measured-impulse map and the chaser-side map are
+    # the constrained impulse rewritten: equal to round-off (1e-9 leaves room for the
+    # conditioning, rcond ≈ 7e-4 here). The document's eq. 18 as written (zero momentum) is not.
+    for name in ("eq18", "eq23", "from_impulse"):
+        assert np.linalg.norm(maps[name]["chaser"] - ref) < 1e-9 * size, name
+    assert np.linalg.norm(maps["eq18_as_written"]["chaser"] - ref) > 0.1 * size
+    assert maps["constrained"]["target"].shape == (6,) and maps["constrained"]["impulse"].shape == (6,)

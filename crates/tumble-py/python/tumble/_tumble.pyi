@@ -129,6 +129,12 @@ class CaptureStudy:
         target_velocity: npt.ArrayLike | None = None,
         impulse: npt.ArrayLike | None = None,
     ) -> dict: ...
+    def maps(
+        self,
+        chaser_velocity: npt.ArrayLike | None = None,
+        target_velocity: npt.ArrayLike | None = None,
+        impulse: npt.ArrayLike | None = None,
+    ) -> dict[str, dict]: ...
     def _run(self, out: str | None = None, threads: int | None = None) -> str: ...
 
 def run_campaign(
