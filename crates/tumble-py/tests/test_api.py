@@ -1,6 +1,7 @@
 """The Python API as users use it: shapes, dtypes and units; stepping, inputs and events;
 errors; pickling; the GIL; a closed loop in Python against the built-in rule."""
 
+import os
 import pickle
 import threading
 import time
@@ -122,14 +123,11 @@ def test_scenarios_and_simulations_pickle():
 
 
 def test_the_gil_is_released_while_running():
-    scenario = tumble.load(PHOBOS, overrides={"lander.settle.dwell": 2000.0})
+    scenario = tumble.load(PHOBOS, overrides={"lander.settle.dwell": 300.0})
 
     def one():
         return tumble.Simulation(scenario).run()
 
-    started = time.perf_counter()
-    one()
-    alone = time.perf_counter() - started
     # A Python thread keeps counting while a run executes.
     ticks = []
     stop = threading.Event()
@@ -141,16 +139,25 @@ def test_the_gil_is_released_while_running():
 
     t = threading.Thread(target=count)
     t.start()
+    started = time.perf_counter()
     one()
+    alone = time.perf_counter() - started
     stop.set()
     t.join()
     assert len(ticks) > 0.2 * alone / 0.001
-    # Two runs in two threads take less than twice one (two cores).
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: two threads cannot run at once")
+    # Two runs in two threads take less wall time than the same two in sequence (measured just
+    # before, so that the machine's load weighs on both alike); with the GIL held they would
+    # take as long.
+    started = time.perf_counter()
+    one(), one()
+    sequence = time.perf_counter() - started
     started = time.perf_counter()
     with ThreadPoolExecutor(2) as pool:
         assert list(pool.map(lambda _: one(), range(2))) == ["settled", "settled"]
     both = time.perf_counter() - started
-    assert both < 1.7 * alone, (both, alone)
+    assert both < 0.8 * sequence, (both, sequence)
 
 
 def test_a_hop_rule_in_python_is_the_built_in_rule():
