@@ -65,7 +65,13 @@ impl PyScenario {
 
     /// Checks that the scenario builds (as `tumble check` does); raises `ScenarioError` if not.
     fn check(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| crate::sim::Job::build(&self.sc)).map(|_| ())
+        let sc = &self.sc;
+        py.detach(|| match sc.kind {
+            tumble_sim::scenario::Kind::CaptureMap => {
+                tumble_sim::capture_map::CaptureStudy::build(sc).map(|_| ()).map_err(|e| bad_input(e.to_string()))
+            }
+            _ => crate::sim::Job::build(sc).map(|_| ()),
+        })
     }
 
     fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (PathBuf, String))> {
