@@ -141,12 +141,14 @@ fn polyhedron_gravity<'py>(
     Ok((acc, PyArray1::from_vec(py, pot)))
 }
 
-fn matrix(a: &PyReadonlyArray2<'_, f64>) -> DMatrix<f64> {
+/// A 2-D numpy array as a matrix.
+pub(crate) fn matrix(a: &PyReadonlyArray2<'_, f64>) -> DMatrix<f64> {
     let v = a.as_array();
     DMatrix::from_fn(v.nrows(), v.ncols(), |i, j| v[[i, j]])
 }
 
-fn to_py<'py>(py: Python<'py>, m: &DMatrix<f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+/// A matrix as a 2-D numpy array.
+pub(crate) fn to_py<'py>(py: Python<'py>, m: &DMatrix<f64>) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let rows: Vec<Vec<f64>> = (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect();
     if rows.is_empty() {
         return Ok(PyArray2::zeros(py, [0, m.ncols()], false));

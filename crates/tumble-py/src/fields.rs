@@ -1,9 +1,9 @@
 //! More building blocks: grid signed distance fields, contact-law fits and the TVLQR.
 
-use crate::blocks::{Matrix, Vector};
+use crate::blocks::{Matrix, Vector, matrix, to_py};
 use crate::{TumbleError, bad_input};
 use nalgebra::DMatrix;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::cell::RefCell;
@@ -108,12 +108,11 @@ fn fit_contact<'py>(
     Ok(out)
 }
 
-fn matrix(a: &Bound<'_, PyAny>, what: &str) -> PyResult<DMatrix<f64>> {
+/// A Python object that must be a 2-D float array, as a matrix.
+fn extract_matrix(a: &Bound<'_, PyAny>, what: &str) -> PyResult<DMatrix<f64>> {
     let a: PyReadonlyArray2<'_, f64> =
         a.extract().map_err(|_| bad_input(format!("{what}: expected a 2-D float array")))?;
-    let s = a.shape();
-    let v = a.as_array();
-    Ok(DMatrix::from_fn(s[0], s[1], |i, j| v[[i, j]]))
+    Ok(matrix(&a))
 }
 
 /// The finite-horizon LQR along a trajectory: the Riccati differential equation integrated
@@ -133,11 +132,7 @@ fn tvlqr<'py>(
     t_final: f64,
     steps: usize,
 ) -> PyResult<(Vec<f64>, Vec<Matrix<'py>>, Vec<Matrix<'py>>)> {
-    let m = |a: &PyReadonlyArray2<'_, f64>| {
-        let v = a.as_array();
-        DMatrix::from_fn(v.nrows(), v.ncols(), |i, j| v[[i, j]])
-    };
-    let (q, r, s_final) = (m(&q), m(&r), m(&s_final));
+    let (q, r, s_final) = (matrix(&q), matrix(&r), matrix(&s_final));
     let n = q.nrows();
     if [q.ncols(), s_final.nrows(), s_final.ncols()] != [n; 3] || r.nrows() != r.ncols() || n == 0 {
         return Err(bad_input("tvlqr: Q and S_final must be n × n and R square"));
@@ -150,7 +145,7 @@ fn tvlqr<'py>(
         }
         let got = linearization.call1((t,)).and_then(|ab| {
             let (a, b): (Bound<'_, PyAny>, Bound<'_, PyAny>) = ab.extract()?;
-            let (a, b) = (matrix(&a, "A(t)")?, matrix(&b, "B(t)")?);
+            let (a, b) = (extract_matrix(&a, "A(t)")?, extract_matrix(&b, "B(t)")?);
             if a.shape() != (n, n) || b.shape() != (n, r.nrows()) {
                 return Err(bad_input(format!(
                     "linearization({t}): A must be {n}×{n} and B {n}×{}, got {:?} and {:?}",
@@ -171,11 +166,9 @@ fn tvlqr<'py>(
         return Err(e);
     }
     let design = design.map_err(|e| bad_input(format!("tvlqr: {e}")))?;
-    let to_py = |m: &DMatrix<f64>| {
-        let a = numpy::ndarray::Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)]);
-        PyArray2::from_owned_array(py, a)
-    };
-    Ok((design.times.clone(), design.k.iter().map(to_py).collect(), design.s.iter().map(to_py).collect()))
+    let k = design.k.iter().map(|m| to_py(py, m)).collect::<PyResult<_>>()?;
+    let s = design.s.iter().map(|m| to_py(py, m)).collect::<PyResult<_>>()?;
+    Ok((design.times.clone(), k, s))
 }
 
 /// Adds the fields and fits to the module.
