@@ -18,6 +18,7 @@ mod blocks;
 mod campaign;
 mod capture;
 mod fields;
+mod job;
 mod laws;
 mod scenario;
 mod sim;

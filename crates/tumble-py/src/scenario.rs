@@ -70,7 +70,7 @@ impl PyScenario {
             tumble_sim::scenario::Kind::CaptureMap => {
                 tumble_sim::capture_map::CaptureStudy::build(sc).map(|_| ()).map_err(|e| bad_input(e.to_string()))
             }
-            _ => crate::sim::Job::build(sc).map(|_| ()),
+            _ => crate::job::Job::build(sc).map(|_| ()),
         })
     }
 

@@ -5,6 +5,7 @@
 //! applications (membrane drop, mechanism, snare wire, grapple) run whole inside the engine
 //! on `run()`. A finished run holds its time series as a `Table` and its `summary.json`.
 
+use crate::job::Job;
 use crate::scenario::PyScenario;
 use crate::{SimulationError, TumbleError, bad_input};
 use numpy::{PyArray1, PyArray2};
@@ -15,51 +16,12 @@ use std::sync::Arc;
 use std::time::Instant;
 use tumble_math::Vec3;
 use tumble_sim::arm::{ArmModel, ArmSim, ArmSummary};
-use tumble_sim::lander::{LanderModel, LanderSim, LanderSystem};
+use tumble_sim::lander::{LanderSim, LanderSystem};
+use tumble_sim::mechanism::{Mechanism, MechanismSim};
+use tumble_sim::membrane::{MembraneDrop, MembraneSim};
 use tumble_sim::membrane_capture::{AsteroidCapture, AsteroidCaptureSim, CaptureSummary};
 use tumble_sim::pipeline::{Diagnosis, Driver, Events, Simulation, StepReport, Stop};
-use tumble_sim::scenario::Kind;
 use tumble_sim::{Model, RigidSim, Scenario, Table};
-
-/// A scenario's model, built and validated.
-pub(crate) enum Job {
-    Rigid(Box<Model>),
-    Lander(Box<LanderModel>),
-    Arm(Box<ArmModel>),
-    Capture(Arc<AsteroidCapture>),
-    Drop(Box<tumble_sim::membrane::MembraneDrop>),
-    Mechanism(Box<tumble_sim::mechanism::Mechanism>),
-    Wire(Box<tumble_sim::snare::WireExperiment>, usize),
-    Grapple(Box<tumble_sim::grapple::GrappleCapture>),
-}
-
-impl Job {
-    /// Builds the model of `sc` (a capture study is not a simulation: it has its own call).
-    pub(crate) fn build(sc: &Scenario) -> PyResult<Job> {
-        let bad = |e: tumble_sim::ScenarioError| bad_input(e.to_string());
-        Ok(match sc.kind {
-            Kind::RigidBodies => Job::Rigid(Box::new(Model::build(sc).map_err(bad)?)),
-            Kind::Lander => Job::Lander(Box::new(LanderModel::build(sc).map_err(bad)?)),
-            Kind::Arm => Job::Arm(Box::new(ArmModel::build(sc).map_err(bad)?)),
-            Kind::MembraneCapture => Job::Capture(Arc::new(AsteroidCapture::build(sc).map_err(bad)?)),
-            Kind::MembraneDrop => Job::Drop(Box::new(tumble_sim::membrane::MembraneDrop::build(sc).map_err(bad)?)),
-            Kind::Mechanism => Job::Mechanism(Box::new(tumble_sim::mechanism::Mechanism::build(sc).map_err(bad)?)),
-            Kind::Snare => {
-                let exp = tumble_sim::snare::WireExperiment::build(sc).map_err(bad)?;
-                let every = tumble_sim::snare::output_every(sc, exp.dt);
-                Job::Wire(Box::new(exp), every)
-            }
-            Kind::Grapple => Job::Grapple(Box::new(tumble_sim::grapple::GrappleCapture::build(sc).map_err(bad)?)),
-            Kind::CaptureMap => {
-                tumble_sim::capture_map::CaptureStudy::build(sc).map_err(bad)?;
-                return Err(bad_input(format!(
-                    "{}: a capture study is not a simulation: study it with tumble.CaptureStudy(scenario)",
-                    sc.path.display()
-                )));
-            }
-        })
-    }
-}
 
 /// The pipeline's driver of a steppable application.
 enum Stepper {
@@ -67,6 +29,8 @@ enum Stepper {
     Arm(Box<Driver<ArmSim<Box<ArmModel>>>>),
     Capture(Box<Driver<AsteroidCaptureSim<Arc<AsteroidCapture>>>>),
     Rigid(Box<Driver<RigidSim<Box<Model>>>>),
+    Drop(Box<Driver<MembraneSim<Arc<MembraneDrop>>>>),
+    Mechanism(Box<Driver<MechanismSim<Arc<Mechanism>>>>),
     /// An application the engine runs whole.
     Whole,
 }
@@ -110,6 +74,18 @@ fn stop_name(stop: Stop) -> &'static str {
     }
 }
 
+/// A finished run whose status and diagnosis its summary gives (`status`, else `failed` with a
+/// diagnosis, else `completed`).
+fn finished(table: Table, summary: Value) -> Finished {
+    let diagnosis = summary.get("diagnosis").and_then(Value::as_str).map(String::from);
+    let status = match (summary.get("status").and_then(Value::as_str), &diagnosis) {
+        (Some(s), _) => s.to_string(),
+        (None, Some(_)) => "failed".to_string(),
+        (None, None) => "completed".to_string(),
+    };
+    Finished { table, summary, status, diagnosis }
+}
+
 fn summary_error(e: String) -> PyErr {
     TumbleError::new_err(format!("cannot summarise the run: {e}"))
 }
@@ -146,6 +122,17 @@ impl PySimulation {
                 let schedule = sim.schedule();
                 Stepper::Rigid(Box::new(Driver::new(sim, schedule)))
             }
+            Job::Drop(m) => {
+                let sim = MembraneSim::new(m.clone());
+                let schedule = sim.schedule();
+                Stepper::Drop(Box::new(Driver::new(sim, schedule)))
+            }
+            Job::Mechanism(m) => {
+                let sim =
+                    MechanismSim::new(m.clone()).map_err(|d| bad_input(format!("{}: {d}", scenario.path.display())))?;
+                let schedule = sim.schedule();
+                Stepper::Mechanism(Box::new(Driver::new(sim, schedule)))
+            }
             _ => Stepper::Whole,
         };
         Ok(Self {
@@ -167,6 +154,8 @@ impl PySimulation {
             Stepper::Arm(d) => (d.step(), d.sim().time()),
             Stepper::Capture(d) => (d.step(), d.sim().time()),
             Stepper::Rigid(d) => (d.step(), d.sim().time()),
+            Stepper::Drop(d) => (d.step(), d.sim().time()),
+            Stepper::Mechanism(d) => (d.step(), d.sim().time()),
             Stepper::Whole => return None,
         };
         self.steps += 1;
@@ -191,7 +180,7 @@ impl PySimulation {
             match self.step_once() {
                 None => {
                     return Err(TumbleError::new_err(format!(
-                        "a {} simulation runs whole inside the engine: call run() (step() is for lander, arm, membrane_capture and rigid_bodies scenarios)",
+                        "a {} simulation runs whole inside the engine: call run() (step() is for every kind but snare and grapple)",
                         self.scenario.kind.name()
                     )));
                 }
@@ -247,6 +236,22 @@ impl PySimulation {
                 let res = d.into_inner().finish(end, wall);
                 (res.recording.table(), tumble_sim::rigid_summary(&self.scenario.path, m, &res))
             }
+            (Stepper::Drop(d), Job::Drop(m)) => {
+                let mut run = d.into_inner().finish(end);
+                run.wall_s = wall;
+                let s = tumble_sim::membrane::DropSummary::new(m, &run).map_err(summary_error)?;
+                let (table, summary) = (tumble_sim::membrane::timeseries(&run), to_value(&s)?);
+                self.done = Some(finished(table, summary));
+                return Ok(());
+            }
+            (Stepper::Mechanism(d), Job::Mechanism(m)) => {
+                let mut run = d.into_inner().finish(end);
+                run.wall_s = wall;
+                let s = tumble_sim::mechanism::MechanismSummary::new(m, &run).map_err(summary_error)?;
+                let (table, summary) = (tumble_sim::mechanism::timeseries(m, &run), to_value(&s)?);
+                self.done = Some(finished(table, summary));
+                return Ok(());
+            }
             _ => return Err(TumbleError::new_err("internal: the simulation's driver and model disagree")),
         };
         self.done = Some(Finished { table, summary, status, diagnosis });
@@ -256,16 +261,6 @@ impl PySimulation {
     /// Runs an application the engine runs whole.
     fn run_whole(&self) -> PyResult<Finished> {
         let (table, summary) = match &self.job {
-            Job::Drop(m) => {
-                let run = m.run();
-                let s = tumble_sim::membrane::DropSummary::new(m, &run).map_err(summary_error)?;
-                (tumble_sim::membrane::timeseries(&run), to_value(&s)?)
-            }
-            Job::Mechanism(m) => {
-                let run = m.run();
-                let s = tumble_sim::mechanism::MechanismSummary::new(m, &run).map_err(summary_error)?;
-                (tumble_sim::mechanism::timeseries(m, &run), to_value(&s)?)
-            }
             Job::Wire(exp, every) => {
                 let run = exp.run().map_err(|e| SimulationError::new_err(format!("simulation failed: {e}")))?;
                 let s =
@@ -279,13 +274,7 @@ impl PySimulation {
             }
             _ => return Err(TumbleError::new_err("internal: a steppable application run whole")),
         };
-        let diagnosis = summary.get("diagnosis").and_then(Value::as_str).map(String::from);
-        let status = match (summary.get("status").and_then(Value::as_str), &diagnosis) {
-            (Some(s), _) => s.to_string(),
-            (None, Some(_)) => "failed".to_string(),
-            (None, None) => "completed".to_string(),
-        };
-        Ok(Finished { table, summary, status, diagnosis })
+        Ok(finished(table, summary))
     }
 
     /// Raises the run's diagnosis when it failed.
@@ -308,6 +297,11 @@ impl PySimulation {
             Stepper::Arm(d) => d.sim().run().timeseries(),
             Stepper::Capture(d) => tumble_sim::membrane_capture::timeseries(d.sim().run()),
             Stepper::Rigid(d) => d.sim().recording().table(),
+            Stepper::Drop(d) => tumble_sim::membrane::timeseries(d.sim().run()),
+            Stepper::Mechanism(d) => match &self.job {
+                Job::Mechanism(m) => tumble_sim::mechanism::timeseries(m, d.sim().run()),
+                _ => Table::default(),
+            },
             Stepper::Whole => Table::default(),
         }
     }
@@ -396,6 +390,8 @@ impl PySimulation {
             Stepper::Arm(d) => d.sim().time(),
             Stepper::Capture(d) => d.sim().time(),
             Stepper::Rigid(d) => d.sim().time(),
+            Stepper::Drop(d) => d.sim().time(),
+            Stepper::Mechanism(d) => d.sim().time(),
             Stepper::Whole => {
                 let t = self.done.as_ref().and_then(|d| d.table.rows().last().map(|r| r[0]));
                 t.unwrap_or(0.0)
@@ -442,6 +438,8 @@ impl PySimulation {
             Stepper::Arm(d) => d.sim().y(),
             Stepper::Capture(d) => d.sim().y(),
             Stepper::Rigid(d) => d.sim().y(),
+            Stepper::Drop(d) => d.sim().y(),
+            Stepper::Mechanism(d) => d.sim().y(),
             Stepper::Whole => &[],
         };
         PyArray1::from_slice(py, y)
@@ -496,7 +494,17 @@ impl PySimulation {
                     put(&format!("{}.angular_velocity", b.name), &s[10..13])?;
                 }
             }
-            Stepper::Whole => {}
+            Stepper::Drop(d) => {
+                let y = d.sim().y();
+                put("position", &y[0..3])?;
+                put("velocity", &y[3..6])?;
+                put("attitude", &y[6..10])?;
+                put("angular_velocity", &y[10..13])?;
+                let c = d.sim().contact();
+                put("membrane_force", c.force().as_slice())?;
+                put("membrane_torque", c.torque().as_slice())?;
+            }
+            Stepper::Mechanism(_) | Stepper::Whole => {}
         }
         Ok(out)
     }

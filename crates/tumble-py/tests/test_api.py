@@ -90,6 +90,11 @@ def test_errors_are_exceptions_with_the_cli_messages():
     with pytest.raises((TypeError, ValueError), match="length 3"):
         sim.hop([1.0, 2.0])
     assert issubclass(tumble.ScenarioError, tumble.TumbleError)
+    # The snare wire runs whole inside the engine: step() says so, run() runs it.
+    wire = tumble.Simulation(tumble.load("scenarios/snare/floating_target.toml"))
+    with pytest.raises(tumble.TumbleError, match="runs whole"):
+        wire.step()
+    assert wire.run() and len(wire.samples()["t_s"]) > 1
 
 
 def test_a_blow_up_raises_the_guards_diagnosis_and_keeps_the_samples():

@@ -4,6 +4,7 @@
 
 use super::{MechRun, MechSample, Mechanism};
 use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
+use std::ops::Deref;
 use tumble_contact::interference::Engine;
 use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::{SVec, parts};
@@ -12,8 +13,8 @@ use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion
 use tumble_math::{Mat3, Pose, UnitQuat, Vec3};
 
 /// The ODE: free bodies' states in file order.
-struct Ode<'a> {
-    m: &'a Mechanism,
+struct Ode<M> {
+    m: M,
     engine: Engine,
     /// Offset of each body's state (`None`: fixed or carried).
     offset: Vec<Option<usize>>,
@@ -27,7 +28,38 @@ struct Ode<'a> {
     tau: Vec<f64>,
 }
 
-impl Ode<'_> {
+impl<M: Deref<Target = Mechanism>> Ode<M> {
+    /// The sample at `t`, `y`: each body's state and contact wrench, the contacts, the energy.
+    fn sample(&mut self, t: f64, y: &[f64]) -> MechSample {
+        let k = self.evaluate(y);
+        let m = &*self.m;
+        let mut energy = 0.0;
+        let mut attitudes = Vec::with_capacity(m.bodies.len());
+        let bodies = (0..m.bodies.len())
+            .map(|i| {
+                let b = &m.bodies[i];
+                let s = match (self.offset[i], &b.link, &k) {
+                    (Some(o), _, _) => BodyState::read(&y[o..]),
+                    (None, Some(link), Some(k)) => {
+                        let (X, v, w) = Self::carried(k, link);
+                        BodyState { p_WB: X.p, v_WB: v, q_WB: X.q, w_WB_B: X.q.inverse() * w }
+                    }
+                    _ => b.start,
+                };
+                if let Some(body) = &b.body {
+                    energy += s.kinetic_energy(body) - body.mass * m.gravity.dot(&s.p_WB);
+                    energy += m.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
+                }
+                let c = self.engine.body(i, 0);
+                attitudes.push(s.q_WB);
+                [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
+            })
+            .collect();
+        let contacts = self.engine.contacts().len();
+        self.restore(k);
+        MechSample { t, bodies, attitudes, contacts, energy }
+    }
+
     /// The arm's kinematics at `y`, in the scratch lent out of `self`.
     fn kinematics(&mut self, y: &[f64]) -> Option<Kinematics> {
         let mb = &self.arm.as_ref()?.model;
@@ -79,7 +111,7 @@ impl Ode<'_> {
     }
 }
 
-impl OdeSystem for Ode<'_> {
+impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
         self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + 1
     }
@@ -136,7 +168,7 @@ impl OdeSystem for Ode<'_> {
     }
 }
 
-impl Ode<'_> {
+impl<M: Deref<Target = Mechanism>> Ode<M> {
     /// `T + V_g + V_springs` of the free bodies at `(t, y)` and its scale `T + |V_g| + V_springs`,
     /// J.
     fn mechanical_energy(&self, t: f64, y: &[f64]) -> (f64, f64) {
@@ -183,34 +215,6 @@ impl Mechanism {
         }
         Ok(e)
     }
-
-    fn sample(&self, ode: &mut Ode, t: f64, y: &[f64]) -> MechSample {
-        let k = ode.evaluate(y);
-        let mut energy = 0.0;
-        let mut attitudes = Vec::with_capacity(self.bodies.len());
-        let bodies = (0..self.bodies.len())
-            .map(|i| {
-                let b = &self.bodies[i];
-                let s = match (ode.offset[i], &b.link, &k) {
-                    (Some(o), _, _) => BodyState::read(&y[o..]),
-                    (None, Some(link), Some(k)) => {
-                        let (X, v, w) = Ode::carried(k, link);
-                        BodyState { p_WB: X.p, v_WB: v, q_WB: X.q, w_WB_B: X.q.inverse() * w }
-                    }
-                    _ => b.start,
-                };
-                if let Some(body) = &b.body {
-                    energy += s.kinetic_energy(body) - body.mass * self.gravity.dot(&s.p_WB);
-                    energy += self.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
-                }
-                let c = ode.engine.body(i, 0);
-                attitudes.push(s.q_WB);
-                [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
-            })
-            .collect();
-        ode.restore(k);
-        MechSample { t, bodies, attitudes, contacts: ode.engine.contacts().len(), energy }
-    }
 }
 
 /// A mechanism run as the pipeline steps it.
@@ -223,8 +227,8 @@ impl Mechanism {
 /// |W|)` (the arm adding its `T + |E − T|`): contact damping, friction and the dampers only
 /// remove energy, and what the contacts store elastically is missing from `E`, so the exact flow
 /// keeps `E − W − E₀ ≤ 0`.
-pub struct MechanismSim<'a> {
-    ode: Ode<'a>,
+pub struct MechanismSim<M = std::sync::Arc<Mechanism>> {
+    ode: Ode<M>,
     clock: FixedSteps,
     y: Vec<f64>,
     /// `E₀` and the start's energy scale, J.
@@ -234,9 +238,10 @@ pub struct MechanismSim<'a> {
     run: MechRun,
 }
 
-impl<'a> MechanismSim<'a> {
-    /// The run of `m` from its initial state; an error where the engine refuses the model.
-    pub fn new(m: &'a Mechanism) -> Result<Self, Diagnosis> {
+impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
+    /// The run of `m` (borrowed, or shared through an `Arc`) from its initial state; an error
+    /// where the engine refuses the model.
+    pub fn new(m: M) -> Result<Self, Diagnosis> {
         let engine = m.engine().map_err(|e| {
             Diagnosis::new(
                 0.0,
@@ -259,17 +264,17 @@ impl<'a> MechanismSim<'a> {
             sys
         });
         let nv = arm.as_ref().map_or(0, |s| s.model.nv());
-        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default(), tau: Vec::with_capacity(nv) };
         let mut y = vec![0.0; n + 1];
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
         }
-        for (b, o) in m.bodies.iter().zip(&ode.offset) {
+        for (b, o) in m.bodies.iter().zip(&offset) {
             if let Some(o) = o {
                 b.start.write(&mut y[*o..]);
             }
         }
         let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
+        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default(), tau: Vec::with_capacity(nv) };
         let mut run = MechRun::default();
         run.samples.reserve((clock.steps / clock.every + 1) as usize);
         let k = ode.kinematics(&y);
@@ -289,6 +294,17 @@ impl<'a> MechanismSim<'a> {
         &self.ode.engine
     }
 
+    /// The state (an arm's coordinates and rates, then each free body's 13 components, then the
+    /// drives' work).
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &MechRun {
+        &self.run
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MechRun {
         self.run.diagnosis = end.err();
@@ -296,7 +312,7 @@ impl<'a> MechanismSim<'a> {
     }
 }
 
-impl Simulation for MechanismSim<'_> {
+impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
     fn time(&self) -> f64 {
         self.clock.time()
     }
@@ -328,8 +344,8 @@ impl Simulation for MechanismSim<'_> {
     }
 
     fn record(&mut self) {
-        let (m, t) = (self.ode.m, self.time());
-        let s = m.sample(&mut self.ode, t, &self.y);
+        let t = self.time();
+        let s = self.ode.sample(t, &self.y);
         self.run.samples.push(s);
     }
 

@@ -5,14 +5,15 @@ use super::{MembraneDrop, MembraneRun, MembraneSample};
 use crate::pipeline::{
     Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
 };
+use std::ops::Deref;
 use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion};
 use tumble_math::Mat3;
 
 /// The drop as an `OdeSystem`. The contact of the state the loop last observed is kept, so the
 /// next step's first RK4 stage reuses it (the membrane is a pure function of the state).
-struct Ode<'a> {
-    model: &'a MembraneDrop,
+struct Ode<M> {
+    model: M,
     ws: MembraneWorkspace,
     seen: Vec<f64>,
     seen_contact: Option<MembraneContact>,
@@ -22,10 +23,10 @@ struct Ode<'a> {
 pub(super) const DAMPING_LOSS: usize = BODY_STATE_LEN;
 pub(super) const FRICTION_LOSS: usize = BODY_STATE_LEN + 1;
 
-impl Ode<'_> {
+impl<M: Deref<Target = MembraneDrop>> Ode<M> {
     /// The membrane's action at body state `s` (rotation `R` of its attitude).
     fn contact(&mut self, s: &BodyState, R: &Mat3) -> MembraneContact {
-        let m = self.model;
+        let m = &*self.model;
         let motion = RelativeMotion {
             vertices: &m.mesh.vertices,
             radius: m.radius,
@@ -49,7 +50,7 @@ impl Ode<'_> {
     }
 }
 
-impl OdeSystem for Ode<'_> {
+impl<M: Deref<Target = MembraneDrop>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
         BODY_STATE_LEN + 2
     }
@@ -61,7 +62,7 @@ impl OdeSystem for Ode<'_> {
             Some(c) if y == self.seen.as_slice() => c,
             _ => self.contact(&s, &R),
         };
-        let m = self.model;
+        let m = &*self.model;
         m.body.derivatives(y, &m.gravity, &c.force(), &(R.transpose() * c.torque()), dydt);
         dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
         dydt[FRICTION_LOSS] = -c.friction_power;
@@ -83,8 +84,8 @@ impl OdeSystem for Ode<'_> {
 /// that ends with the body past the rim is not checked for energy (the jump is the model's, not
 /// the step's), and the run stops after it with a diagnosis that says so, not one that blames
 /// the step.
-pub struct MembraneSim<'a> {
-    ode: Ode<'a>,
+pub struct MembraneSim<M = std::sync::Arc<MembraneDrop>> {
+    ode: Ode<M>,
     clock: FixedSteps,
     y: Vec<f64>,
     contact: MembraneContact,
@@ -94,26 +95,23 @@ pub struct MembraneSim<'a> {
     run: MembraneRun,
 }
 
-impl<'a> MembraneSim<'a> {
-    /// The drop of `model` from its initial state.
-    pub fn new(model: &'a MembraneDrop) -> Self {
-        let mut ode = Ode {
-            model,
-            ws: MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len()),
-            seen: vec![],
-            seen_contact: None,
-        };
+impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
+    /// The drop of `model` (borrowed, or shared through an `Arc`) from its initial state.
+    pub fn new(model: M) -> Self {
+        let ws = MembraneWorkspace::for_body(&model.membrane, model.mesh.vertices.len());
         let y = model.initial_state();
-        let contact = ode.observe(&y);
         let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
-        let (steps, every) = (clock.steps, clock.every);
-        let first = model.sample(0.0, &y, contact);
         let height = (model.start.p_WB.z + model.radius).max(0.0);
+        let weight = model.body.mass * model.gravity.norm();
+        let mut ode = Ode { model, ws, seen: vec![], seen_contact: None };
+        let contact = ode.observe(&y);
+        let (steps, every) = (clock.steps, clock.every);
+        let first = ode.model.sample(0.0, &y, contact);
         Self {
             clock,
             run: MembraneRun { samples: Vec::with_capacity((steps / every + 1) as usize), ..Default::default() },
             budget0: first.budget(),
-            scale: first.kinetic + model.body.mass * model.gravity.norm() * height + 1e-12,
+            scale: first.kinetic + weight * height + 1e-12,
             ode,
             y,
             contact,
@@ -130,6 +128,16 @@ impl<'a> MembraneSim<'a> {
     /// The membrane's action on the body now.
     pub fn contact(&self) -> &MembraneContact {
         &self.contact
+    }
+
+    /// The state (the body's 13 components, then the damping and friction losses).
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &MembraneRun {
+        &self.run
     }
 
     /// The run's record with how it ended.
@@ -161,7 +169,7 @@ impl MembraneDrop {
     }
 }
 
-impl Simulation for MembraneSim<'_> {
+impl<M: Deref<Target = MembraneDrop>> Simulation for MembraneSim<M> {
     fn time(&self) -> f64 {
         self.clock.time()
     }
