@@ -127,6 +127,17 @@ def test_scenarios_and_simulations_pickle():
     assert all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
 
 
+def test_simulations_of_other_applications_pickle():
+    # A finished run of an application the engine runs whole, and a membrane drop mid-run.
+    wire = tumble.run("scenarios/snare/floating_target.toml")
+    back = pickle.loads(pickle.dumps(wire))
+    assert back.status == wire.status and np.array_equal(back.samples()["t_s"], wire.samples()["t_s"])
+    drop = tumble.Simulation(tumble.load("scenarios/membrane/drop_test.toml"))
+    drop.step(50)
+    back = pickle.loads(pickle.dumps(drop))
+    assert back.time == drop.time and np.array_equal(back.y, drop.y)
+
+
 def test_the_gil_is_released_while_running():
     scenario = tumble.load(PHOBOS, overrides={"lander.settle.dwell": 300.0})
 

@@ -240,7 +240,8 @@ class Simulation(_tumble.Simulation):
         return (_replay, (self.scenario, self.steps, self._inputs(), self.status is not None and self.kind in _WHOLE))
 
 
-_WHOLE = {"membrane_drop", "mechanism", "snare", "grapple"}
+# The applications the engine runs whole (their `step()` refuses): a finished one replays by `run()`.
+_WHOLE = {"snare", "grapple"}
 
 
 def _replay(scenario: Scenario, steps: int, inputs: list, whole_done: bool) -> Simulation:
