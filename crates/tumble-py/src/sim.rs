@@ -35,6 +35,22 @@ enum Stepper {
     Whole,
 }
 
+/// `$body` with `$d` bound to the driver of the steppable application `$stepper` holds, or
+/// `$whole` for one the engine runs whole: the one place that lists the steppable kinds.
+macro_rules! with_driver {
+    ($stepper:expr, $d:ident => $body:expr, whole => $whole:expr) => {
+        match $stepper {
+            Stepper::Lander($d) => $body,
+            Stepper::Arm($d) => $body,
+            Stepper::Capture($d) => $body,
+            Stepper::Rigid($d) => $body,
+            Stepper::Drop($d) => $body,
+            Stepper::Mechanism($d) => $body,
+            Stepper::Whole => $whole,
+        }
+    };
+}
+
 /// A finished run: its samples, its summary, how it ended.
 struct Finished {
     table: Table,
@@ -149,15 +165,7 @@ impl PySimulation {
 
     /// One accepted step of a steppable application; `None` for one the engine runs whole.
     fn step_once(&mut self) -> Option<Result<StepReport, Diagnosis>> {
-        let (report, t) = match &mut self.stepper {
-            Stepper::Lander(d) => (d.step(), d.sim().time()),
-            Stepper::Arm(d) => (d.step(), d.sim().time()),
-            Stepper::Capture(d) => (d.step(), d.sim().time()),
-            Stepper::Rigid(d) => (d.step(), d.sim().time()),
-            Stepper::Drop(d) => (d.step(), d.sim().time()),
-            Stepper::Mechanism(d) => (d.step(), d.sim().time()),
-            Stepper::Whole => return None,
-        };
+        let (report, t) = with_driver!(&mut self.stepper, d => (d.step(), d.sim().time()), whole => return None);
         self.steps += 1;
         if let Ok(r) = &report {
             for (e, name) in
@@ -385,18 +393,10 @@ impl PySimulation {
     /// Simulated time, s.
     #[getter]
     fn time(&self) -> f64 {
-        match &self.stepper {
-            Stepper::Lander(d) => d.sim().time(),
-            Stepper::Arm(d) => d.sim().time(),
-            Stepper::Capture(d) => d.sim().time(),
-            Stepper::Rigid(d) => d.sim().time(),
-            Stepper::Drop(d) => d.sim().time(),
-            Stepper::Mechanism(d) => d.sim().time(),
-            Stepper::Whole => {
-                let t = self.done.as_ref().and_then(|d| d.table.rows().last().map(|r| r[0]));
-                t.unwrap_or(0.0)
-            }
-        }
+        with_driver!(&self.stepper, d => d.sim().time(), whole => {
+            let t = self.done.as_ref().and_then(|d| d.table.rows().last().map(|r| r[0]));
+            t.unwrap_or(0.0)
+        })
     }
 
     /// Accepted steps taken.
@@ -433,15 +433,7 @@ impl PySimulation {
     /// names its parts). Empty once the run has ended or for a whole-run application.
     #[getter]
     fn y<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let y: &[f64] = match &self.stepper {
-            Stepper::Lander(d) => d.sim().y(),
-            Stepper::Arm(d) => d.sim().y(),
-            Stepper::Capture(d) => d.sim().y(),
-            Stepper::Rigid(d) => d.sim().y(),
-            Stepper::Drop(d) => d.sim().y(),
-            Stepper::Mechanism(d) => d.sim().y(),
-            Stepper::Whole => &[],
-        };
+        let y: &[f64] = with_driver!(&self.stepper, d => d.sim().y(), whole => &[]);
         PyArray1::from_slice(py, y)
     }
 

@@ -160,6 +160,8 @@ def test_the_gil_is_released_while_running():
     alone = time.perf_counter() - started
     stop.set()
     t.join()
+    # A tick is a 1 ms sleep plus the wake-up (~0.1 ms idle, a few ms on a loaded machine); a
+    # held GIL would allow almost none. A fifth of the ideal count leaves room for the load.
     assert len(ticks) > 0.2 * alone / 0.001
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: two threads cannot run at once")
@@ -215,8 +217,11 @@ def test_asteroid_capture_thrust_command_replaces_the_built_in_thrust():
     touch = builtin.summary()["contact_time_s"]
     before = a["t_s"] < touch
     assert np.array_equal(a["budget_J"][before], b["budget_J"][before])
+    # The command starts one 0.1 s step late: 475 N on the 15 t bus for 0.1 s is 3.2e-3 m/s
+    # of bus velocity at most, shared out by the membrane; 2e-3 m/s bounds what is left.
     assert np.allclose(a["relative_vz_m_s"], b["relative_vz_m_s"], atol=2e-3)
-    # The command's work enters the budget: it closes as well as the built-in's.
+    # The command's work enters the budget: it closes within the guard's own limit (1 % of the
+    # energy in play, ENERGY_TOLERANCE), as the built-in's does.
     assert abs(a["budget_J"][-1] - a["budget_J"][0]) < 0.01 * np.abs(a["asteroid_kinetic_J"]).max()
 
 
