@@ -68,44 +68,10 @@ enum Command {
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --threads 2 --out out/phobos_mc
   tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --resume
   tumble mc scenarios/lander/cube_phobos.toml --seed 7 --out out/phobos_mc --run 42   # one run, full outputs
-  tumble mc scenarios/lander/comet_drop.toml --runs 100000 --backend gpu")]
-    Mc {
-        /// Scenario file (TOML) with a `[dispersions]` table.
-        scenario: PathBuf,
-        /// Number of runs.
-        #[arg(long, default_value_t = 100)]
-        runs: u64,
-        /// Campaign seed [default: the scenario's `seed`].
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Worker threads [default: all cores].
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Output folder [default: out/NAME_mc, NAME the scenario's name].
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Continue the campaign already in the output folder.
-        #[arg(long)]
-        resume: bool,
-        /// Run only this run index, with the full outputs of `tumble run` (on the CPU), into
-        /// OUT/run_I.
-        #[arg(long, value_name = "I")]
-        run: Option<u64>,
-        /// Engine: `cpu` (the threads of --threads) or `gpu` (lander campaigns on a Vulkan
-        /// device with 64-bit float shaders: an NVIDIA GPU, or Mesa's lavapipe on the CPU).
-        #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
-        backend: String,
-        /// Runs per device batch with `--backend gpu` [default: 262144, or what the device's
-        /// buffers hold].
-        #[arg(long, value_name = "N")]
-        batch: Option<usize>,
-        /// Override a scenario value before dispersions: KEY=VALUE. Repeatable.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Print nothing but errors.
-        #[arg(long, short)]
-        quiet: bool,
-    },
+  tumble mc scenarios/lander/comet_drop.toml --runs 100000 --backend gpu
+  tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --shard 3/8 --out shards/3 --resume   # one of 8 shards
+  tumble mc scenarios/lander/cube_phobos.toml --runs 1000 --seed 7 --out out/phobos_mc --merge shards/*   # merge them")]
+    Mc(mc::McArgs),
     /// Capture of a tumbling target by a chaser with an arm (`[arm]` + `[capture]`): the
     /// post-capture state by every capture map, the TVLQR detumble, its funnel ρ(t) from sampled
     /// captures, and the verdict X₀ᵀS₀X₀ < ρ₀ checked against detumble simulations.
@@ -322,10 +288,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Run { scenario, out, set, quiet } => run::run(&scenario, out, &set, quiet),
         Command::Check { scenario, set } => run::check(&scenario, &set),
-        Command::Mc { scenario, runs, seed, threads, out, resume, run, backend, batch, set, quiet } => {
-            let engine = if backend == "gpu" { mc::Engine::Gpu { batch } } else { mc::Engine::Cpu };
-            mc::mc(&scenario, runs, seed, threads, out, resume, run, engine, &set, quiet)
-        }
+        Command::Mc(args) => mc::mc(&args),
         Command::Bench { scale, csv } => bench::bench(scale, csv.as_deref()),
         Command::View { dir, port } => exit(view::serve(&dir, port)),
         Command::Arm(cmd) => exit(arm::run(cmd)),

@@ -2,18 +2,13 @@
 
 use crate::{failed, invalid, overrides};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Instant;
 use tumble_sim::Scenario;
-
-/// The engine of a campaign.
-pub(crate) enum Engine {
-    /// tumble-sim on the CPU threads.
-    Cpu,
-    /// tumble-gpu, `batch` runs at a time.
-    Gpu { batch: Option<usize> },
-}
+use tumble_sim::campaign::Shard;
 
 /// The device backend, when this build has it.
 #[cfg(feature = "gpu")]
@@ -38,95 +33,206 @@ fn gpu_campaign(
         .into())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn mc(
-    path: &Path,
+/// `tumble mc`'s arguments.
+#[derive(clap::Args)]
+pub(crate) struct McArgs {
+    /// Scenario file (TOML) with a `[dispersions]` table.
+    scenario: PathBuf,
+    /// Number of runs.
+    #[arg(long, default_value_t = 100)]
     runs: u64,
+    /// Campaign seed [default: the scenario's `seed`].
+    #[arg(long)]
     seed: Option<u64>,
+    /// Worker threads [default: all cores].
+    #[arg(long)]
     threads: Option<usize>,
+    /// Output folder [default: out/NAME_mc, NAME the scenario's name].
+    #[arg(long)]
     out: Option<PathBuf>,
+    /// Continue the campaign already in the output folder (or start it, if there is none).
+    #[arg(long)]
     resume: bool,
-    only: Option<u64>,
-    engine: Engine,
-    set: &[String],
+    /// Run only this run index, with the full outputs of `tumble run` (on the CPU), into
+    /// OUT/run_I.
+    #[arg(long, value_name = "I", conflicts_with_all = ["shard", "merge"])]
+    run: Option<u64>,
+    /// Run only shard K of N (K from 0: runs ⌊K·runs/N⌋ to ⌊(K+1)·runs/N⌋ − 1) into --out, for a
+    /// batch scheduler's job array; `--merge` combines the shards' folders.
+    #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>())]
+    shard: Option<Shard>,
+    /// Merge these finished shard folders into --out instead of running (the same scenario,
+    /// --runs, --seed, --set and --backend as the shards); refuses missing, duplicated, foreign,
+    /// unfinished or altered shards, naming them.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "shard")]
+    merge: Vec<PathBuf>,
+    /// Engine: `cpu` (the threads of --threads) or `gpu` (lander campaigns on a Vulkan
+    /// device with 64-bit float shaders: an NVIDIA GPU, or Mesa's lavapipe on the CPU).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    backend: String,
+    /// Runs per device batch with `--backend gpu` [default: 262144, or what the device's
+    /// buffers hold].
+    #[arg(long, value_name = "N")]
+    batch: Option<usize>,
+    /// Override a scenario value before dispersions: KEY=VALUE. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Print nothing but errors.
+    #[arg(long, short)]
     quiet: bool,
-) -> ExitCode {
-    use tumble_sim::campaign::{Campaign, CampaignOptions, write_report};
-    let sc = match overrides(set).and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string())) {
+}
+
+/// Progress on a terminal: indicatif's bar; elsewhere (a batch job's log): a line with rate and
+/// ETA at most every `LOG_EVERY`.
+struct Progress {
+    bar: ProgressBar,
+    log: Option<(String, Mutex<Instant>)>,
+    started: Instant,
+}
+
+/// Shortest interval between two progress lines in a log, s.
+const LOG_EVERY: f64 = 30.0;
+
+impl Progress {
+    fn new(total: u64, quiet: bool, what: String) -> Self {
+        let tty = std::io::stderr().is_terminal();
+        let bar = if quiet || !tty {
+            ProgressBar::hidden()
+        } else {
+            let b = ProgressBar::new(total);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        };
+        let log = (!quiet && !tty).then(|| (what, Mutex::new(Instant::now())));
+        Self { bar, log, started: Instant::now() }
+    }
+
+    fn update(&self, done: u64, total: u64) {
+        self.bar.set_position(done);
+        let Some((what, last)) = &self.log else { return };
+        let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+        if last.elapsed().as_secs_f64() < LOG_EVERY && done < total {
+            return;
+        }
+        *last = Instant::now();
+        let t = self.started.elapsed().as_secs_f64();
+        let rate = done as f64 / t.max(1e-9);
+        let eta = if rate > 0.0 { format!("{:.0} s", (total - done) as f64 / rate) } else { "?".into() };
+        eprintln!("{what}: {done}/{total} runs, {rate:.2} runs/s, {t:.0} s elapsed, ETA {eta}");
+    }
+}
+
+pub(crate) fn mc(a: &McArgs) -> ExitCode {
+    use tumble_sim::campaign::{Accounting, Campaign, CampaignOptions, merge, write_report, write_shard_record};
+    let sc = match overrides(&a.set).and_then(|o| Scenario::load(&a.scenario, &o).map_err(|e| e.to_string())) {
         Ok(sc) => sc,
         Err(e) => return invalid(e),
     };
-    if let Some(i) = only
+    if let Some(i) = a.run
         && i >= tumble_sim::campaign::MAX_RUNS
     {
         return invalid(format!("--run must be below {}, got {i}", tumble_sim::campaign::MAX_RUNS));
     }
-    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {
         return invalid("--threads must be at least 1".into());
     }
     let options = CampaignOptions {
-        runs: if let Some(i) = only { i + 1 } else { runs },
-        seed: seed.unwrap_or(sc.file.seed),
+        runs: if let Some(i) = a.run { i + 1 } else { a.runs },
+        seed: a.seed.unwrap_or(sc.file.seed),
         threads,
-        out: out.unwrap_or_else(|| Path::new("out").join(format!("{}_mc", sc.file.name))),
-        resume,
+        out: a.out.clone().unwrap_or_else(|| Path::new("out").join(format!("{}_mc", sc.file.name))),
+        resume: a.resume,
+        shard: a.shard,
     };
     let mut campaign = match Campaign::new(sc, options) {
         Ok(c) => c,
         Err(e) => return invalid(e),
     };
-    if let Some(i) = only {
-        let dir = campaign.options.out.join(format!("run_{i}"));
-        return match campaign.run_alone(i, &dir) {
-            Ok(row) => {
-                let k = campaign.kind.as_ref();
-                let results: Vec<String> =
-                    k.columns().iter().filter_map(|c| row.get(k, c).map(|x| format!("{c} = {x:.6}"))).collect();
-                println!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
-                ExitCode::SUCCESS
-            }
-            Err(e) => invalid(e),
-        };
+    if let Some(i) = a.run {
+        return run_alone(&campaign, i);
     }
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(campaign.options.runs);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    };
     let started = Instant::now();
-    let progress = |done, _| bar.set_position(done);
-    let executed = match engine {
-        Engine::Cpu => campaign.execute(&progress),
-        Engine::Gpu { batch } => gpu_campaign(&mut campaign, batch, &progress),
+    if !a.merge.is_empty() {
+        // The shards' identity names the engine that ran them.
+        if a.backend == "gpu" {
+            campaign.backend = Some("gpu".into());
+        }
+        let (rows, workers) = match merge(&campaign, &a.merge) {
+            Ok(r) => r,
+            Err(e) => return invalid(e),
+        };
+        let accounting = Accounting { workers, ..Accounting::new(started.elapsed().as_secs_f64(), 0, threads) };
+        if let Err(e) = write_report(&campaign, &rows, &accounting) {
+            return failed(e);
+        }
+        if !a.quiet {
+            let what = campaign.kind.headline(&rows);
+            let n = accounting.workers.len();
+            println!(
+                "{}: {} runs ({what}) merged from {n} shards; outputs in {}",
+                campaign.scenario.file.name,
+                rows.len(),
+                campaign.options.out.display()
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    let range = campaign.indices();
+    let what = match campaign.options.shard {
+        Some(s) => format!("{} shard {s}", campaign.scenario.file.name),
+        None => campaign.scenario.file.name.clone(),
+    };
+    let progress = Progress::new(range.end - range.start, a.quiet, what.clone());
+    let update = |done, total| progress.update(done, total);
+    let executed = match a.backend.as_str() {
+        "gpu" => gpu_campaign(&mut campaign, a.batch, &update),
+        _ => campaign.execute(&update),
     };
     let (rows, ran) = match executed {
         Ok(r) => r,
         Err(e) => {
-            bar.abandon();
+            progress.bar.abandon();
             return invalid(e);
         }
     };
-    bar.finish_and_clear();
+    progress.bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    if let Err(e) = write_report(&campaign, &rows, wall, ran) {
+    let accounting = Accounting::new(wall, ran, threads);
+    let written = match campaign.options.shard {
+        Some(_) => write_shard_record(&campaign, &rows, &accounting),
+        None => write_report(&campaign, &rows, &accounting).map(|_| ()),
+    };
+    if let Err(e) = written {
         return failed(e);
     }
-    if !quiet {
-        let what = campaign.kind.headline(&rows);
+    if !a.quiet {
+        let headline = campaign.kind.headline(&rows);
         println!(
-            "{}: {} runs ({what}) in {wall:.1} s on {threads} threads; outputs in {}",
-            campaign.scenario.file.name,
+            "{what}: {} runs ({headline}) in {wall:.1} s on {threads} threads; outputs in {}",
             rows.len(),
             campaign.options.out.display()
         );
     }
     ExitCode::SUCCESS
+}
+
+/// `--run I`: run `i` alone with its full outputs.
+fn run_alone(campaign: &tumble_sim::campaign::Campaign, i: u64) -> ExitCode {
+    let dir = campaign.options.out.join(format!("run_{i}"));
+    match campaign.run_alone(i, &dir) {
+        Ok(row) => {
+            let k = campaign.kind.as_ref();
+            let results: Vec<String> =
+                k.columns().iter().filter_map(|c| row.get(k, c).map(|x| format!("{c} = {x:.6}"))).collect();
+            println!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => invalid(e),
+    }
 }

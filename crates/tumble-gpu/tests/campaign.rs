@@ -24,7 +24,8 @@ fn campaign(out: &Path, runs: u64, resume: bool) -> Campaign {
     // A looser settling test keeps the runs short without changing the physics.
     let sc = Scenario::load(&scenario("lander/cube_phobos.toml"), &[("lander.settle.speed".into(), "1e-3".into())])
         .expect("scenario");
-    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads: 2, out: out.to_path_buf(), resume }).expect("campaign")
+    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads: 2, out: out.to_path_buf(), resume, shard: None })
+        .expect("campaign")
 }
 
 fn column(rows: &[RunRow], c: &Campaign, name: &str) -> Vec<f64> {
@@ -73,7 +74,8 @@ fn a_gpu_campaign_matches_the_cpu_campaign() {
     let worst = |rows: &[RunRow], c: &Campaign| column(rows, c, "balance_error [J]").into_iter().fold(0.0, f64::max);
     let (wc, wg) = (worst(&cpu_rows, &cpu), worst(&gpu_rows, &on_gpu));
     assert!(wg < 2.0 * wc + 1e-9, "largest balance error {wg} J (gpu) vs {wc} J (cpu)");
-    let summary = write_report(&on_gpu, &gpu_rows, 1.0, ran).expect("report");
+    let summary =
+        write_report(&on_gpu, &gpu_rows, &tumble_sim::campaign::Accounting::new(1.0, ran, 1)).expect("report");
     assert_eq!(summary["backend"], "gpu");
     assert_eq!(summary["settled"], RUNS);
 
@@ -93,7 +95,7 @@ fn a_gpu_campaign_matches_the_cpu_campaign() {
 #[test]
 fn what_the_device_lacks_is_refused_before_any_run() {
     let out = tmp("mc_refused");
-    let options = CampaignOptions { runs: 2, seed: 1, threads: 1, out: out.clone(), resume: false };
+    let options = CampaignOptions { runs: 2, seed: 1, threads: 1, out: out.clone(), resume: false, shard: None };
     let load = |name: &str| Scenario::load(&scenario(name), &[]).expect("scenario");
     let hopper = Campaign::new(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
     let err = check(&hopper).expect_err("hops");

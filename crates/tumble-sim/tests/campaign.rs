@@ -18,7 +18,8 @@ fn tmp(name: &str) -> PathBuf {
 fn campaign(out: &Path, runs: u64, threads: usize, resume: bool) -> Campaign {
     // Shorter runs: a looser settling test keeps the test quick without changing the physics.
     let sc = Scenario::load(&cube(), &[("lander.settle.speed".into(), "1e-3".into())]).expect("scenario");
-    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads, out: out.to_path_buf(), resume }).expect("campaign")
+    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads, out: out.to_path_buf(), resume, shard: None })
+        .expect("campaign")
 }
 
 #[test]
@@ -45,7 +46,8 @@ fn runs_csv_is_identical_on_one_and_two_threads_and_after_a_resume() {
 
     // A resume of a different campaign is refused.
     let sc = Scenario::load(&cube(), &[]).expect("scenario");
-    let other = Campaign::new(sc, CampaignOptions { runs: 8, seed: 12, threads: 1, out: c.clone(), resume: true });
+    let other =
+        Campaign::new(sc, CampaignOptions { runs: 8, seed: 12, threads: 1, out: c.clone(), resume: true, shard: None });
     let err = other.expect("valid").execute(&|_, _| {}).expect_err("different seed");
     assert!(err.contains("another scenario, seed"), "{err}");
 
@@ -73,10 +75,12 @@ fn impossible_dispersions_are_refused_with_the_key() {
     ] {
         let text = format!("{base}[dispersions]\n{disp}\n");
         let sc = Scenario::from_text(&cube(), text, &[]).expect("parses");
-        let err =
-            Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false })
-                .err()
-                .unwrap_or_else(|| panic!("{disp}: accepted"));
+        let err = Campaign::new(
+            sc,
+            CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false, shard: None },
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{disp}: accepted"));
         assert!(err.contains(expected), "{disp}: {err}");
         assert!(err.contains("cube_phobos.toml"), "names the file: {err}");
     }
@@ -86,9 +90,12 @@ fn impossible_dispersions_are_refused_with_the_key() {
 fn impossible_run_counts_are_refused() {
     for runs in [0, tumble_sim::campaign::MAX_RUNS + 1] {
         let sc = Scenario::load(&cube(), &[]).expect("scenario");
-        let err = Campaign::new(sc, CampaignOptions { runs, seed: 1, threads: 1, out: tmp("mc_runs"), resume: false })
-            .err()
-            .unwrap_or_else(|| panic!("{runs} runs accepted"));
+        let err = Campaign::new(
+            sc,
+            CampaignOptions { runs, seed: 1, threads: 1, out: tmp("mc_runs"), resume: false, shard: None },
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{runs} runs accepted"));
         assert!(err.contains("--runs must be between 1 and"), "{err}");
     }
 }
@@ -105,7 +112,7 @@ fn capture_campaigns_share_the_machinery() {
     let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let make = |out: &Path, threads: usize, resume: bool| {
         let sc = Scenario::load(&path, &set).expect("scenario");
-        Campaign::new(sc, CampaignOptions { runs: 4, seed: 5, threads, out: out.to_path_buf(), resume })
+        Campaign::new(sc, CampaignOptions { runs: 4, seed: 5, threads, out: out.to_path_buf(), resume, shard: None })
             .expect("campaign")
     };
     let (a, b) = (tmp("mc_cap_a"), tmp("mc_cap_b"));
@@ -123,7 +130,8 @@ fn capture_campaigns_share_the_machinery() {
     let alone = c.run_alone(2, &a.join("run_2")).expect("run alone");
     assert_eq!(alone, rows[2]);
     assert!(a.join("run_2/plots/sada.png").exists());
-    let summary = tumble_sim::campaign::write_report(&c, &rows, 1.0, 4).expect("report");
+    let summary = tumble_sim::campaign::write_report(&c, &rows, &tumble_sim::campaign::Accounting::new(1.0, 4, 1))
+        .expect("report");
     assert_eq!(summary["peak_sada_bending_N_m"]["count"], 4);
 }
 
@@ -135,11 +143,14 @@ fn a_body_campaign_maps_its_landing_sites() {
     // Short runs: the map is drawn whether or not runs settle (only settled sites are marked).
     let sc = Scenario::load(&path, &[("simulation.duration".into(), "120".into())]).expect("scenario");
     let out = tmp("mc_body");
-    let c = Campaign::new(sc, CampaignOptions { runs: 2, seed: 3, threads: 1, out: out.clone(), resume: false })
-        .expect("campaign");
+    let c = Campaign::new(
+        sc,
+        CampaignOptions { runs: 2, seed: 3, threads: 1, out: out.clone(), resume: false, shard: None },
+    )
+    .expect("campaign");
     let (rows, ran) = c.execute(&|_, _| {}).expect("runs");
     assert_eq!(rows.len(), 2);
-    tumble_sim::campaign::write_report(&c, &rows, 1.0, ran).expect("report");
+    tumble_sim::campaign::write_report(&c, &rows, &tumble_sim::campaign::Accounting::new(1.0, ran, 1)).expect("report");
     for f in ["landing_map.png", "landing_map.svg", "landing_sites.png"] {
         assert!(out.join("plots").join(f).is_file(), "missing {f}");
     }
@@ -154,7 +165,10 @@ fn a_campaign_kind_is_found_by_its_type() {
     assert!(c.kind_as::<LanderRuns>().is_some_and(|k| k.shared.is_some()));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
     let sc = Scenario::load(&path, &[]).expect("scenario");
-    let c = Campaign::new(sc, CampaignOptions { runs: 1, seed: 1, threads: 1, out: tmp("mc_kind_c"), resume: false })
-        .expect("campaign");
+    let c = Campaign::new(
+        sc,
+        CampaignOptions { runs: 1, seed: 1, threads: 1, out: tmp("mc_kind_c"), resume: false, shard: None },
+    )
+    .expect("campaign");
     assert!(c.kind_as::<LanderRuns>().is_none());
 }

@@ -311,14 +311,31 @@ def campaign(
     resume: bool = False,
     overrides: Mapping[str, Any] | None = None,
     as_pandas: bool | None = None,
+    client=None,
+    chunk_size: int | None = None,
+    progress: bool = False,
 ):
-    """Runs ``runs`` dispersed runs of a scenario on the engine's threads (as ``tumble mc``),
-    writing ``runs.csv``, ``summary.json`` and the plots into ``out`` (default
-    ``out/NAME_mc``), and returns the ``runs.csv`` table: a pandas DataFrame when pandas is
-    installed (or ``as_pandas=True``), else a dict of numpy arrays. ``seed`` defaults to the
-    scenario's; the same seed gives the same table whatever the thread count."""
+    """Runs ``runs`` dispersed runs of a scenario (as ``tumble mc``), writing ``runs.csv``,
+    ``runs.parquet``, ``summary.json`` and the plots into ``out`` (default ``out/NAME_mc``),
+    and returns the ``runs.csv`` table: a pandas DataFrame when pandas is installed (or
+    ``as_pandas=True``), else a dict of numpy arrays. ``seed`` defaults to the scenario's; the
+    same seed gives the same table whatever the thread count, the workers or the interruptions.
+
+    The runs execute on the engine's ``threads``, or, given a ``dask.distributed.Client``, on
+    its workers: chunks of ``chunk_size`` runs (default: about 16 chunks per worker) as Dask
+    tasks, each chunk appended to ``runs.csv`` as it completes; a worker that dies loses only
+    its running chunks, which Dask runs again; ``resume=True`` continues an interrupted
+    campaign. ``progress=True`` prints the runs done, the rate and the time left on stderr (the
+    Dask dashboard, ``client.dashboard_link``, shows the tasks). Scenario files and the files
+    they name must be at the same paths on the workers, with the same tumble version."""
     sc = _scenario(scenario, overrides)
-    folder, _, _ = _tumble.run_campaign(sc, runs, seed, threads, None if out is None else os.fspath(out), resume)
+    folder = None if out is None else os.fspath(out)
+    run = None
+    if client is not None:
+        from . import _dask
+
+        run = _dask.runner(client, sc, runs, seed, chunk_size, progress)
+    folder, _, _ = _tumble.run_campaign(sc, runs, seed, threads, folder, resume, run)
     path = os.path.join(folder, "runs.csv")
     if as_pandas is None:
         try:

@@ -2,7 +2,7 @@
 user calls; units are SI throughout)."""
 
 import os
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -144,5 +144,14 @@ def run_campaign(
     threads: int | None = None,
     out: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    runner: Callable[[list[int]], Iterable[tuple[list[str], str, float]]] | None = None,
 ) -> tuple[str, int, float]: ...
+
+class CampaignRows:
+    """A campaign's runs on a worker: built once, then asked for chunks of rows."""
+
+    def __init__(self, scenario: Scenario, runs: int, seed: int | None = None, threads: int = 1) -> None: ...
+    def identity(self) -> str: ...
+    def rows(self, indices: list[int]) -> list[str]: ...
+
 def campaign_run_scenario(scenario: Scenario, index: int, seed: int | None = None) -> tuple[Scenario, list[str]]: ...

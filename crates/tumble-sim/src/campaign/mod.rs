@@ -13,7 +13,9 @@
 
 pub mod dispersion;
 mod kind;
+mod parquet;
 pub(crate) mod report;
+mod shard;
 
 use crate::scenario::Scenario;
 use dispersion::Dispersion;
@@ -25,7 +27,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use kind::{AsAny, CampaignKind, Finished, campaign_kind, status_counts};
-pub use report::write_report;
+pub use parquet::PARQUET;
+pub use report::{Accounting, Worker, write_report};
+pub use shard::{Shard, merge, write_shard_record};
 
 /// Most runs one campaign takes (the list of runs to do is held in memory).
 pub const MAX_RUNS: u64 = 100_000_000;
@@ -43,6 +47,8 @@ pub struct CampaignOptions {
     pub out: PathBuf,
     /// Continue a campaign already in `out`.
     pub resume: bool,
+    /// Run only this shard of the runs (`None`: all of them).
+    pub shard: Option<Shard>,
 }
 
 /// One finished run, as `runs.csv` holds it.
@@ -96,6 +102,7 @@ pub struct Campaign {
     pub backend: Option<String>,
 }
 
+/// The header line of `runs.csv`.
 fn csv_header(d: &[Dispersion], kind: &dyn CampaignKind) -> String {
     let mut h = vec!["run".to_string(), "seed".to_string()];
     h.extend(d.iter().map(|d| d.key.clone()));
@@ -106,7 +113,8 @@ fn csv_header(d: &[Dispersion], kind: &dyn CampaignKind) -> String {
 }
 
 impl RunRow {
-    fn to_csv(&self, seed: u64) -> String {
+    /// The row as a line of `runs.csv` (without its newline) in a campaign of `seed`.
+    pub fn to_csv(&self, seed: u64) -> String {
         let mut f = vec![self.index.to_string(), seed.to_string()];
         f.extend(self.values.iter().map(|v| csv_field(v)));
         f.push(self.status.clone());
@@ -199,7 +207,11 @@ impl Campaign {
     fn run_index(&self, index: u64, dir: Option<&Path>) -> Result<RunRow, String> {
         let (sc, values) = match self.scenario_of(index) {
             Ok(x) => x,
-            Err(e) => return Ok(self.invalid(index, vec![], e)),
+            // The row keeps its drawn values, so that it has every column.
+            Err(e) => {
+                let draws = dispersion::draw_run(&self.dispersions, self.options.seed, index);
+                return Ok(self.invalid(index, draws.into_iter().map(|(_, v)| v).collect(), e));
+            }
         };
         let width = self.kind.columns().len();
         match self.kind.run(&sc, dir) {
@@ -234,17 +246,36 @@ impl Campaign {
         self.run_index(index, Some(dir))
     }
 
-    fn identity(&self) -> serde_json::Value {
+    /// What the campaign is, as `campaign.json` holds it: the scenario, the hash of its text,
+    /// the seed, the dispersed keys, the backend when not the CPU, and for a shard the runs of
+    /// the whole campaign and which shard this is.
+    pub fn identity(&self) -> serde_json::Value {
         let mut id = serde_json::json!({
             "scenario": self.scenario.path.display().to_string(),
             "scenario_hash": format!("{:016x}", fnv(&self.scenario.text)),
             "seed": self.options.seed,
             "dispersions": self.dispersions.iter().map(|d| d.key.clone()).collect::<Vec<_>>(),
         });
-        if let (Some(b), Some(m)) = (&self.backend, id.as_object_mut()) {
-            m.insert("backend".into(), b.clone().into());
+        if let Some(m) = id.as_object_mut() {
+            if let Some(b) = &self.backend {
+                m.insert("backend".into(), b.clone().into());
+            }
+            if let Some(s) = self.options.shard {
+                m.insert("runs".into(), self.options.runs.into());
+                m.insert("shard".into(), s.to_string().into());
+            }
         }
         id
+    }
+
+    /// The run indices this campaign executes: all `0..runs`, or its shard's.
+    pub fn indices(&self) -> std::ops::Range<u64> {
+        self.options.shard.map_or(0..self.options.runs, |s| s.range(self.options.runs))
+    }
+
+    /// The header line of this campaign's `runs.csv`.
+    pub fn header(&self) -> String {
+        csv_header(&self.dispersions, self.kind.as_ref())
     }
 
     /// Runs every run not yet in `runs.csv` on the CPU, in parallel; `progress(done, total)`
@@ -275,7 +306,7 @@ impl Campaign {
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
         fs::create_dir_all(out).map_err(|e| io(out, e))?;
         let id_path = out.join("campaign.json");
-        let header = csv_header(&self.dispersions, self.kind.as_ref());
+        let header = self.header();
         let mut done: BTreeMap<u64, String> = BTreeMap::new();
         if csv.exists() {
             if !self.options.resume {
@@ -319,7 +350,8 @@ impl Campaign {
                 .map_err(|e| io(&id_path, e))?;
             fs::write(&csv, format!("{header}\n")).map_err(|e| io(&csv, e))?;
         }
-        let todo: Vec<u64> = (0..self.options.runs).filter(|i| !done.contains_key(i)).collect();
+        let todo: Vec<u64> = self.indices().filter(|i| !done.contains_key(i)).collect();
+        let total = self.indices().end - self.indices().start;
         let file = Mutex::new(fs::OpenOptions::new().append(true).open(&csv).map_err(|e| io(&csv, e))?);
         let finished = Mutex::new((done.len() as u64, done));
         let failure: Mutex<Option<String>> = Mutex::new(None);
@@ -335,11 +367,11 @@ impl Campaign {
             let mut g = finished.lock().unwrap_or_else(|p| p.into_inner());
             g.0 += 1;
             g.1.insert(row.index, line);
-            progress(g.0, self.options.runs);
+            progress(g.0, total);
         };
         let in_flight = |n: u64| {
             let g = finished.lock().unwrap_or_else(|p| p.into_inner());
-            progress(g.0 + n, self.options.runs);
+            progress(g.0 + n, total);
         };
         let ran = runner(&todo, &done, &in_flight);
         if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -360,7 +392,8 @@ impl Campaign {
         Ok((rows, todo.len() as u64))
     }
 
-    fn parse_row(&self, line: &str) -> Result<RunRow, String> {
+    /// A `runs.csv` line of this campaign as a row.
+    pub fn parse_row(&self, line: &str) -> Result<RunRow, String> {
         let f = split_csv(line);
         let (n, m) = (self.dispersions.len(), self.kind.columns().len());
         let bad = || format!("runs.csv: malformed row `{line}`");

@@ -24,9 +24,59 @@ pub(crate) fn mean_sd(v: &[f64]) -> Option<(f64, f64)> {
     Some((m, var.sqrt()))
 }
 
-/// Writes `summary.json` and `plots/` for the finished rows; returns the summary. `wall` is the
-/// campaign's wall time in this invocation, s, and `ran` the runs it executed.
-pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Result<Value, String> {
+/// How a campaign's runs were executed, for `summary.json`'s `accounting`: measured, not
+/// computed, so the one part of a campaign's outputs that differs between two executions of the
+/// same campaign (everything else is a function of the scenario, the seed and the runs).
+#[derive(Clone, Debug, Default)]
+pub struct Accounting {
+    /// Wall time of this invocation, s.
+    pub wall_time_s: f64,
+    /// Runs this invocation executed (fewer than the campaign's after a resume; none for a
+    /// merge).
+    pub runs_executed: u64,
+    /// Threads of this invocation that ran runs (0 when workers elsewhere ran them all).
+    pub threads: usize,
+    /// The shards or workers that executed the runs, when not this invocation's threads.
+    pub workers: Vec<Worker>,
+}
+
+/// The runs one shard or worker did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Worker {
+    /// Which: `shard 3/8`, a Dask worker's address.
+    pub name: String,
+    /// Runs it executed.
+    pub runs: u64,
+    /// Wall time it spent on them, s.
+    pub wall_time_s: f64,
+}
+
+impl Accounting {
+    /// Accounting of `runs` runs on `threads` threads in `wall_time_s`.
+    pub fn new(wall_time_s: f64, runs: u64, threads: usize) -> Self {
+        Self { wall_time_s, runs_executed: runs, threads, workers: Vec::new() }
+    }
+
+    /// As JSON.
+    pub fn to_json(&self) -> Value {
+        let rate = |n: u64, t: f64| if t > 0.0 { n as f64 / t } else { 0.0 };
+        let workers: Vec<Value> = (self.workers.iter())
+            .map(|w| json!({ "name": w.name, "runs": w.runs, "wall_time_s": w.wall_time_s, "runs_per_second": rate(w.runs, w.wall_time_s) }))
+            .collect();
+        json!({
+            "wall_time_s": self.wall_time_s,
+            "runs_executed": self.runs_executed,
+            "threads": self.threads,
+            "runs_per_second": rate(self.runs_executed, self.wall_time_s),
+            "workers": workers,
+        })
+    }
+}
+
+/// Writes `summary.json` and `plots/` for the finished rows; returns the summary. Everything in
+/// them but `accounting` is a function of the rows, so a campaign run in shards, on workers or
+/// on any thread count writes the same bytes.
+pub fn write_report(c: &Campaign, rows: &[RunRow], accounting: &Accounting) -> Result<Value, String> {
     let out = &c.options.out;
     let io = |e: std::io::Error| format!("{}: {e}", out.display());
     let plots = out.join("plots");
@@ -39,11 +89,8 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         "dispersions": c.dispersions.iter().map(|d| json!({ "key": d.key, "distribution": d.dist.to_json() })).collect::<Vec<_>>(),
         "failed": rows.iter().filter(|r| r.status == "failed").count(),
         "invalid": rows.iter().filter(|r| r.status == "invalid").count(),
-        "threads": c.options.threads,
         "backend": c.backend.as_deref().unwrap_or("cpu"),
-        "wall_time_s": wall,
-        "runs_executed": ran,
-        "runs_per_second": if wall > 0.0 { ran as f64 / wall } else { 0.0 },
+        "accounting": accounting.to_json(),
     });
     // Column by position (a row holds its results in column order; NaN for none).
     let values = |i: usize| rows.iter().filter_map(move |r| r.results.get(i).copied().filter(|x| !x.is_nan()));
@@ -58,6 +105,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], wall: f64, ran: u64) -> Resul
         (Value::Object(m), Some(s)) => s.extend(m),
         _ => histograms(c.kind.as_ref(), rows, &plots)?,
     }
+    super::parquet::write(c, rows, &out.join("runs.parquet"))?;
     fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())? + "\n")
         .map_err(io)?;
     Ok(summary)

@@ -1,0 +1,135 @@
+//! `tumble mc --shard K/N` and `--merge`, as a batch scheduler runs them: shards as separate
+//! processes at once, one killed mid-way and run again with `--resume`; the merge must be byte
+//! for byte the campaign run on one machine (all but `summary.json`'s measured `accounting`),
+//! and a merge of missing, duplicated, foreign, unfinished or altered shards is refused with
+//! the folder named.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+mod common;
+
+const RUNS: &str = "24";
+
+/// `tumble mc` on the cube-on-Phobos campaign with `extra` arguments. The looser settling test
+/// keeps runs short (about a quarter of a second each in a debug build) without changing what is
+/// under test.
+fn mc(extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tumble"));
+    c.args(["mc", &common::scenario("lander/cube_phobos.toml"), "--runs", RUNS, "--seed", "5", "--quiet"]);
+    c.args(["--set", "lander.settle.speed=1e-3"]).args(extra);
+    c
+}
+
+fn shard(k: usize, dir: &Path) -> Child {
+    let out = dir.join(k.to_string());
+    mc(&["--threads", "1", "--resume", "--shard", &format!("{k}/3"), "--out", &out.display().to_string()])
+        .spawn()
+        .expect("shard starts")
+}
+
+fn merge(out: &Path, shards: &[PathBuf]) -> (bool, String) {
+    let o = mc(&["--out", &out.display().to_string(), "--merge"]).args(shards).output().expect("merge runs");
+    (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string())
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// The summary without its measured part.
+fn summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json");
+    let mut s: serde_json::Value = serde_json::from_str(&text).expect("json");
+    s.as_object_mut().and_then(|m| m.remove("accounting")).expect("an accounting section");
+    s
+}
+
+#[test]
+fn shards_run_apart_merge_into_the_one_machine_campaign() {
+    let root = common::tmp("shards");
+    let (one, dir) = (root.join("one"), root.join("shards"));
+    assert!(mc(&["--threads", "2", "--out", &one.display().to_string()]).status().expect("runs").success());
+
+    // Three shards at once; shard 1 is killed once it has a run or two in its runs.csv.
+    let mut children: Vec<Child> = (0..3).map(|k| shard(k, &dir)).collect();
+    let started = Instant::now();
+    while lines(&dir.join("1/runs.csv")) < 3 {
+        assert!(started.elapsed() < Duration::from_secs(120), "shard 1 wrote no run");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    children[1].kill().expect("kill");
+    for c in &mut children {
+        c.wait().expect("wait");
+    }
+    let shards: Vec<PathBuf> = (0..3).map(|k| dir.join(k.to_string())).collect();
+    assert!(!dir.join("1/shard.json").exists(), "the killed shard did not finish");
+
+    // The killed shard is named as unfinished; nothing is written.
+    let merged = root.join("merged");
+    let (ok, err) = merge(&merged, &shards);
+    assert!(!ok && err.contains("shard 1/3 has not finished") && err.contains("shards/1"), "{err}");
+    assert!(!merged.exists());
+
+    // Run again alone, it finishes what it had not done.
+    assert!(shard(1, &dir).wait().expect("rerun").success());
+    let (ok, err) = merge(&merged, &shards);
+    assert!(ok, "{err}");
+    let mut files = vec!["runs.csv".to_string(), "campaign.json".into()];
+    // The Parquet table where this build writes one (the default `parquet` feature).
+    assert_eq!(one.join("runs.parquet").exists(), cfg!(feature = "parquet"));
+    if cfg!(feature = "parquet") {
+        files.push("runs.parquet".into());
+    }
+    for p in std::fs::read_dir(one.join("plots")).expect("plots") {
+        files.push(format!("plots/{}", p.expect("entry").file_name().to_string_lossy()));
+    }
+    assert!(files.len() > 4, "{files:?}");
+    for f in &files {
+        let (a, b) = (std::fs::read(one.join(f)).expect(f), std::fs::read(merged.join(f)).expect(f));
+        assert!(a == b, "{f} differs between the one-machine campaign and the merge");
+    }
+    assert_eq!(summary(&one), summary(&merged));
+    let acc =
+        &serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(merged.join("summary.json")).expect("s"))
+            .expect("json")["accounting"]["workers"];
+    assert_eq!(acc.as_array().map(Vec::len), Some(3), "one entry per shard: {acc}");
+
+    refusals(&root, &shards);
+}
+
+/// Missing, duplicated, foreign and altered shards are each refused with the folder named.
+fn refusals(root: &Path, shards: &[PathBuf]) {
+    let out = root.join("refused");
+    let (ok, err) = merge(&out, &shards[..2]);
+    assert!(!ok && err.contains("shard 2/3 (runs 16..24) is missing"), "{err}");
+    let (ok, err) = merge(&out, &[shards[0].clone(), shards[1].clone(), shards[2].clone(), shards[1].clone()]);
+    assert!(!ok && err.contains("are both shard 1/3"), "{err}");
+
+    // Another seed: every shard is foreign to this campaign.
+    let o = Command::new(env!("CARGO_BIN_EXE_tumble"))
+        .args(["mc", &common::scenario("lander/cube_phobos.toml"), "--runs", RUNS, "--seed", "6"])
+        .args(["--set", "lander.settle.speed=1e-3", "--out", &out.display().to_string(), "--merge"])
+        .args(shards)
+        .output()
+        .expect("merge runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("shards/0: a shard of another campaign (seed 5 where this campaign's is 6"), "{err}");
+
+    // One digit of a finished shard's result changed: still a readable row, refused by its checksum.
+    let altered = root.join("altered");
+    std::fs::create_dir_all(&altered).expect("dir");
+    for f in ["campaign.json", "runs.csv", "shard.json"] {
+        std::fs::copy(shards[2].join(f), altered.join(f)).expect("copy");
+    }
+    let csv = std::fs::read_to_string(altered.join("runs.csv")).expect("csv");
+    let at = csv.rfind(|c: char| c.is_ascii_digit() && c != '9').expect("a digit");
+    let mut bytes = csv.into_bytes();
+    bytes[at] += 1;
+    std::fs::write(altered.join("runs.csv"), bytes).expect("write");
+    let (ok, err) = merge(&out, &[shards[0].clone(), shards[1].clone(), altered]);
+    assert!(!ok && err.contains("altered/runs.csv: changed since the shard finished"), "{err}");
+    assert!(!out.exists(), "a refused merge writes nothing");
+}
