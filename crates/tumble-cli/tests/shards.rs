@@ -133,3 +133,34 @@ fn refusals(root: &Path, shards: &[PathBuf]) {
     assert!(!ok && err.contains("altered/runs.csv: changed since the shard finished"), "{err}");
     assert!(!out.exists(), "a refused merge writes nothing");
 }
+
+/// The Slurm scripts of `examples/slurm/` as a job array runs them (the task number set by hand,
+/// as the scripts' README shows), then the merge script: the campaign folder with every run.
+#[test]
+fn the_slurm_scripts_run_and_merge_a_campaign() {
+    let root = common::tmp("slurm");
+    let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/slurm");
+    let vars = [
+        ("TUMBLE", env!("CARGO_BIN_EXE_tumble").to_string()),
+        ("SCENARIO", common::scenario("lander/cube_phobos.toml")),
+        ("RUNS", "6".into()),
+        ("SEED", "5".into()),
+        ("SHARDS", "2".into()),
+        ("SHARD_DIR", root.join("shards").display().to_string()),
+        ("OUT", root.join("campaign").display().to_string()),
+    ];
+    for k in ["0", "1"] {
+        let o = Command::new("bash")
+            .arg(scripts.join("campaign.sbatch"))
+            .envs(vars.clone())
+            .env("SLURM_ARRAY_TASK_ID", k)
+            .output()
+            .expect("bash runs");
+        assert!(o.status.success(), "task {k}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = Command::new("bash").arg(scripts.join("merge.sbatch")).envs(vars).output().expect("bash runs");
+    assert!(o.status.success(), "merge: {}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(root.join("campaign/runs.csv")).expect("runs.csv");
+    let runs: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap_or("")).collect();
+    assert_eq!(runs, ["0", "1", "2", "3", "4", "5"]);
+}
