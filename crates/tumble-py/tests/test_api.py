@@ -167,15 +167,20 @@ def test_the_gil_is_released_while_running():
         pytest.skip("one core: two threads cannot run at once")
     # Two runs in two threads take less wall time than the same two in sequence (measured just
     # before, so that the machine's load weighs on both alike); with the GIL held they would
-    # take as long.
-    started = time.perf_counter()
-    one(), one()
-    sequence = time.perf_counter() - started
-    started = time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        assert list(pool.map(lambda _: one(), range(2))) == ["settled", "settled"]
-    both = time.perf_counter() - started
-    assert both < 0.8 * sequence, (both, sequence)
+    # take as long, in every attempt. Another process taking a core during the threaded pair
+    # makes one attempt look serial, so up to three attempts are made.
+    tried = []
+    for _ in range(3):
+        started = time.perf_counter()
+        one(), one()
+        sequence = time.perf_counter() - started
+        started = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            assert list(pool.map(lambda _: one(), range(2))) == ["settled", "settled"]
+        tried.append((time.perf_counter() - started, sequence))
+        if tried[-1][0] < 0.8 * sequence:
+            break
+    assert tried[-1][0] < 0.8 * tried[-1][1], tried
 
 
 def test_a_hop_rule_in_python_is_the_built_in_rule():
