@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 use tumble_sim::Scenario;
-use tumble_sim::campaign::Shard;
+use tumble_sim::campaign::{Accounting, Campaign, CampaignOptions, Shard, merge, write_report, write_shard_record};
 
 /// The device backend, when this build has it.
 #[cfg(feature = "gpu")]
@@ -86,7 +86,10 @@ pub(crate) struct McArgs {
 /// ETA at most every `LOG_EVERY`.
 struct Progress {
     bar: ProgressBar,
-    log: Option<(String, Mutex<Instant>)>,
+    /// What the log lines name, when they are printed.
+    log: Option<String>,
+    /// When the last line was printed, and the runs done before this invocation.
+    last: Mutex<(Instant, Option<u64>)>,
     started: Instant,
 }
 
@@ -108,27 +111,28 @@ impl Progress {
             );
             b
         };
-        let log = (!quiet && !tty).then(|| (what, Mutex::new(Instant::now())));
-        Self { bar, log, started: Instant::now() }
+        let log = (!quiet && !tty).then_some(what);
+        Self { bar, log, last: Mutex::new((Instant::now(), None)), started: Instant::now() }
     }
 
     fn update(&self, done: u64, total: u64) {
         self.bar.set_position(done);
-        let Some((what, last)) = &self.log else { return };
-        let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
-        if last.elapsed().as_secs_f64() < LOG_EVERY && done < total {
+        let Some(what) = &self.log else { return };
+        let mut state = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        // The runs a resume found done do not count in the rate.
+        let before = *state.1.get_or_insert(done.saturating_sub(1));
+        if state.0.elapsed().as_secs_f64() < LOG_EVERY && done < total {
             return;
         }
-        *last = Instant::now();
+        state.0 = Instant::now();
         let t = self.started.elapsed().as_secs_f64();
-        let rate = done as f64 / t.max(1e-9);
+        let rate = (done - before.min(done)) as f64 / t.max(1e-9);
         let eta = if rate > 0.0 { format!("{:.0} s", (total - done) as f64 / rate) } else { "?".into() };
         eprintln!("{what}: {done}/{total} runs, {rate:.2} runs/s, {t:.0} s elapsed, ETA {eta}");
     }
 }
 
 pub(crate) fn mc(a: &McArgs) -> ExitCode {
-    use tumble_sim::campaign::{Accounting, Campaign, CampaignOptions, merge, write_report, write_shard_record};
     let sc = match overrides(&a.set).and_then(|o| Scenario::load(&a.scenario, &o).map_err(|e| e.to_string())) {
         Ok(sc) => sc,
         Err(e) => return invalid(e),
@@ -157,32 +161,10 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     if let Some(i) = a.run {
         return run_alone(&campaign, i);
     }
-    let started = Instant::now();
     if !a.merge.is_empty() {
-        // The shards' identity names the engine that ran them.
-        if a.backend == "gpu" {
-            campaign.backend = Some("gpu".into());
-        }
-        let (rows, workers) = match merge(&campaign, &a.merge) {
-            Ok(r) => r,
-            Err(e) => return invalid(e),
-        };
-        let accounting = Accounting { workers, ..Accounting::new(started.elapsed().as_secs_f64(), 0, threads) };
-        if let Err(e) = write_report(&campaign, &rows, &accounting) {
-            return failed(e);
-        }
-        if !a.quiet {
-            let what = campaign.kind.headline(&rows);
-            let n = accounting.workers.len();
-            println!(
-                "{}: {} runs ({what}) merged from {n} shards; outputs in {}",
-                campaign.scenario.file.name,
-                rows.len(),
-                campaign.options.out.display()
-            );
-        }
-        return ExitCode::SUCCESS;
+        return merge_shards(&mut campaign, a, threads);
     }
+    let started = Instant::now();
     let range = campaign.indices();
     let what = match campaign.options.shard {
         Some(s) => format!("{} shard {s}", campaign.scenario.file.name),
@@ -222,8 +204,32 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `--merge DIR…`: the shards checked and merged into the campaign's folder, then its report.
+fn merge_shards(campaign: &mut Campaign, a: &McArgs, threads: usize) -> ExitCode {
+    let started = Instant::now();
+    // The shards' identity names the engine that ran them.
+    if a.backend == "gpu" {
+        campaign.backend = Some("gpu".into());
+    }
+    let (rows, workers) = match merge(campaign, &a.merge) {
+        Ok(r) => r,
+        Err(e) => return invalid(e),
+    };
+    let accounting = Accounting { workers, ..Accounting::new(started.elapsed().as_secs_f64(), 0, threads) };
+    if let Err(e) = write_report(campaign, &rows, &accounting) {
+        return failed(e);
+    }
+    if !a.quiet {
+        let what = campaign.kind.headline(&rows);
+        let n = accounting.workers.len();
+        let (name, out) = (&campaign.scenario.file.name, campaign.options.out.display());
+        println!("{name}: {} runs ({what}) merged from {n} shards; outputs in {out}", rows.len());
+    }
+    ExitCode::SUCCESS
+}
+
 /// `--run I`: run `i` alone with its full outputs.
-fn run_alone(campaign: &tumble_sim::campaign::Campaign, i: u64) -> ExitCode {
+fn run_alone(campaign: &Campaign, i: u64) -> ExitCode {
     let dir = campaign.options.out.join(format!("run_{i}"));
     match campaign.run_alone(i, &dir) {
         Ok(row) => {
