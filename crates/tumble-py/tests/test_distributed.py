@@ -135,3 +135,24 @@ def test_parquet_reads_back_with_its_columns_types_and_metadata(cli_campaign):
     assert from_pq["status"].tolist() == from_csv["status"].tolist()
     pl = pytest.importorskip("polars")
     assert pl.read_parquet(path).shape == (RUNS, len(header))
+
+
+class _Scheduler:
+    """A client whose scheduler knows `n` workers."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def scheduler_info(self):
+        return {"workers": {f"tcp://w{i}": {} for i in range(self.n)}}
+
+
+def test_default_chunks_spread_over_the_workers_there_are_or_will_be():
+    from tumble import _dask
+
+    assert _dask._chunk_size(_Scheduler(2), 1000, None) == 32  # 16 chunks a worker
+    assert _dask._chunk_size(_Scheduler(4096), 1000, None) == 1  # never empty
+    assert _dask._chunk_size(_Scheduler(0), 1_000_000, None) == 977  # 1024 chunks for workers to come
+    assert _dask._chunk_size(_Scheduler(2), 1000, 5) == 5
+    with pytest.raises(ValueError, match="chunk_size must be at least 1"):
+        _dask._chunk_size(_Scheduler(2), 1000, 0)

@@ -330,6 +330,8 @@ def campaign(
     they name must be at the same paths on the workers, with the same tumble version."""
     sc = _scenario(scenario, overrides)
     folder = None if out is None else os.fspath(out)
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     run = None
     if client is not None:
         from . import _dask

@@ -28,6 +28,9 @@ _BUILT: dict[tuple, Any] = {}
 #: large enough that Dask's per-task cost (about a millisecond) stays small against the runs.
 CHUNKS_PER_WORKER = 16
 
+#: Chunks when no worker has joined yet (the default chunking cannot know how many will).
+SPREAD_WITHOUT_WORKERS = 1024
+
 
 def _worker_name() -> str:
     try:
@@ -60,7 +63,11 @@ def _chunk_size(client, todo: int, chunk_size: int | None) -> int:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
         return chunk_size
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    workers = len(client.scheduler_info().get("workers", {}))
+    if workers == 0:
+        # A cluster still starting (a SLURMCluster whose jobs wait in the queue): chunks small
+        # enough to spread over the workers that will come.
+        return max(1, math.ceil(todo / SPREAD_WITHOUT_WORKERS))
     return max(1, math.ceil(todo / (CHUNKS_PER_WORKER * workers)))
 
 
