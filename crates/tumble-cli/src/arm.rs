@@ -136,12 +136,12 @@ fn inspect(file: &Path, q: &str, qd: Option<&str>, gravity: &str, json_out: bool
             "end_effector_link": mb.links[tip].name,
             "jacobian": rows(&jac),
         });
-        println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        say!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
         return Ok(());
     }
-    println!("robot `{}`: {} degrees of freedom, {} links", model.name, mb.nv(), mb.links.len());
+    say!("robot `{}`: {} degrees of freedom, {} links", model.name, mb.nv(), mb.links.len());
     for j in &joints {
-        println!(
+        say!(
             "  {:<24} {:<9} axis {:<24} limits {}",
             j["name"].as_str().unwrap_or("-"),
             j["type"].as_str().unwrap_or("-"),
@@ -150,9 +150,9 @@ fn inspect(file: &Path, q: &str, qd: Option<&str>, gravity: &str, json_out: bool
         );
     }
     let show = |title: &str, m: &DMatrix<f64>| {
-        println!("{title}");
+        say!("{title}");
         for r in rows(m) {
-            println!("  {}", r.iter().map(|x| format!("{x:>13.6e}")).collect::<Vec<_>>().join(" "));
+            say!("  {}", r.iter().map(|x| format!("{x:>13.6e}")).collect::<Vec<_>>().join(" "));
         }
     };
     show("mass matrix M(q) [kg·m², kg·m, kg]:", &m);
@@ -191,9 +191,9 @@ fn bench(file: &Path, calls: usize) -> Result<(), String> {
     let aba = time(&|x| mb.forward_dynamics(&x[0], &x[1], &x[2], &[])[0]);
     let rnea = time(&|x| mb.inverse_dynamics(&x[0], &x[1], &x[2], &[])[0]);
     let crba = time(&|x| mb.mass_matrix(&x[0])[(0, 0)]);
-    println!("{}: {n} degrees of freedom, best of 5 × {calls} calls, one core", model.name);
-    println!("  forward dynamics (ABA)   {aba:8.3} µs/call");
-    println!("  inverse dynamics (RNEA)  {rnea:8.3} µs/call");
-    println!("  mass matrix (CRBA)       {crba:8.3} µs/call");
+    say!("{}: {n} degrees of freedom, best of 5 × {calls} calls, one core", model.name);
+    say!("  forward dynamics (ABA)   {aba:8.3} µs/call");
+    say!("  inverse dynamics (RNEA)  {rnea:8.3} µs/call");
+    say!("  mass matrix (CRBA)       {crba:8.3} µs/call");
     Ok(())
 }

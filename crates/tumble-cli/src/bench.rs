@@ -10,10 +10,10 @@ pub(crate) fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
         return invalid(format!("--scale must be a positive number, got {scale}"));
     }
     let results = tumble_sim::bench::run_all(scale);
-    println!("{:<36} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
+    say!("{:<36} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
     let mut rows = vec!["case,bodies,steps,seconds,steps_per_second,ns_per_body_step".to_string()];
     for r in &results {
-        println!(
+        say!(
             "{:<36} {:>7} {:>10} {:>14.0} {:>16.1}",
             r.name,
             r.bodies,

@@ -50,19 +50,19 @@ pub(crate) fn capture(
         return failed(e);
     }
     if !quiet {
-        println!("{}: capture maps (relative difference from the constrained impulse):", study.name);
+        say!("{}: capture maps (relative difference from the constrained impulse):", study.name);
         for (name, _, diff) in &report.maps {
-            println!("  {name:<36} {diff:.2e}");
+            say!("  {name:<36} {diff:.2e}");
         }
         let rho0 = report.funnel.rho0;
-        println!(
+        say!(
             "nominal capture detumbled; funnel inlet rho0 = {rho0:.4e} from {} sampled captures ({} failed){}",
             report.estimation.len(),
             report.estimation.iter().filter(|s| !s.rollout.success).count(),
             if report.funnel.bounded { "" } else { ": no sampled failure, rho0 is a lower bound" },
         );
         if let Some((v0, r)) = &report.online {
-            println!(
+            say!(
                 "online check of capture.measured_impulse: V0 = {v0:.4e}, margin V0/rho0 = {:.3e}: predicted {}; the detumble from the predicted state {}",
                 v0 / rho0,
                 if *v0 < rho0 { "safe" } else { "unsafe" },
@@ -70,7 +70,7 @@ pub(crate) fn capture(
             );
         }
         let m = confusion(&report.verification, rho0);
-        println!(
+        say!(
             "verdict on {} sampled captures: safe & detumbled {}, safe & failed {} (false safe), unsafe & detumbled {}, unsafe & failed {}",
             report.verification.len(),
             m[0][0],
@@ -78,7 +78,7 @@ pub(crate) fn capture(
             m[1][0],
             m[1][1]
         );
-        println!("{total} detumbles in {wall:.1} s on {threads} threads; outputs in {}", out.display());
+        say!("{total} detumbles in {wall:.1} s on {threads} threads; outputs in {}", out.display());
     }
     ExitCode::SUCCESS
 }

@@ -61,13 +61,13 @@ pub fn run(cmd: FitCommand) -> Result<(), String> {
     ));
     plot(&stem, &f, &points)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&f)).map_err(|e| e.to_string())?);
+        say!("{}", serde_json::to_string_pretty(&to_json(&f)).map_err(|e| e.to_string())?);
     } else {
-        println!("{} fit of {} points ({}):", name(model), f.n, formula(&f));
+        say!("{} fit of {} points ({}):", name(model), f.n, formula(&f));
         for ((n, v), se) in f.names.iter().zip(&f.values).zip(&f.std_errors) {
-            println!("  {n:<2} = {v:>14.6e} ± {se:.2e}");
+            say!("  {n:<2} = {v:>14.6e} ± {se:.2e}");
         }
-        println!("  R² = {:.6}, RSS = {:.4e} N²; plot {}.png", f.r2, f.rss, stem.display());
+        say!("  R² = {:.6}, RSS = {:.4e} N²; plot {}.png", f.r2, f.rss, stem.display());
     }
     Ok(())
 }
@@ -129,7 +129,7 @@ fn plot(stem: &Path, f: &Fit, points: &[Point]) -> Result<(), String> {
 /// Reads the CSV: a header naming `displacement`, `force` and optionally `velocity` (any order,
 /// other columns ignored, `#` comments and blank lines skipped).
 fn read(path: &Path) -> Result<Vec<Point>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = tumble_math::input::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     let Some((_, header)) = lines.next() else { return Err(format!("{}: empty file", path.display())) };
     let cols: Vec<String> = header.split(',').map(|c| c.trim().to_lowercase()).collect();

@@ -31,7 +31,7 @@ fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
 }
 
 pub fn run(file: &Path, as_json: bool) -> Result<(), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    let text = tumble_math::input::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
     let need = |k: &str| -> Result<DMatrix<f64>, String> {
@@ -44,20 +44,20 @@ pub fn run(file: &Path, as_json: bool) -> Result<(), String> {
     let eig: Vec<[f64; 2]> = d.closed_loop.iter().map(|e| [e.re, e.im]).collect();
     if as_json {
         let out = json!({ "K": rows(&d.k), "S": rows(&d.s), "closed_loop_eigenvalues": eig });
-        println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        say!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
         return Ok(());
     }
     let show = |title: &str, m: &DMatrix<f64>| {
-        println!("{title}");
+        say!("{title}");
         for r in rows(m) {
-            println!("  {}", r.iter().map(|x| format!("{x:>14.6e}")).collect::<Vec<_>>().join(" "));
+            say!("  {}", r.iter().map(|x| format!("{x:>14.6e}")).collect::<Vec<_>>().join(" "));
         }
     };
     show("gain K (u = −K x):", &d.k);
     show("Riccati solution S:", &d.s);
-    println!("closed-loop eigenvalues of A − B K:");
+    say!("closed-loop eigenvalues of A − B K:");
     for [re, im] in eig {
-        println!("  {re:>14.6e} {im:+.6e}i");
+        say!("  {re:>14.6e} {im:+.6e}i");
     }
     Ok(())
 }

@@ -6,6 +6,14 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `println!` for the command's output: a closed standard output (`tumble check F | head -1`)
+/// ends the process quietly with status 0, as the reader asked for no more; another write error
+/// is reported with status 1.
+macro_rules! say {
+    () => { $crate::say_line(format_args!("")) };
+    ($($t:tt)*) => { $crate::say_line(format_args!($($t)*)) };
+}
+
 mod arm;
 mod bench;
 mod capture_map;
@@ -313,6 +321,19 @@ fn exit(r: Result<(), String>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => invalid(e),
+    }
+}
+
+/// Writes one line of output (see `say!`).
+pub(crate) fn say_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|_| out.write_all(b"\n")).and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
     }
 }
 

@@ -193,9 +193,18 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     if let Err(e) = written {
         return failed(e);
     }
+    if let Some(first) = rows.first()
+        && rows.iter().all(|r| r.status == "invalid")
+    {
+        let out = campaign.options.out.display();
+        return invalid(format!(
+            "every run's dispersed values make an invalid scenario (rows in {out}/runs.csv); run {}: {}",
+            first.index, first.note
+        ));
+    }
     if !a.quiet {
         let headline = campaign.kind.headline(&rows);
-        println!(
+        say!(
             "{what}: {} runs ({headline}) in {wall:.1} s on {threads} threads; outputs in {}",
             rows.len(),
             campaign.options.out.display()
@@ -223,7 +232,7 @@ fn merge_shards(campaign: &mut Campaign, a: &McArgs, threads: usize) -> ExitCode
         let what = campaign.kind.headline(&rows);
         let n = accounting.workers.len();
         let (name, out) = (&campaign.scenario.file.name, campaign.options.out.display());
-        println!("{name}: {} runs ({what}) merged from {n} shards; outputs in {out}", rows.len());
+        say!("{name}: {} runs ({what}) merged from {n} shards; outputs in {out}", rows.len());
     }
     ExitCode::SUCCESS
 }
@@ -236,7 +245,7 @@ fn run_alone(campaign: &Campaign, i: u64) -> ExitCode {
             let k = campaign.kind.as_ref();
             let results: Vec<String> =
                 k.columns().iter().filter_map(|c| row.get(k, c).map(|x| format!("{c} = {x:.6}"))).collect();
-            println!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
+            say!("run {i}: {} ({}); outputs in {}", row.status, results.join(", "), dir.display());
             ExitCode::SUCCESS
         }
         Err(e) => invalid(e),

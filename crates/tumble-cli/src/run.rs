@@ -17,7 +17,7 @@ pub(crate) fn check(path: &Path, set: &[String]) -> ExitCode {
             if let Job::Lander(m) = &job {
                 m.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
             }
-            println!("ok");
+            say!("ok");
             ExitCode::SUCCESS
         }
         Err(code) => code,
@@ -142,7 +142,7 @@ fn run_snare(out: Option<PathBuf>, sc: &Scenario, exp: &tumble_sim::snare::WireE
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!("{}", summary.headline(wall, &out));
+        say!("{}", summary.headline(wall, &out));
     }
     ended(summary.diagnosis, &out)
 }
@@ -157,13 +157,13 @@ fn run_grapple(out: Option<PathBuf>, cap: &tumble_sim::grapple::GrappleCapture, 
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!("{}", summary.headline(&out));
+        say!("{}", summary.headline(&out));
     }
     if summary.diagnosis.is_some() {
         return ended(summary.diagnosis, &out);
     }
     if let (Some(why), false) = (&summary.capture_failure, quiet) {
-        println!("capture failed: {why}");
+        say!("capture failed: {why}");
     }
     ExitCode::SUCCESS
 }
@@ -176,7 +176,7 @@ fn run_membrane(out: Option<PathBuf>, m: &tumble_sim::membrane::MembraneDrop, qu
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!("{}", summary.headline(&out));
+        say!("{}", summary.headline(&out));
     }
     ended(summary.diagnosis, &out)
 }
@@ -189,7 +189,7 @@ fn run_mechanism(out: Option<PathBuf>, m: &tumble_sim::mechanism::Mechanism, qui
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!("{}", summary.headline(&out));
+        say!("{}", summary.headline(&out));
     }
     ended(summary.diagnosis, &out)
 }
@@ -204,7 +204,7 @@ fn run_trampoline(out: Option<PathBuf>, m: &tumble_sim::membrane_capture::Astero
         Err(e) => return failed(e),
     };
     if !quiet {
-        println!("{}", summary.headline(&out));
+        say!("{}", summary.headline(&out));
     }
     ended(summary.diagnosis, &out)
 }
@@ -228,7 +228,7 @@ fn run_arm(out: Option<PathBuf>, mut model: tumble_sim::arm::ArmModel, quiet: bo
         Err(e) => return failed(e),
     };
     if summary.diagnosis.is_none() && !quiet {
-        println!("{}", summary.headline(wall, &out));
+        say!("{}", summary.headline(wall, &out));
     }
     ended(summary.diagnosis, &out)
 }
@@ -252,7 +252,7 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
         return ExitCode::from(1);
     }
     if !quiet {
-        println!(
+        say!(
             "{}: {} at t = {:.3} s after {} bounces ({:.0} steps in {wall:.2} s wall); outputs in {}",
             model.name,
             run.outcome.name(),
@@ -264,9 +264,9 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
         if model.body_target {
             let y = &run.final_state;
             let (lat, lon) = tumble_sim::lander::lat_lon(&tumble_math::Vec3::new(y[0], y[1], y[2]));
-            println!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
+            say!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
         }
-        println!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);
+        say!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);
     }
     ExitCode::SUCCESS
 }
@@ -292,12 +292,12 @@ fn run_rigid(path: &Path, out: Option<PathBuf>, mut model: Model, quiet: bool) -
     match &res.outcome {
         Outcome::Completed | Outcome::Stopped { .. } => {
             if !quiet {
-                println!("{line}");
+                say!("{line}");
                 if let Outcome::Stopped { event } = &res.outcome {
-                    println!("stopped: {event}");
+                    say!("stopped: {event}");
                 }
                 if let Some(d) = summary["metrics"]["energy_drift_rel"].as_f64() {
-                    println!("energy drift (relative): {d:.3e}");
+                    say!("energy drift (relative): {d:.3e}");
                 }
             }
             ExitCode::SUCCESS

@@ -32,7 +32,7 @@ pub fn run(cmd: MeshCommand) -> Result<(), String> {
             }
             .map_err(|e| e.to_string())?;
             let r = fixed.report();
-            println!(
+            say!(
                 "{}: {} vertices, {} faces → {}: {} vertices, {} faces; closed {}, oriented {}, outward {}",
                 file.display(),
                 mesh.vertices.len(),
@@ -71,19 +71,22 @@ fn info(file: &Path, unit: &str, density: Option<f64>, json: bool) -> Result<(),
                 "principal_axes_columns": [axes.column(0).as_slice(), axes.column(1).as_slice(), axes.column(2).as_slice()],
             });
         }
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        say!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
         return Ok(());
     }
-    println!("{}", file.display());
-    println!(
+    say!("{}", file.display());
+    say!(
         "  vertices {}, faces {}, edges {}, Euler characteristic {}",
-        r.vertices, r.faces, r.edges, r.euler_characteristic
+        r.vertices,
+        r.faces,
+        r.edges,
+        r.euler_characteristic
     );
-    println!("  closed {}, consistently oriented {}, outward {}", r.closed, r.oriented, r.outward);
-    println!("  signed volume {:.9e} m³", r.signed_volume);
+    say!("  closed {}, consistently oriented {}, outward {}", r.closed, r.oriented, r.outward);
+    say!("  signed volume {:.9e} m³", r.signed_volume);
     let list = |name: &str, n: usize, first: String| {
         if n > 0 {
-            println!("  {name}: {n} (first: {first})");
+            say!("  {name}: {n} (first: {first})");
         }
     };
     list("non-finite vertices", r.non_finite_vertices.count, format!("{:?}", r.non_finite_vertices.first));
@@ -95,14 +98,14 @@ fn info(file: &Path, unit: &str, density: Option<f64>, json: bool) -> Result<(),
     list("misoriented edges", r.misoriented_edges.count, format!("{:?}", r.misoriented_edges.first));
     if let Some(mp) = mass {
         let (m, axes) = mp.principal();
-        println!("  mass {:.9e} kg, centre of mass [{:.6e}, {:.6e}, {:.6e}] m", mp.mass, mp.com.x, mp.com.y, mp.com.z);
-        println!("  principal moments [{:.6e}, {:.6e}, {:.6e}] kg·m²", m[0], m[1], m[2]);
+        say!("  mass {:.9e} kg, centre of mass [{:.6e}, {:.6e}, {:.6e}] m", mp.mass, mp.com.x, mp.com.y, mp.com.z);
+        say!("  principal moments [{:.6e}, {:.6e}, {:.6e}] kg·m²", m[0], m[1], m[2]);
         for k in 0..3 {
             let a = axes.column(k);
-            println!("    axis {}: [{:.6}, {:.6}, {:.6}]", k + 1, a.x, a.y, a.z);
+            say!("    axis {}: [{:.6}, {:.6}, {:.6}]", k + 1, a.x, a.y, a.z);
         }
         if !r.outward {
-            println!(
+            say!(
                 "  warning: the mesh is not closed and outward; these mass properties mean nothing (try `tumble mesh repair`)"
             );
         }

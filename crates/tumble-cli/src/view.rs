@@ -29,7 +29,7 @@ pub fn serve(dir: &Path, port: u16) -> Result<(), String> {
     }
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("serving {} at http://{addr}/ (Ctrl-C to stop)", root.display());
+    say!("serving {} at http://{addr}/ (Ctrl-C to stop)", root.display());
     if BUNDLE.is_empty() {
         eprintln!("{BUILD_HINT}");
     }

@@ -56,3 +56,25 @@ fn a_run_index_past_any_campaign_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--run must be below"), "{err}");
 }
+
+/// A campaign whose every draw makes an invalid scenario writes its rows (each saying why) and
+/// exits with status 2, quoting run 0's reason.
+#[test]
+fn a_campaign_of_only_invalid_runs_exits_2() {
+    let text = std::fs::read_to_string(common::scenario("lander/cube_phobos.toml")).expect("scenario");
+    let head = text.split("[dispersions]").next().expect("head");
+    let dir = common::tmp("campaigns_all_invalid");
+    let f = dir.join("bad_mu.toml");
+    std::fs::write(&f, format!("{head}[dispersions]\n\"lander.contact.mu\" = {{ uniform = [-0.5, -0.4] }}\n"))
+        .expect("write");
+    let out = dir.join("out");
+    let o = common::tumble(&["mc", &f.display().to_string(), "--runs", "2", "--out", &out.display().to_string()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("every run's dispersed values make an invalid scenario") && err.contains("lander.contact.mu"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(out.join("runs.csv")).expect("runs.csv");
+    assert_eq!(csv.lines().filter(|l| l.contains(",invalid,")).count(), 2, "{csv}");
+}

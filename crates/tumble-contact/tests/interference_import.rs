@@ -130,5 +130,19 @@ fn import_errors_name_the_file_and_the_object() {
     std::fs::write(dir.join("big.gltf"), gltf).unwrap();
     let e = model("", "{ file = \"big.gltf\" }");
     assert!(e.contains("accessor 0") && e.contains("past the end"), "{e}");
+    // A buffer URI that leaves the model's folder is refused, not read as vertex data; so is
+    // a mesh file that is a device.
+    for uri in ["../../../../etc/passwd", "/etc/passwd", "sub/../../x.bin", "file:///etc/passwd"] {
+        std::fs::write(
+            dir.join("escape.gltf"),
+            gltf.replace("data:application/octet-stream;base64,AAAAAAAAAAAAAAAA", uri),
+        )
+        .unwrap();
+        let e = model("", "{ file = \"escape.gltf\" }");
+        assert!(e.contains("must be in the model's folder") && e.contains(uri), "{uri}: {e}");
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.obj")).unwrap();
+    let e = model("", "{ file = \"zero.obj\" }");
+    assert!(e.contains("zero.obj") && e.contains("not a regular file"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,6 +22,7 @@
 //!
 //! Units are SI throughout (m, s, kg, rad, N, N·m).
 
+pub mod input;
 mod lcg;
 pub mod numdiff;
 mod pose;

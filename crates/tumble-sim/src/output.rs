@@ -56,11 +56,36 @@ pub fn animation(model: &Model, res: &RunResult) -> crate::anim::Animation {
 /// names the folder and the file.
 pub(crate) struct RunDir<'a>(&'a Path);
 
+/// Refuses `dir` as an output folder when it is a file system's root: outputs go into a
+/// folder of their own (a run, a campaign or a merge writes several files and `plots/` there).
+pub(crate) fn output_folder(dir: &Path) -> Result<(), String> {
+    match dir.canonicalize() {
+        Ok(full) if full.parent().is_none() => Err(format!(
+            "{}: a file system's root cannot be an output folder; give a folder for the outputs (--out)",
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl<'a> RunDir<'a> {
-    /// Creates `dir` and `dir/plots`.
+    /// Creates `dir` and `dir/plots`, the one place a run's output folder is made: a file
+    /// system's root is refused (a run writes `plots/`, `summary.json`, … into its folder), and
+    /// the plots of an earlier run in the same folder are removed, so that every plot there is
+    /// this run's (the other files are rewritten; nothing but `plots/*.png` and `plots/*.svg` is
+    /// removed).
     pub(crate) fn create(dir: &'a Path) -> Result<Self, String> {
         let out = RunDir(dir);
-        fs::create_dir_all(dir.join("plots")).map_err(|e| out.error("the output folder", e))?;
+        output_folder(dir)?;
+        let plots = dir.join("plots");
+        fs::create_dir_all(&plots).map_err(|e| out.error("the output folder", e))?;
+        let entries = fs::read_dir(&plots).map_err(|e| out.error("plots/", e))?;
+        for p in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+            let plot = matches!(p.extension().and_then(|x| x.to_str()), Some("png" | "svg"));
+            if plot && p.is_file() {
+                fs::remove_file(&p).map_err(|e| out.error("plots/ (removing an earlier run's plot)", e))?;
+            }
+        }
         Ok(out)
     }
 

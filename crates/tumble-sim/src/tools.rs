@@ -9,7 +9,7 @@ use tumble_math::Vec3;
 /// Reads points from a CSV file with columns `x,y,z` (m). A first line that is not numeric is
 /// taken as a header; blank lines and `#` comments are skipped.
 pub fn read_points_csv(path: &Path) -> Result<Vec<Vec3>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = tumble_math::input::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut points = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();

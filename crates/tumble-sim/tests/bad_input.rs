@@ -151,3 +151,23 @@ fn overrides_patch_by_dotted_path() {
         .to_string();
     assert!(e.contains("out of range"), "{e}");
 }
+
+/// A `name` is the default output folder's name: one that would leave `out/` is refused.
+#[test]
+fn a_name_that_is_not_one_folder_name_is_refused() {
+    for bad in ["../../../x", "/etc", "a/b", "..", ".", "", "a\\\\b", "c:x", "tab\\there"] {
+        let e = error_of(&with("name = \"t\"", &format!("name = \"{bad}\"")));
+        assert!(e.contains("key `name`") && e.contains("cannot be a folder name"), "{bad}: {e}");
+    }
+    let e = error_of(&with("name = \"t\"", &format!("name = \"{}\"", "x".repeat(101))));
+    assert!(e.contains("at most 100 characters"), "{e}");
+    // Overrides go through the same check.
+    let e = Scenario::from_text(Path::new("case.toml"), GOOD.into(), &[("name".into(), "\"../up\"".into())])
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("(value set by an override)"), "{e}");
+    for good in ["cube_phobos", "Šteins drop", "run-2.b"] {
+        Scenario::from_text(Path::new("case.toml"), with("name = \"t\"", &format!("name = \"{good}\"")), &[])
+            .expect(good);
+    }
+}

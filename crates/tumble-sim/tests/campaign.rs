@@ -70,8 +70,6 @@ fn impossible_dispersions_are_refused_with_the_key() {
         ("\"seed\" = { normal = [1.0, 0.1] }", "integer"),
         ("\"target.shape.type\" = { uniform = [0.0, 1.0] }", "a string"),
         ("\"lander.contact.mu\" = { choice = [] }", "at least one"),
-        // Every run gets a negative friction coefficient: refused before any work.
-        ("\"lander.contact.mu\" = { uniform = [-0.5, -0.4] }", "lander.contact.mu"),
     ] {
         let text = format!("{base}[dispersions]\n{disp}\n");
         let sc = Scenario::from_text(&cube(), text, &[]).expect("parses");
@@ -171,4 +169,55 @@ fn a_campaign_kind_is_found_by_its_type() {
     )
     .expect("campaign");
     assert!(c.kind_as::<LanderRuns>().is_none());
+}
+
+/// A draw that makes run 0 invalid makes an `invalid` row with its drawn values, as it does for
+/// any other run; the campaign goes on.
+#[test]
+fn an_invalid_draw_in_run_0_is_a_row_like_any_other() {
+    let base = std::fs::read_to_string(cube()).expect("scenario");
+    let base = base.split("[dispersions]").next().expect("head").to_string();
+    let text = format!("{base}[dispersions]\n\"lander.contact.mu\" = {{ choice = [-0.5, 0.5] }}\n");
+    let set = [("lander.settle.speed".to_string(), "1e-3".to_string())];
+    let sc = Scenario::from_text(&cube(), text, &set).expect("parses");
+    let d = tumble_sim::campaign::dispersion::parse(&sc).expect("dispersions");
+    let seed = (0..64).find(|&s| tumble_sim::campaign::dispersion::draw_run(&d, s, 0)[0].1 == "-0.5").expect("a seed");
+    let out = tmp("mc_run0");
+    let c = Campaign::new(sc, CampaignOptions { runs: 3, seed, threads: 1, out, resume: false, shard: None })
+        .expect("the nominal scenario is valid: the campaign starts");
+    let (rows, _) = c.execute(&|_, _| {}).expect("runs");
+    assert_eq!(rows[0].status, "invalid", "{:?}", rows[0]);
+    assert_eq!(rows[0].values, ["-0.5"], "the row keeps its drawn value");
+    assert!(rows[0].note.contains("lander.contact.mu"), "{}", rows[0].note);
+    for r in &rows[1..] {
+        let valid = r.values[0] == "0.5";
+        assert_eq!(r.status == "settled", valid, "{r:?}");
+    }
+    // Every draw invalid: every row says why (the command line then exits with status 2).
+    let text = format!("{base}[dispersions]\n\"lander.contact.mu\" = {{ uniform = [-0.5, -0.4] }}\n");
+    let sc = Scenario::from_text(&cube(), text, &set).expect("parses");
+    let out = tmp("mc_all_invalid");
+    let c = Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out, resume: false, shard: None })
+        .expect("the file's scenario is valid");
+    let (rows, _) = c.execute(&|_, _| {}).expect("runs");
+    assert!(rows.iter().all(|r| r.status == "invalid" && r.note.contains("lander.contact.mu")), "{rows:?}");
+}
+
+/// A campaign resumes from another working directory: the scenario's path as given differs,
+/// its text (hash), seed and dispersions do not.
+#[test]
+fn a_campaign_resumes_whatever_path_named_its_scenario() {
+    let out = tmp("mc_elsewhere");
+    campaign(&out, 2, 1, false).execute(&|_, _| {}).expect("runs");
+    let full = std::fs::read_to_string(out.join("runs.csv")).expect("csv");
+    let id = out.join("campaign.json");
+    let text = std::fs::read_to_string(&id).expect("id");
+    let moved = text.replace(&cube().display().to_string(), "../somewhere/else/cube_phobos.toml");
+    assert_ne!(moved, text);
+    std::fs::write(&id, moved).expect("write");
+    let lines: Vec<&str> = full.lines().collect();
+    std::fs::write(out.join("runs.csv"), format!("{}\n{}\n", lines[0], lines[2])).expect("write");
+    let (_, ran) = campaign(&out, 2, 1, true).execute(&|_, _| {}).expect("resumes");
+    assert_eq!(ran, 1);
+    assert_eq!(std::fs::read_to_string(out.join("runs.csv")).expect("csv"), full);
 }

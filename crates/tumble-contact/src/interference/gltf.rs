@@ -6,7 +6,7 @@
 
 use super::import::MeshObject;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Component, Path};
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
 /// An affine map as (linear part, translation).
@@ -16,7 +16,7 @@ type Affine = (Mat3, Vec3);
 pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
     let name = path.display().to_string();
     let err = |m: String| format!("{name}: {m}");
-    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+    let bytes = tumble_math::input::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
     let (json, bin) = if bytes.starts_with(b"glTF") { glb(&bytes).map_err(err)? } else { (bytes, None) };
     let doc: Value = serde_json::from_slice(&json).map_err(|e| err(format!("JSON: {e}")))?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -119,7 +119,16 @@ fn buffer(b: &Value, i: usize, dir: &Path, bin: &Option<Vec<u8>>) -> Result<Vec<
             let (_, data) = uri.split_once(";base64,").ok_or(format!("buffer {i}: only base64 data URIs are read"))?;
             base64(data).ok_or(format!("buffer {i}: bad base64"))
         }
-        Some(uri) => std::fs::read(dir.join(uri)).map_err(|e| format!("buffer {i} ('{uri}'): {e}")),
+        Some(uri) => {
+            let rel = Path::new(uri);
+            let inside = rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+            if !inside || uri.contains(':') {
+                return Err(format!(
+                    "buffer {i} ('{uri}'): a buffer file must be in the model's folder or below it (a relative path without `..`)"
+                ));
+            }
+            tumble_math::input::read(&dir.join(rel)).map_err(|e| format!("buffer {i} ('{uri}'): {e}"))
+        }
     }
 }
 

@@ -51,7 +51,8 @@ pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
     let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     match ext.as_str() {
         "obj" => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text =
+                tumble_math::input::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             read_obj(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
         "gltf" | "glb" => super::gltf::read(path),

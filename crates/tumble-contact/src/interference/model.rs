@@ -276,7 +276,7 @@ impl Model {
     /// unless it sets `name`.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        let text = tumble_math::input::read_to_string(path).map_err(|e| ModelError {
             file: file.clone(),
             location: "file".into(),
             message: format!("cannot read the model file: {e}"),

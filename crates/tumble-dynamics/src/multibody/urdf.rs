@@ -48,7 +48,7 @@ pub struct UrdfModel {
 /// Reads a URDF file.
 pub fn read_urdf(path: &Path, base: Base, gravity: Vec3) -> Result<UrdfModel, UrdfError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = tumble_math::input::read_to_string(path)
         .map_err(|e| UrdfError { file: file.clone(), message: format!("cannot read: {e}") })?;
     urdf_from_str(&text, &file, base, gravity)
 }
@@ -56,6 +56,12 @@ pub fn read_urdf(path: &Path, base: Base, gravity: Vec3) -> Result<UrdfModel, Ur
 /// Parses URDF text (`file` names it in errors).
 pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Result<UrdfModel, UrdfError> {
     let bad = |message: String| UrdfError { file: file.to_string(), message };
+    // The XML parser recurses once per level: a deep nesting would overflow the stack.
+    if xml_depth(text, MAX_XML_DEPTH) > MAX_XML_DEPTH {
+        return Err(bad(format!(
+            "elements nested more than {MAX_XML_DEPTH} deep: not a URDF (robot > link > inertial > origin is 4 deep)"
+        )));
+    }
     let robot = urdf_rs::read_from_string(text).map_err(|e| bad(format!("not a readable URDF: {e}")))?;
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (k, l) in robot.links.iter().enumerate() {
@@ -190,6 +196,40 @@ pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Resul
     }
     let multibody = Multibody::new(links, gravity).map_err(|e| bad(e.to_string()))?;
     Ok(UrdfModel { multibody, name: robot.name, joint_names, limits })
+}
+
+/// Deepest element nesting a URDF may have.
+const MAX_XML_DEPTH: usize = 64;
+
+/// The deepest element nesting of XML `text`, counted from its tags (comments, CDATA,
+/// declarations and processing instructions skipped), the count stopping once past `limit`.
+fn xml_depth(text: &str, limit: usize) -> usize {
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(off) = text[i..].find('<') {
+        let at = i + off;
+        let rest = &text[at..];
+        let skip = |close: &str| rest.find(close).map_or(text.len(), |e| at + e + close.len());
+        if rest.starts_with("<!--") {
+            i = skip("-->");
+            continue;
+        }
+        if rest.starts_with("<![CDATA[") {
+            i = skip("]]>");
+            continue;
+        }
+        i = skip(">");
+        let tag = &text[at..i];
+        if tag.starts_with("</") {
+            depth = depth.saturating_sub(1);
+        } else if !(tag.starts_with("<?") || tag.starts_with("<!") || tag.ends_with("/>")) {
+            depth += 1;
+            deepest = deepest.max(depth);
+            if deepest > limit {
+                break;
+            }
+        }
+    }
+    deepest
 }
 
 /// URDF fixed-axis roll–pitch–yaw: `Rz(y) Ry(p) Rx(r)`.

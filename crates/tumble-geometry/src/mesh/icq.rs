@@ -10,7 +10,8 @@ use tumble_math::Vec3;
 /// Reads an ICQ file whose coordinates are in `unit`.
 pub fn read_icq(path: &Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
+    let text =
+        tumble_math::input::read_to_string(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
     parse_icq(&file, &text, unit)
 }
 

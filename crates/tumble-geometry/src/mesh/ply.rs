@@ -65,7 +65,7 @@ enum Format {
 /// Reads a PLY file whose coordinates are in `unit`.
 pub fn read_ply(path: &Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
+    let bytes = tumble_math::input::read(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
     parse_ply(&file, &bytes, unit)
 }
 

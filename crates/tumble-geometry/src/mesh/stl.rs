@@ -11,7 +11,7 @@ use tumble_math::Vec3;
 /// Reads a binary or ASCII STL file whose coordinates are in `unit`.
 pub fn read_stl(path: &Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
+    let bytes = tumble_math::input::read(path).map_err(|source| MeshError::Io { file: file.clone(), source })?;
     parse_stl(&file, &bytes, unit)
 }
 

@@ -27,7 +27,7 @@ use super::Sdf;
 use crate::TriMesh;
 use crate::mesh_distance::MeshDistance;
 use rayon::prelude::*;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use tumble_math::Vec3;
@@ -216,10 +216,7 @@ impl GridSdf {
     /// Reads a file written by [`GridSdf::save`], checking its version, size and values.
     pub fn load(path: &Path) -> Result<Self, GridError> {
         let name = path.display().to_string();
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map_err(|e| GridError::Io(name.clone(), e))?;
+        let bytes = tumble_math::input::read(path).map_err(|e| GridError::Io(name.clone(), e))?;
         let bad = |m: String| GridError::Format(name.clone(), m);
         if bytes.len() < 56 || &bytes[..8] != MAGIC {
             return Err(bad("not a Tumble SDF file (no TMBLSDF header); build one with `tumble sdf build`".into()));

@@ -163,6 +163,18 @@ fn split_csv(line: &str) -> Vec<String> {
     out
 }
 
+/// Whether two identities (`campaign.json`) are the same campaign: everything but the path the
+/// scenario was given by, which differs when it is resumed or merged from another folder (its
+/// text's hash stands for it).
+pub(crate) fn same_campaign(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    let strip = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        v.as_object_mut().map(|m| m.remove("scenario"));
+        v
+    };
+    strip(a) == strip(b)
+}
+
 /// FNV-1a, for recognising the scenario a campaign was started from.
 fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
@@ -183,9 +195,9 @@ impl Campaign {
             .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
         let kind = pool.install(|| campaign_kind(&scenario, &dispersions))?;
         let c = Self { scenario, dispersions, options, kind, backend: None };
-        // Run 0 must build: a dispersion that breaks every run is reported before any work.
-        let (sc, _) = c.scenario_of(0).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
-        c.kind.check(&sc).map_err(|e| format!("run 0 (with its dispersed values): {e}"))?;
+        // The scenario as the file has it must build, and is reported before any work. A draw
+        // that makes a run invalid (run 0's as any other's) is that run's `invalid` row.
+        c.kind.check(&c.scenario)?;
         Ok(c)
     }
 
@@ -304,6 +316,7 @@ impl Campaign {
         let out = &self.options.out;
         let csv = out.join("runs.csv");
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
+        crate::output::output_folder(out)?;
         fs::create_dir_all(out).map_err(|e| io(out, e))?;
         let id_path = out.join("campaign.json");
         let header = self.header();
@@ -319,7 +332,7 @@ impl Campaign {
                 fs::read_to_string(&id_path).ok().and_then(|t| serde_json::from_str(&t).ok()).ok_or_else(|| {
                     format!("{}: missing or unreadable; cannot check what campaign this is", id_path.display())
                 })?;
-            if before != self.identity() {
+            if !same_campaign(&before, &self.identity()) {
                 return Err(format!(
                     "{} was started from another scenario, seed, set of dispersions or backend ({}); use another --out",
                     out.display(),

@@ -108,7 +108,7 @@ fn read_shard(c: &Campaign, dir: &Path) -> Result<ShardDir, String> {
         None => return Err(format!("{d}: a whole campaign, not a shard (its campaign.json names no shard)")),
     };
     let differs: Vec<String> = (want.iter())
-        .filter(|(k, v)| id.get(*k) != Some(v))
+        .filter(|(k, v)| k.as_str() != "scenario" && id.get(*k) != Some(v))
         .map(|(k, v)| format!("{k} {} where this campaign's is {v}", id.get(k).unwrap_or(&Value::Null)))
         .chain(
             id.keys()
@@ -197,7 +197,9 @@ pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>
         return Err("a merge writes the whole campaign: give no --shard".into());
     }
     let out = &c.options.out;
-    if out.join("runs.csv").exists() && read_json(&out.join("campaign.json")).ok() != Some(c.identity()) {
+    crate::output::output_folder(out)?;
+    let same = read_json(&out.join("campaign.json")).is_ok_and(|id| super::same_campaign(&id, &c.identity()));
+    if out.join("runs.csv").exists() && !same {
         return Err(format!("{} already holds another campaign: choose another --out", out.display()));
     }
     let mut problems = Vec::new();

@@ -289,7 +289,7 @@ pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
 /// Writes `summary.json`, `samples.csv` and plots into `dir`; returns the summary.
 pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    std::fs::create_dir_all(dir.join("plots")).map_err(|e| ctx("the output folder", e))?;
+    crate::output::RunDir::create(dir)?;
     let rho0 = rep.funnel.rho0;
     let mut w =
         std::io::BufWriter::new(std::fs::File::create(dir.join("samples.csv")).map_err(|e| ctx("samples.csv", e))?);

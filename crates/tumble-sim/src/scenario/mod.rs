@@ -44,7 +44,7 @@ pub struct Scenario {
 impl Scenario {
     /// Reads `path`, applies `overrides` (`(dotted.path, TOML value)`), and parses it.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = tumble_math::input::read_to_string(path).map_err(|e| {
             let hint = match e.kind() {
                 std::io::ErrorKind::NotFound => {
                     "no such file; give the path of a scenario .toml file (bundled scenarios are in scenarios/)"
@@ -74,6 +74,7 @@ impl Scenario {
             overridden: overrides.iter().map(|(k, _)| k.clone()).collect(),
         };
         sc.kind = kind_of(&sc.file).map_err(|m| sc.error_at("kind", m))?;
+        folder_name(&sc.file.name).map_err(|m| sc.error_at("name", m))?;
         Ok(sc)
     }
 
@@ -94,6 +95,25 @@ impl Scenario {
         }
         ScenarioError { file: self.path.clone(), position, key: Some(key.to_string()), message }
     }
+}
+
+/// Longest scenario `name`, characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// A scenario's `name` names its default output folder (`out/NAME`, `out/NAME_mc`): it must be
+/// one plain folder name, so that no name writes outside `out/`.
+fn folder_name(name: &str) -> Result<(), String> {
+    let bad = name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.chars().count() > MAX_NAME_CHARS
+        || name.chars().any(|c| matches!(c, '/' | '\\' | ':') || c.is_control());
+    if bad {
+        return Err(format!(
+            "{name:?} cannot be a folder name (the default output folder is out/NAME): one folder name without `/`, `\\`, `:` or control characters, not `.` or `..`, at most {MAX_NAME_CHARS} characters, such as \"cube_phobos\""
+        ));
+    }
+    Ok(())
 }
 
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>) -> ScenarioError {

@@ -308,10 +308,29 @@ fn urdf_arms_load_and_bad_ones_are_refused() {
             "inertial",
         ),
         ("<robot".to_string(), "not a readable URDF"),
+        // 50,000 nested elements: refused before the parser's recursion could overflow the stack.
+        (robot(format!("{}{}", "<a>".repeat(50_000), "</a>".repeat(50_000))), "nested more than 64 deep"),
     ] {
         let err = urdf_from_str(&text, "bad.urdf", Base::Fixed, Vec3::zeros()).expect_err(expected).to_string();
         assert!(err.contains(expected) && err.starts_with("bad.urdf: "), "{expected}: {err}");
     }
+}
+
+#[test]
+fn a_realistic_urdf_nesting_passes_the_depth_bound() {
+    // Comments, declarations and self-closing tags do not count; 64 levels pass, 65 do not.
+    let nest = |n: usize| {
+        format!(
+            "<?xml version=\"1.0\"?><!-- <a><a> --><robot>{}<x/>{}</robot>",
+            "<a>".repeat(n - 1),
+            "</a>".repeat(n - 1)
+        )
+    };
+    let err = |n: usize| {
+        urdf::urdf_from_str(&nest(n), "n.urdf", urdf::Base::Fixed, Vec3::zeros()).err().map(|e| e.to_string())
+    };
+    assert!(!err(64).unwrap_or_default().contains("nested"), "{:?}", err(64));
+    assert!(err(65).unwrap_or_default().contains("nested more than 64 deep"), "{:?}", err(65));
 }
 
 #[test]
