@@ -325,8 +325,8 @@ def campaign(
     its workers: chunks of ``chunk_size`` runs (default: about 16 chunks per worker) as Dask
     tasks, each chunk appended to ``runs.csv`` as it completes; a worker that dies loses only
     its running chunks, which Dask runs again; ``resume=True`` continues an interrupted
-    campaign. ``progress=True`` prints the runs done, the rate and the time left on stderr (the
-    Dask dashboard, ``client.dashboard_link``, shows the tasks). Scenario files and the files
+    campaign. With a client, ``progress=True`` prints the runs done, the rate and the time left
+    on stderr (the Dask dashboard, ``client.dashboard_link``, shows the tasks). Scenario files and the files
     they name must be at the same paths on the workers, with the same tumble version."""
     sc = _scenario(scenario, overrides)
     folder = None if out is None else os.fspath(out)
