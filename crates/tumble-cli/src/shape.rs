@@ -124,10 +124,8 @@ pub fn gravity(
     let (m, _) = load(mesh, unit)?;
     let poly = Polyhedron::new(&m, density).map_err(|e| format!("{}: {e}", mesh.display()))?;
     let pts = read_points_csv(points)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("--threads: {e}"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool = tumble_sim::thread_pool(threads.unwrap_or(cores)).map_err(|e| format!("--threads: {e}"))?;
     let start = Instant::now();
     let samples = pool.install(|| poly.sample_all(&pts));
     let secs = start.elapsed().as_secs_f64();

@@ -1,7 +1,9 @@
 //! `tumble view OUTDIR`: a read-only HTTP server on the loopback interface for a run's outputs
 //! and the browser viewer.
 //!
-//! Hardening: it binds 127.0.0.1 only; it answers GET and HEAD (405 otherwise); it serves the
+//! Hardening: it binds 127.0.0.1 only; it refuses (403) a request whose `Host` is not
+//! 127.0.0.1, localhost or `[::1]` with its port (DNS rebinding); it answers GET and HEAD (405
+//! otherwise); it serves the
 //! files under OUTDIR at `/run/…` and nothing else from the disk: a path is percent-decoded once,
 //! then refused (403) if it holds a `..` or `.` segment, a backslash, a NUL, a colon or an
 //! absolute path, and refused again if the canonical file is not inside OUTDIR's canonical path
@@ -37,8 +39,9 @@ pub fn serve(dir: &Path, port: u16) -> Result<(), String> {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let root = root.clone();
+        let port = addr.port();
         std::thread::spawn(move || {
-            let _ = handle(stream, &root);
+            let _ = handle(stream, &root, port);
         });
     }
     Ok(())
@@ -57,22 +60,38 @@ impl Reply {
     }
 }
 
-fn handle(stream: TcpStream, root: &Path) -> std::io::Result<()> {
+/// Whether a request's `Host` header names this server: its loopback address or `localhost` with
+/// its port. A page of another site that a DNS rebinding points at 127.0.0.1 sends its own
+/// host name, and is refused.
+fn own_host(host: &str, port: u16) -> bool {
+    ["127.0.0.1", "localhost", "[::1]"].iter().any(|h| host.eq_ignore_ascii_case(&format!("{h}:{port}")))
+}
+
+fn handle(stream: TcpStream, root: &Path, port: u16) -> std::io::Result<()> {
     stream.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.by_ref().take(8192).read_line(&mut line)?;
-    // Skip the headers (bounded).
-    let mut header = String::new();
+    // Read the headers (bounded), keeping the host.
+    let (mut header, mut host) = (String::new(), None);
     for _ in 0..100 {
         header.clear();
         if reader.by_ref().take(8192).read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
             break;
         }
+        if let Some((name, value)) = header.split_once(':')
+            && name.trim().eq_ignore_ascii_case("host")
+        {
+            host = Some(value.trim().to_string());
+        }
     }
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let reply = match method {
+        _ if host.as_deref().is_some_and(|h| !own_host(h, port)) => Reply::text(
+            (403, "Forbidden"),
+            "this server answers requests for 127.0.0.1 or localhost with its port only\n",
+        ),
         "GET" | "HEAD" => route(target, root),
         _ => Reply::text((405, "Method Not Allowed"), "only GET and HEAD\n"),
     };

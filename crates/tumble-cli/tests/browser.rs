@@ -63,7 +63,7 @@ fn the_viewer_renders_scrubs_and_logs_no_error_in_chromium() {
     assert!(run.success());
     let server = common::start(&dir);
     let base = format!("http://{}/", server.1);
-    let page = common::request(&server.1, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").1;
+    let page = common::request(&server.1, &format!("GET / HTTP/1.1\r\nHost: {}\r\n\r\n", server.1)).1;
     let bundled = page.contains("<canvas");
     if !(has_chromium && bundled) {
         eprintln!(

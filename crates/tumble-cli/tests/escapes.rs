@@ -97,3 +97,14 @@ fn a_closed_standard_output_ends_the_command_quietly() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_thread_count_past_the_bound_is_refused_at_once() {
+    let started = std::time::Instant::now();
+    let o = common::tumble(&["mc", &common::scenario("lander/cube_phobos.toml"), "--runs", "1", "--threads", "20000"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("threads must be between 1 and 1024"), "{err}");
+    // Refused before any thread starts (starting 20,000 took minutes).
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}

@@ -5,7 +5,7 @@ mod common;
 use common::{request, start};
 
 fn get(addr: &str, path: &str) -> (u16, String) {
-    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"))
+    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n"))
 }
 
 #[test]
@@ -46,13 +46,23 @@ fn the_viewer_server_is_confined_read_only_and_local() {
     assert_eq!(get(addr, "/run/%252e%252e/secret.txt").0, 404);
     // Only GET and HEAD.
     for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
-        let (status, text) = request(addr, &format!("{method} /run/summary.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+        let (status, text) = request(addr, &format!("{method} /run/summary.json HTTP/1.1\r\nHost: {addr}\r\n\r\n"));
         assert_eq!(status, 405, "{method}");
         assert!(text.contains("Allow: GET, HEAD"));
     }
-    let (status, text) = request(addr, "HEAD /run/summary.json HTTP/1.1\r\nHost: x\r\n\r\n");
+    let (status, text) = request(addr, &format!("HEAD /run/summary.json HTTP/1.1\r\nHost: {addr}\r\n\r\n"));
     assert_eq!(status, 200);
     assert!(text.contains("Content-Length: 12") && text.ends_with("\r\n\r\n"), "{text}");
+    // A request for another host name (a DNS rebinding of a foreign page to 127.0.0.1) is
+    // refused; localhost with the port is this server.
+    let port = addr.rsplit(':').next().unwrap_or("");
+    for host in [format!("evil.example:{port}"), "127.0.0.1:1".to_string(), "x".to_string()] {
+        let (status, text) = request(addr, &format!("GET /run/summary.json HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+        assert_eq!(status, 403, "{host}");
+        assert!(!text.contains("\"ok\""), "{host}");
+    }
+    let local = format!("GET /run/summary.json HTTP/1.1\r\nhost: LOCALHOST:{port}\r\n\r\n");
+    assert_eq!(request(addr, &local).0, 200);
     drop(server);
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -52,10 +52,7 @@ pub fn execute(
         return Err("the GPU backend runs lander campaigns only".into());
     };
     let batch = batch.clamp(1, max_batch(gpu).max(1));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(c.options.threads.max(1))
-        .build()
-        .map_err(|e| format!("cannot start {} threads: {e}", c.options.threads))?;
+    let pool = tumble_sim::thread_pool(c.options.threads)?;
     c.execute_with(progress, &|todo, done, in_flight| {
         for chunk in todo.chunks(batch) {
             // Build the runs on the CPU threads; a run that cannot be built is a row at once.

@@ -129,8 +129,7 @@ impl CampaignRows {
     #[pyo3(signature = (scenario, runs, seed = None, threads = 1))]
     fn new(py: Python<'_>, scenario: &PyScenario, runs: u64, seed: Option<u64>, threads: usize) -> PyResult<Self> {
         let c = py.detach(|| campaign(scenario, runs, seed, Some(threads), None, false))?;
-        let pool = (rayon::ThreadPoolBuilder::new().num_threads(threads).build())
-            .map_err(|e| bad_input(format!("cannot start {threads} threads: {e}")))?;
+        let pool = tumble_sim::thread_pool(threads).map_err(bad_input)?;
         Ok(Self { c, pool })
     }
 

@@ -33,3 +33,21 @@ pub use record::Recording;
 pub use run::{Outcome, RigidSim, RunResult, simulate};
 pub use scenario::{Scenario, ScenarioError};
 pub use table::Table;
+
+/// Most worker threads a command or campaign starts (a 256-thread node has room; 20,000
+/// threads would take minutes to start and do nothing faster).
+pub const MAX_THREADS: usize = 1024;
+
+/// A pool of `threads` worker threads, refused outside 1 to [`MAX_THREADS`].
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+    if !(1..=MAX_THREADS).contains(&threads) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return Err(format!(
+            "threads must be between 1 and {MAX_THREADS} (this machine has {cores} cores), got {threads}"
+        ));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))
+}

@@ -171,3 +171,15 @@ fn a_name_that_is_not_one_folder_name_is_refused() {
             .expect(good);
     }
 }
+
+/// A step that would never let the run end is refused when the scenario is read (`tumble check`
+/// accepted it, and the run never ended).
+#[test]
+fn a_step_count_past_the_bound_is_refused() {
+    for (from, to) in
+        [("dt = 0.01", "dt = 1e-300"), ("duration = 1.0", "duration = 1e300"), ("duration = 1.0", "duration = inf")]
+    {
+        let e = error_of(&with(from, to));
+        assert!(e.contains("key `simulation.dt`") && e.contains("steps, more than 1e9"), "{to}: {e}");
+    }
+}

@@ -119,6 +119,16 @@ pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Resul
         let i = &inert.inertia;
         let i_frame = Mat3::new(i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz);
         let mass = inert.mass.value;
+        let numbers = [inert.origin.xyz.0, inert.origin.rpy.0, [i.ixx, i.iyy, i.izz], [i.ixy, i.ixz, i.iyz]];
+        if !numbers.iter().flatten().all(|x| x.is_finite()) {
+            return Err(bad(format!(
+                "link `{}`: inertial: every origin and inertia value must be a finite number",
+                l.name
+            )));
+        }
+        if mass > MAX_LINK_MASS {
+            return Err(bad(format!("link `{}`: mass {mass} kg is more than {MAX_LINK_MASS:e} kg", l.name)));
+        }
         let inertia = r_in * i_frame * r_in.transpose();
         if mass > 0.0 {
             MassProperties::new(mass, inertia)
@@ -134,6 +144,13 @@ pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Resul
             }
             Some(j) => {
                 let jt = &robot.joints[j];
+                let numbers = [jt.axis.xyz.0, jt.origin.xyz.0, jt.origin.rpy.0];
+                if !numbers.iter().flatten().all(|x| x.is_finite()) {
+                    return Err(bad(format!(
+                        "joint `{}`: every axis and origin value must be a finite number",
+                        jt.name
+                    )));
+                }
                 let axis = Vec3::from(jt.axis.xyz.0);
                 let unit = || {
                     axis.try_normalize(1e-12).ok_or_else(|| {
@@ -197,6 +214,9 @@ pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Resul
     let multibody = Multibody::new(links, gravity).map_err(|e| bad(e.to_string()))?;
     Ok(UrdfModel { multibody, name: robot.name, joint_names, limits })
 }
+
+/// Heaviest link, kg (an asteroid's mass; more would overflow the dynamics' products).
+const MAX_LINK_MASS: f64 = 1e20;
 
 /// Deepest element nesting a URDF may have.
 const MAX_XML_DEPTH: usize = 64;

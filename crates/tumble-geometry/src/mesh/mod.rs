@@ -98,6 +98,25 @@ pub enum MeshError {
 /// Reads a mesh file, choosing the format by its extension: `.obj`, `.stl`, `.ply`, `.tab`
 /// (PDS vertex–facet `v`/`f` rows), `.icq` (Gaskell).
 pub fn read_mesh(path: &std::path::Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
+    let mesh = read_any(path, unit)?;
+    // Coordinates past the bound overflow the products of gravity and contact (NaN rows).
+    if let Some(v) = mesh.vertices.iter().find(|v| !v.iter().all(|x| x.abs() <= MAX_COORDINATE)) {
+        return Err(MeshError::Invalid {
+            file: path.display().to_string(),
+            message: format!(
+                "a vertex at ({:e}, {:e}, {:e}) m (after the unit) is beyond {MAX_COORDINATE:e} m: check the unit",
+                v.x, v.y, v.z
+            ),
+        });
+    }
+    Ok(mesh)
+}
+
+/// Largest vertex coordinate read, m (after the unit): a million kilometres, far beyond any
+/// small body; farther, the products of gravity and contact overflow.
+pub const MAX_COORDINATE: f64 = 1e9;
+
+fn read_any(path: &std::path::Path, unit: LengthUnit) -> Result<TriMesh, MeshError> {
     match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         // PDS vertex–facet tables use the same `v`/`f` rows as OBJ.
         Some("obj") | Some("tab") => read_obj(path, unit),

@@ -189,10 +189,7 @@ impl Campaign {
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
         // What the runs share is built on the campaign's threads (a capture map's funnel samples).
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads.max(1))
-            .build()
-            .map_err(|e| format!("cannot start {} threads: {e}", options.threads))?;
+        let pool = crate::thread_pool(options.threads)?;
         let kind = pool.install(|| campaign_kind(&scenario, &dispersions))?;
         let c = Self { scenario, dispersions, options, kind, backend: None };
         // The scenario as the file has it must build, and is reported before any work. A draw
@@ -293,10 +290,7 @@ impl Campaign {
     /// Runs every run not yet in `runs.csv` on the CPU, in parallel; `progress(done, total)`
     /// after each. Returns the rows in run order and how many runs this call executed.
     pub fn execute(&self, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<RunRow>, u64), String> {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(self.options.threads.max(1))
-            .build()
-            .map_err(|e| format!("cannot start {} threads: {e}", self.options.threads))?;
+        let pool = crate::thread_pool(self.options.threads)?;
         self.execute_with(progress, &|todo, done, _| {
             pool.install(|| todo.par_iter().for_each(|&i| done(self.run_one(i))));
             Ok(())

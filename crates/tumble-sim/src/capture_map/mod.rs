@@ -233,7 +233,7 @@ impl CaptureStudy {
     /// from the `capture.roa.samples` sampled captures, on `threads` threads (the result does
     /// not depend on the count).
     pub fn controller(&self, threads: usize) -> Result<Controller, String> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
+        let pool = crate::thread_pool(threads)?;
         self.controller_on(&pool, &|| {})
     }
 
@@ -261,7 +261,7 @@ impl CaptureStudy {
         let total = n_est + n_ver;
         let done = std::sync::atomic::AtomicU64::new(0);
         let tick = || progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| e.to_string())?;
+        let pool = crate::thread_pool(threads)?;
         // The funnel first, from the estimation samples; then the checks against it.
         let Controller { design, nominal, funnel, estimation } = self.controller_on(&pool, &tick)?;
         let verification = self.samples(&pool, &design, n_est..total, Some(&funnel), &tick)?;

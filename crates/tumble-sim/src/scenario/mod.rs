@@ -75,6 +75,7 @@ impl Scenario {
         };
         sc.kind = kind_of(&sc.file).map_err(|m| sc.error_at("kind", m))?;
         folder_name(&sc.file.name).map_err(|m| sc.error_at("name", m))?;
+        step_count(&sc.file.simulation).map_err(|m| sc.error_at("simulation.dt", m))?;
         Ok(sc)
     }
 
@@ -111,6 +112,23 @@ fn folder_name(name: &str) -> Result<(), String> {
     if bad {
         return Err(format!(
             "{name:?} cannot be a folder name (the default output folder is out/NAME): one folder name without `/`, `\\`, `:` or control characters, not `.` or `..`, at most {MAX_NAME_CHARS} characters, such as \"cube_phobos\""
+        ));
+    }
+    Ok(())
+}
+
+/// Most steps of `simulation.dt` a run may take over `simulation.duration` (hours of computing
+/// for the cheapest step; the bundled scenarios take at most 1e7): more is a mistake, such as
+/// `dt = 1e-300`, that would run for ever.
+pub const MAX_STEPS: f64 = 1e9;
+
+fn step_count(sim: &schema::SimulationSpec) -> Result<(), String> {
+    let steps = sim.duration / sim.dt.unwrap_or(f64::NAN);
+    if sim.dt.is_some_and(|dt| dt > 0.0) && steps > MAX_STEPS {
+        return Err(format!(
+            "{} s over simulation.duration = {} s would take {steps:.1e} steps, more than {MAX_STEPS:.0e}: raise dt or shorten the duration",
+            sim.dt.unwrap_or(f64::NAN),
+            sim.duration
         ));
     }
     Ok(())

@@ -308,6 +308,15 @@ fn urdf_arms_load_and_bad_ones_are_refused() {
             "inertial",
         ),
         ("<robot".to_string(), "not a readable URDF"),
+        (
+            robot(format!("{}{}{}", link("a", 1.0), link("b", 1.0), joint("j", "revolute", "a", "b")))
+                .replace("<axis xyz=\"0 0 1\"/>", "<axis xyz=\"0 NaN 1\"/>"),
+            "finite number",
+        ),
+        (
+            robot(format!("{}{}{}", link("a", 1.0), link("b", 1e308), joint("j", "revolute", "a", "b"))),
+            "more than 1e20 kg",
+        ),
         // 50,000 nested elements: refused before the parser's recursion could overflow the stack.
         (robot(format!("{}{}", "<a>".repeat(50_000), "</a>".repeat(50_000))), "nested more than 64 deep"),
     ] {
