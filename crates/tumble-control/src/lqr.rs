@@ -8,7 +8,7 @@
 //! function of the Hamiltonian `H = [A₁, −B R⁻¹ Bᵀ; −Q₁, −A₁ᵀ]` (Newton iteration with
 //! determinant scaling; Roberts 1980, Byers 1987) gives the stable invariant subspace and a first
 //! `S` by least squares; Newton–Kleinman steps (each a Lyapunov solve) then refine `S` to
-//! rounding. `S` is returned symmetrised; the closed loop `A − BK` must be stable, else the pair
+//! rounding. A problem whose blocks overflow double precision is refused. `S` is returned symmetrised; the closed loop `A − BK` must be stable, else the pair
 //! is reported as not stabilisable (or `(A, Q)` not detectable).
 
 use tumble_math::nalgebra::{Complex, DMatrix, DVector};
@@ -81,17 +81,40 @@ pub fn lqr(
     }
     let r_inv = r.clone().cholesky().ok_or_else(|| LqrError::Weight("R must be positive definite".into()))?.inverse();
     let q1 = q - n * &r_inv * n.transpose();
+    let a1 = a - b * &r_inv * n.transpose();
+    let g = b * &r_inv * b.transpose();
+    if [&r_inv, &q1, &a1, &g].iter().any(|m| m.iter().any(|x| !x.is_finite())) {
+        return Err(LqrError::Weight(
+            "the problem's scale overflows double precision (R⁻¹, B R⁻¹ Bᵀ or Q − N R⁻¹ Nᵀ has an infinite entry): rescale the states or inputs".into(),
+        ));
+    }
     if q1.clone().symmetric_eigenvalues().min() < -1e-10 * q1.amax().max(1.0) {
         return Err(LqrError::Weight("Q − N R⁻¹ Nᵀ must be positive semi-definite".into()));
     }
-    let a1 = a - b * &r_inv * n.transpose();
-    let g = b * &r_inv * b.transpose();
+    let s = care(&a1, &g, &q1)?;
+    if s.iter().any(|x| !x.is_finite()) {
+        return Err(LqrError::NotStabilisable("the solution is not finite".into()));
+    }
+    let k = &r_inv * (b.transpose() * &s + n.transpose());
+    let closed = a - b * &k;
+    let closed_loop: Vec<Complex<f64>> = closed.complex_eigenvalues().iter().copied().collect();
+    if let Some(e) = closed_loop.iter().find(|e| e.re >= 0.0) {
+        return Err(LqrError::NotStabilisable(format!(
+            "the closed loop keeps the eigenvalue {:.6e}{:+.6e}i: (A, B) is not stabilisable or (A, Q) not detectable",
+            e.re, e.im
+        )));
+    }
+    Ok(Lqr { k, s, closed_loop })
+}
 
-    // Matrix sign function of the Hamiltonian.
+/// The stabilising solution of `A₁ᵀS + SA₁ − S G S + Q₁ = 0` (no cross term): the matrix sign
+/// function of the Hamiltonian gives a first `S`, Newton–Kleinman steps refine it.
+fn care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Result<DMatrix<f64>, LqrError> {
+    let nx = a1.nrows();
     let mut h = DMatrix::zeros(2 * nx, 2 * nx);
-    h.view_mut((0, 0), (nx, nx)).copy_from(&a1);
-    h.view_mut((0, nx), (nx, nx)).copy_from(&(-&g));
-    h.view_mut((nx, 0), (nx, nx)).copy_from(&(-&q1));
+    h.view_mut((0, 0), (nx, nx)).copy_from(a1);
+    h.view_mut((0, nx), (nx, nx)).copy_from(&(-g));
+    h.view_mut((nx, 0), (nx, nx)).copy_from(&(-q1));
     h.view_mut((nx, nx), (nx, nx)).copy_from(&(-a1.transpose()));
     let mut w = h;
     for _ in 0..100 {
@@ -104,6 +127,9 @@ pub fn lqr(
         let next = (&w / c + &inv * c) * 0.5;
         let change = (&next - &w).norm() / next.norm();
         w = next;
+        if !change.is_finite() {
+            return Err(LqrError::NotStabilisable("the sign iteration did not stay finite".into()));
+        }
         if change < 1e-13 {
             break;
         }
@@ -123,8 +149,8 @@ pub fn lqr(
     // Lyapunov solve is a dense n² × n² system: above MAX_REFINE states it would need more than
     // ~50 MB, and the sign-function solution is kept as it is.
     for _ in 0..if nx <= MAX_REFINE { 4 } else { 0 } {
-        let acl = &a1 - &g * &s;
-        let c = &q1 + &s * &g * &s;
+        let acl = a1 - g * &s;
+        let c = q1 + &s * g * &s;
         let Some(x) = lyapunov(&acl, &c) else { break };
         let step = (&x - &s).norm() / x.norm().max(1e-300);
         s = (&x + x.transpose()) * 0.5;
@@ -132,19 +158,7 @@ pub fn lqr(
             break;
         }
     }
-    let k = &r_inv * (b.transpose() * &s + n.transpose());
-    let closed = a - b * &k;
-    let closed_loop: Vec<Complex<f64>> = closed.complex_eigenvalues().iter().copied().collect();
-    if let Some(e) = closed_loop.iter().find(|e| e.re >= 0.0) {
-        return Err(LqrError::NotStabilisable(format!(
-            "the closed loop keeps the eigenvalue {:.6e}{:+.6e}i: (A, B) is not stabilisable or (A, Q) not detectable",
-            e.re, e.im
-        )));
-    }
-    if s.iter().any(|x| !x.is_finite()) {
-        return Err(LqrError::NotStabilisable("the solution is not finite".into()));
-    }
-    Ok(Lqr { k, s, closed_loop })
+    Ok(s)
 }
 
 /// Solves `Aᵀ X + X A + C = 0` by its Kronecker form `(I ⊗ Aᵀ + Aᵀ ⊗ I) vec X = −vec C`: dense,
@@ -174,6 +188,15 @@ mod tests {
         let k1 = (qw / rw).sqrt();
         assert!((d.k[(0, 0)] - k1).abs() < 1e-12 && (d.k[(0, 1)] - (2.0 * k1).sqrt()).abs() < 1e-12, "{}", d.k);
         assert!(d.closed_loop.iter().all(|e| e.re < 0.0));
+    }
+
+    #[test]
+    fn a_problem_past_double_precision_is_refused_not_a_panic() {
+        let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        let b = DMatrix::from_row_slice(2, 1, &[0.0, 1e308]);
+        let (q, r) = (DMatrix::identity(2, 2), DMatrix::identity(1, 1));
+        let e = lqr(&a, &b, &q, &r, None).expect_err("B R⁻¹ Bᵀ overflows").to_string();
+        assert!(e.contains("overflows double precision"), "{e}");
     }
 
     #[test]
