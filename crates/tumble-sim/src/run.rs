@@ -235,14 +235,20 @@ fn diagnose(model: &Model, last_good: &[f64], t: f64, body: usize, what: String)
         }
         tau = tau.min(sys.gravity.time_scale(&s.p_WB));
     }
+    // The step the motion would need, if a run could take it at all (at most MAX_STEPS steps).
+    let usable = tau / 20.0 >= model.duration / crate::scenario::MAX_STEPS;
     let likely_cause = match model.method {
-        Method::Rk4 { dt } | Method::SymplecticEuler { dt } if dt > 0.05 * tau => format!(
+        Method::Rk4 { dt } | Method::SymplecticEuler { dt } if usable && dt > 0.05 * tau => format!(
             "the time step simulation.dt = {dt} s is too large for the fastest motion in the model (time scale {tau:.4e} s from spin rates and orbital periods); use dt <= {:.3e} s or integrator = \"dopri5\"",
             tau / 20.0
         ),
         _ if model.impact().is_none() && tau.is_finite() && sys.gravity.time_scale(&sys.body_state(last_good, body).p_WB) == tau => {
             "a close pass of the point-mass centre, where gravity is singular; set gravity.radius to stop the run at impact".to_string()
         }
+        _ if !usable => format!(
+            "the fastest motion in the model has a time scale of {tau:.3e} s (spin rates and orbital periods), far below any step a run of {} s can take: the scenario's rates or gravity are extreme; check the inputs",
+            model.duration
+        ),
         _ => "extreme values in the scenario (loads, rates) or a singular configuration; check the inputs".to_string(),
     };
     Diagnosis { time: t, body: Some(sys.bodies[body].name.clone()), what, likely_cause }
