@@ -133,12 +133,6 @@ impl CampaignRows {
         Ok(Self { c, pool })
     }
 
-    /// What the campaign is (`campaign.json`), as JSON text: a worker's campaign must be the
-    /// driver's.
-    fn identity(&self) -> String {
-        self.c.identity().to_string()
-    }
-
     /// The rows of runs `indices`, as `runs.csv` lines, in the order given.
     fn rows(&self, py: Python<'_>, indices: Vec<u64>) -> PyResult<Vec<String>> {
         if let Some(&i) = indices.iter().find(|&&i| i >= self.c.options.runs) {

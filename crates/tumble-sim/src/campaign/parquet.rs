@@ -66,7 +66,7 @@ mod imp {
     }
 
     /// The table's columns: (name, values).
-    fn columns(c: &Campaign, rows: &[RunRow]) -> Result<Vec<(String, Column)>, String> {
+    fn columns(c: &Campaign, rows: &[RunRow]) -> Vec<(String, Column)> {
         let mut out = vec![
             ("run".to_string(), Column::UInt(rows.iter().map(|r| r.index as i64).collect())),
             ("seed".to_string(), Column::UInt(vec![c.options.seed as i64; rows.len()])),
@@ -86,7 +86,7 @@ mod imp {
             out.push((name, Column::Double(v)));
         }
         out.push(("note".into(), Column::Text(rows.iter().map(|r| r.note.clone()).collect())));
-        Ok(out)
+        out
     }
 
     /// What the campaign is, as key–value metadata.
@@ -110,7 +110,7 @@ mod imp {
     }
 
     pub(super) fn write(c: &Campaign, rows: &[RunRow], file: std::fs::File) -> Result<(), String> {
-        let cols = columns(c, rows)?;
+        let cols = columns(c, rows);
         let pe = |e: ParquetError| e.to_string();
         let fields = (cols.iter())
             .map(|(name, col)| match col {
