@@ -120,12 +120,102 @@ pub fn fit(model: FitModel, points: &[Point]) -> Result<Fit, String> {
             return Err(format!("point {}: a power law needs penetrations >= 0, got {} m", i + 1, p.delta));
         }
     }
+    let scales = Scales::of(points);
+    let scaled: Vec<Point> = points.iter().map(|p| scales.apply(p)).collect();
+    let fitted = fit_scaled(model, m, &scaled)?;
+    let theta = scales.unscale(model, &fitted);
+    let (_, rss, jac) = residuals(model, points, &theta);
+    // A coefficient that overflows, or underflows to (nearly) zero from a value that was not.
+    let lost = theta.iter().zip(&fitted).any(|(t, s)| !t.is_finite() || (*s != 0.0 && t.abs() < f64::MIN_POSITIVE));
+    if lost || !(rss.is_finite() && jac.iter().all(|j| j.is_finite())) {
+        return Err(format!(
+            "the coefficients in these units (penetrations up to {:e} m, forces up to {:e} N) are beyond double precision: express the data in units nearer its values",
+            scales.d, scales.f
+        ));
+    }
+    let mean = points.iter().map(|p| p.force).sum::<f64>() / points.len() as f64;
+    let tss: f64 = points.iter().map(|p| (p.force - mean).powi(2)).sum();
+    let sigma2 = rss / (points.len() - m) as f64;
+    // (JᵀJ)⁻¹ from the SVD of J with unit columns: JᵀJ itself squares a condition number that
+    // reaches 1e8 when k ~ 1e7 and p ~ 1 share a fit.
+    let scale: Vec<f64> = (0..m).map(|j| 1.0 / jac.column(j).norm().max(f64::MIN_POSITIVE)).collect();
+    let scaled = DMatrix::from_fn(jac.nrows(), m, |i, j| jac[(i, j)] * scale[j]);
+    let svd = scaled.try_svd(false, true, f64::EPSILON, MAX_SVD_ITERATIONS).ok_or(NO_SVD)?;
+    let vt = svd.v_t.ok_or(NO_SVD)?;
+    if svd.singular_values.iter().any(|s| *s <= 1e-12 * svd.singular_values.max()) {
+        return Err("the data cannot tell the coefficients apart (the fit's Jacobian is singular)".into());
+    }
+    let std_errors = (0..m)
+        .map(|i| {
+            let var: f64 = (0..m).map(|k| (vt[(k, i)] / svd.singular_values[k]).powi(2)).sum();
+            (sigma2 * var).sqrt() * scale[i]
+        })
+        .collect();
+    Ok(Fit {
+        model,
+        names,
+        values: theta,
+        std_errors,
+        r2: if tss > 0.0 { 1.0 - rss / tss } else { 1.0 },
+        rss,
+        n: points.len(),
+    })
+}
+
+/// Iterations the singular value decompositions may take (a 3-column design converges in
+/// tens; the bound turns a matrix it cannot decompose into an error instead of a hang).
+const MAX_SVD_ITERATIONS: usize = 10_000;
+
+const NO_SVD: &str = "the fit's least-squares problem did not converge (singular value decomposition)";
+
+/// The data's scales: the largest |δ| (m), |F| (N) and |δ̇| (m/s), 1 where all are zero. The
+/// fit runs on the data divided by them, so that its products stay far from overflow and its
+/// matrices well scaled whatever the units.
+struct Scales {
+    d: f64,
+    f: f64,
+    v: f64,
+}
+
+impl Scales {
+    fn of(points: &[Point]) -> Self {
+        let max = |x: &dyn Fn(&Point) -> f64| {
+            let m = points.iter().map(|p| x(p).abs()).fold(0.0, f64::max);
+            if m > 0.0 { m } else { 1.0 }
+        };
+        Self { d: max(&|p| p.delta), f: max(&|p| p.force), v: max(&|p| p.velocity.unwrap_or(0.0)) }
+    }
+
+    fn apply(&self, p: &Point) -> Point {
+        Point { delta: p.delta / self.d, force: p.force / self.f, velocity: p.velocity.map(|v| v / self.v) }
+    }
+
+    /// Coefficients of the scaled data in the data's units.
+    fn unscale(&self, model: FitModel, th: &[f64]) -> Vec<f64> {
+        let (d, f, v) = (self.d, self.f, self.v);
+        match model {
+            FitModel::Quadratic => vec![th[0] * f / (d * d), th[1] * f / d, th[2] * f],
+            FitModel::Power => {
+                let mut out = vec![th[0] * f / d.powf(th[1]), th[1]];
+                if th.len() == 4 {
+                    out.extend([th[2] * f / v.powf(th[3]), th[3]]);
+                }
+                out
+            }
+            FitModel::HuntCrossley => vec![th[0] * f / d.powf(th[1]), th[1], th[2] * f / (v * d.powf(th[1]))],
+        }
+    }
+}
+
+/// The coefficients fitted to `points` (scaled to magnitudes of at most 1).
+fn fit_scaled(model: FitModel, m: usize, points: &[Point]) -> Result<Vec<f64>, String> {
     let v = |p: &Point| p.velocity.unwrap_or(0.0);
-    let theta = match model {
+    Ok(match model {
         FitModel::Quadratic => {
             let x = DMatrix::from_fn(points.len(), 3, |i, j| eval(model, &[0.0; 3], points[i].delta, 0.0).1[j]);
             let y = DVector::from_iterator(points.len(), points.iter().map(|p| p.force));
-            x.svd(true, true).solve(&y, 1e-14).map_err(|e| e.to_string())?.as_slice().to_vec()
+            let svd = x.try_svd(true, true, f64::EPSILON, MAX_SVD_ITERATIONS).ok_or(NO_SVD)?;
+            svd.solve(&y, 1e-14).map_err(|e| e.to_string())?.as_slice().to_vec()
         }
         _ => {
             // Start: log F = log k + p log δ over the positive points.
@@ -157,34 +247,6 @@ pub fn fit(model: FitModel, points: &[Point]) -> Result<Fit, String> {
             }
             levenberg_marquardt(model, points, th)?
         }
-    };
-    let (_, rss, jac) = residuals(model, points, &theta);
-    let mean = points.iter().map(|p| p.force).sum::<f64>() / points.len() as f64;
-    let tss: f64 = points.iter().map(|p| (p.force - mean).powi(2)).sum();
-    let sigma2 = rss / (points.len() - m) as f64;
-    // (JᵀJ)⁻¹ from the SVD of J with unit columns: JᵀJ itself squares a condition number that
-    // reaches 1e8 when k ~ 1e7 and p ~ 1 share a fit.
-    let scale: Vec<f64> = (0..m).map(|j| 1.0 / jac.column(j).norm().max(f64::MIN_POSITIVE)).collect();
-    let scaled = DMatrix::from_fn(jac.nrows(), m, |i, j| jac[(i, j)] * scale[j]);
-    let svd = scaled.svd(false, true);
-    let vt = svd.v_t.ok_or("SVD failed")?;
-    if svd.singular_values.iter().any(|s| *s <= 1e-12 * svd.singular_values.max()) {
-        return Err("the data cannot tell the coefficients apart (the fit's Jacobian is singular)".into());
-    }
-    let std_errors = (0..m)
-        .map(|i| {
-            let var: f64 = (0..m).map(|k| (vt[(k, i)] / svd.singular_values[k]).powi(2)).sum();
-            (sigma2 * var).sqrt() * scale[i]
-        })
-        .collect();
-    Ok(Fit {
-        model,
-        names,
-        values: theta,
-        std_errors,
-        r2: if tss > 0.0 { 1.0 - rss / tss } else { 1.0 },
-        rss,
-        n: points.len(),
     })
 }
 
@@ -331,6 +393,38 @@ mod tests {
             let reported = fits.iter().map(|f| f.std_errors[j]).sum::<f64>() / 400.0;
             assert!((sd / reported - 1.0).abs() < 0.15, "{}: scatter {sd} vs reported {reported}", fits[0].names[j]);
         }
+    }
+
+    #[test]
+    fn the_fit_is_the_same_in_any_units_and_refuses_coefficients_beyond_double_precision() {
+        // Hunt–Crossley data in m, N, m/s, then in units 1e-30 m, 1e20 N and 1e-30 m/s: the
+        // coefficients transform exactly (k' = k·s_F/s_δ^p, c' = c·s_F/(s_v s_δ^p)) to the
+        // fit's convergence tolerance (1e-9 relative, well above the 1e-15 stopping rule).
+        let mut n = noise(5);
+        let pts: Vec<Point> = (0..80)
+            .map(|i| {
+                let t = (i as f64 + 0.5) / 80.0 * std::f64::consts::PI;
+                let (d, v) = (2e-3 * t.sin(), 0.3 * t.cos());
+                Point { delta: d, force: (5e7 + 2e8 * v) * d.powf(1.4) + 0.5 * n(), velocity: Some(v) }
+            })
+            .collect();
+        let (sd, sf, sv) = (1e30, 1e-20, 1e30);
+        let far: Vec<Point> = pts
+            .iter()
+            .map(|p| Point { delta: p.delta * sd, force: p.force * sf, velocity: p.velocity.map(|v| v * sv) })
+            .collect();
+        let (a, b) = (fit(FitModel::HuntCrossley, &pts).expect("fit"), fit(FitModel::HuntCrossley, &far).expect("fit"));
+        let p = a.values[1];
+        let want = [a.values[0] * sf / sd.powf(p), p, a.values[2] * sf / (sv * sd.powf(p))];
+        for (got, want) in b.values.iter().zip(want) {
+            assert!((got / want - 1.0).abs() < 1e-9, "{:?} vs {want:?}", b.values);
+        }
+        assert!((a.r2 - b.r2).abs() < 1e-12);
+        // Penetrations of 1e157 m: δ² overflows. Refused (this once hung in the SVD).
+        let huge: Vec<Point> =
+            (1..30).map(|i| Point { delta: i as f64 * 1e155, force: 1e-3 * i as f64, velocity: None }).collect();
+        let err = fit(FitModel::Quadratic, &huge).expect_err("beyond double precision");
+        assert!(err.contains("beyond double precision"), "{err}");
     }
 
     #[test]

@@ -8,8 +8,12 @@
 //! function of the Hamiltonian `H = [A₁, −B R⁻¹ Bᵀ; −Q₁, −A₁ᵀ]` (Newton iteration with
 //! determinant scaling; Roberts 1980, Byers 1987) gives the stable invariant subspace and a first
 //! `S` by least squares; Newton–Kleinman steps (each a Lyapunov solve) then refine `S` to
-//! rounding. A problem whose blocks overflow double precision is refused. `S` is returned symmetrised; the closed loop `A − BK` must be stable, else the pair
-//! is reported as not stabilisable (or `(A, Q)` not detectable).
+//! rounding. The problem is first balanced (a diagonal state scaling and a scalar cost scaling,
+//! both powers of two: [`lqr`] solves `Q = 1e160 I` as it solves `Q = I`); one whose blocks
+//! overflow double precision is refused. `S` is returned symmetrised. The closed loop `A − BK`
+//! must be stable: its eigenvalues, each resolved from `A − BK` or its inverse, have negative
+//! real parts, or `S ≻ 0` and `Q₁ + S G S ≻ 0` prove it (Lyapunov); else the pair is reported as
+//! not stabilisable (or `(A, Q)` not detectable).
 
 use tumble_math::nalgebra::{Complex, DMatrix, DVector};
 
@@ -91,20 +95,103 @@ pub fn lqr(
     if q1.clone().symmetric_eigenvalues().min() < -1e-10 * q1.amax().max(1.0) {
         return Err(LqrError::Weight("Q − N R⁻¹ Nᵀ must be positive semi-definite".into()));
     }
-    let s = care(&a1, &g, &q1)?;
+    let s = balanced_care(&a1, &g, &q1)?;
     if s.iter().any(|x| !x.is_finite()) {
         return Err(LqrError::NotStabilisable("the solution is not finite".into()));
     }
     let k = &r_inv * (b.transpose() * &s + n.transpose());
     let closed = a - b * &k;
-    let closed_loop: Vec<Complex<f64>> = closed.complex_eigenvalues().iter().copied().collect();
-    if let Some(e) = closed_loop.iter().find(|e| e.re >= 0.0) {
+    let closed_loop = eigenvalues(&closed);
+    if let Some(e) = closed_loop.iter().find(|e| e.re >= 0.0)
+        && !lyapunov_certificate(&s, &(&q1 + &s * &g * &s))
+    {
         return Err(LqrError::NotStabilisable(format!(
             "the closed loop keeps the eigenvalue {:.6e}{:+.6e}i: (A, B) is not stabilisable or (A, Q) not detectable",
             e.re, e.im
         )));
     }
     Ok(Lqr { k, s, closed_loop })
+}
+
+/// The CARE solved on a balanced problem. States are scaled, `x = D x̃` (D diagonal, powers of
+/// two): `Ã = D⁻¹A₁D`, `G̃ = D⁻¹GD⁻¹`, `Q̃ = DQ₁D`, a diagonal similarity of the Hamiltonian that
+/// keeps its structure (Benner 2000), with each `dᵢ` chosen so that the entries it multiplies
+/// (column i of Ã, row i of Q̃) and those it divides (row i of Ã, row i of G̃) are of one size.
+/// Then the cost is scaled, `S̃ = σ Ŝ` with `σ` balancing `G̃` against `Q̃`. `S = D⁻¹ S̃ D⁻¹`.
+/// A problem already balanced keeps `D = I`, `σ = 1`; one with `Q = 1e160 I` and `R = 1` would
+/// otherwise lose its slow direction to rounding.
+fn balanced_care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Result<DMatrix<f64>, LqrError> {
+    let n = a1.nrows();
+    let mut d = vec![1.0f64; n];
+    let scaled = |d: &[f64]| {
+        (
+            DMatrix::from_fn(n, n, |i, j| a1[(i, j)] * d[j] / d[i]),
+            DMatrix::from_fn(n, n, |i, j| g[(i, j)] / (d[i] * d[j])),
+            DMatrix::from_fn(n, n, |i, j| q1[(i, j)] * d[i] * d[j]),
+        )
+    };
+    for _ in 0..100 {
+        let mut changed = false;
+        for i in 0..n {
+            let (a, g, q) = scaled(&d);
+            let off = |v: f64, k: usize| if k == i { 0.0 } else { v.abs() };
+            let mul: f64 = (0..n).map(|k| off(a[(k, i)], k) + q[(i, k)].abs()).sum();
+            let div: f64 = (0..n).map(|k| off(a[(i, k)], k) + g[(i, k)].abs()).sum();
+            if mul > 0.0 && div > 0.0 && mul.is_finite() && div.is_finite() {
+                // The quarter power: the weights' entries move with dᵢ², the drift's with dᵢ.
+                let f = 2f64.powi(((div / mul).log2() / 4.0).round() as i32);
+                if f != 1.0 {
+                    d[i] *= f;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let (a, g, q) = scaled(&d);
+    let ratio = (q.amax() / g.amax()).sqrt();
+    let sigma = if ratio.is_finite() && ratio > 0.0 { 2f64.powi(ratio.log2().round() as i32) } else { 1.0 };
+    let s = care(&a, &(&g * sigma), &(&q / sigma))? * sigma;
+    Ok(DMatrix::from_fn(n, n, |i, j| s[(i, j)] / (d[i] * d[j])))
+}
+
+/// Eigenvalues of `m`. The QR algorithm's error is about ε‖m‖ in absolute terms, so an
+/// eigenvalue below that floor (a slow pole beside one at −1e80) is noise. When there is one,
+/// the eigenvalues at or above the geometric mean `√(‖m‖/‖m⁻¹‖)` are taken from `m` and those
+/// below from the reciprocals of `m⁻¹`'s, whose error is ε‖m⁻¹‖ (a margin of 1e3 on both
+/// floors); when that does not account for every eigenvalue, `m`'s are returned as they are.
+fn eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
+    let direct: Vec<Complex<f64>> = m.complex_eigenvalues().iter().copied().collect();
+    let floor = |m: &DMatrix<f64>| 1e3 * f64::EPSILON * m.norm();
+    if direct.iter().all(|e| e.norm() > floor(m)) {
+        return direct;
+    }
+    let Some(inv) = m.clone().try_inverse().filter(|i| i.iter().all(|x| x.is_finite())) else {
+        return direct;
+    };
+    let split = (m.norm() / inv.norm()).sqrt();
+    let mut both: Vec<Complex<f64>> =
+        direct.iter().copied().filter(|e| e.norm() >= split && e.norm() > floor(m)).collect();
+    let (inv_floor, n) = (floor(&inv), direct.len());
+    both.extend(
+        inv.complex_eigenvalues().iter().filter(|e| e.norm() > inv_floor && e.norm() * split > 1.0).map(|e| e.inv()),
+    );
+    if both.len() == n { both } else { direct }
+}
+
+/// Whether `S ≻ 0` and `C = Q₁ + S G S ≻ 0`, `S` solving `(A₁ − GS)ᵀS + S(A₁ − GS) = −C`: then
+/// `V = xᵀSx` is a Lyapunov function of the closed loop, which is therefore stable whatever its
+/// computed eigenvalues say (their real parts are lost to rounding beside poles 1e40 times
+/// faster).
+fn lyapunov_certificate(s: &DMatrix<f64>, c: &DMatrix<f64>) -> bool {
+    let positive = |m: &DMatrix<f64>| {
+        let d = DVector::from_iterator(m.nrows(), m.diagonal().iter().map(|x| x.abs().sqrt().recip()));
+        let scaled = DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] * d[i] * d[j]);
+        d.iter().all(|x| x.is_finite()) && scaled.symmetric_eigenvalues().min() > 1e-8
+    };
+    positive(s) && positive(c)
 }
 
 /// The stabilising solution of `A₁ᵀS + SA₁ − S G S + Q₁ = 0` (no cross term): the matrix sign
@@ -144,7 +231,6 @@ fn care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Result<DMatri
     let svd = lhs.svd(true, true);
     let mut s = svd.solve(&rhs, 1e-14).map_err(|e| LqrError::NotStabilisable(e.to_string()))?;
     s = (&s + s.transpose()) * 0.5;
-
     // Newton–Kleinman refinement: (A₁ − G S)ᵀ X + X (A₁ − G S) + Q₁ + S G S = 0. The
     // Lyapunov solve is a dense n² × n² system: above MAX_REFINE states it would need more than
     // ~50 MB, and the sign-function solution is kept as it is.
@@ -197,6 +283,26 @@ mod tests {
         let (q, r) = (DMatrix::identity(2, 2), DMatrix::identity(1, 1));
         let e = lqr(&a, &b, &q, &r, None).expect_err("B R⁻¹ Bᵀ overflows").to_string();
         assert!(e.contains("overflows double precision"), "{e}");
+    }
+
+    #[test]
+    fn a_badly_scaled_design_is_solved_and_its_slow_pole_resolved() {
+        // ẍ = u with Q = q I, R = 1: K = [√q, √(q + 2√q)], S = [[K₁K₂, K₁], [K₁, K₂]], poles at
+        // −K₂/2 ± √(K₂²/4 − K₁), i.e. about −1e80 and −1 for q = 1e160. The slow pole is 1e80
+        // times below ‖A − BK‖, where the QR algorithm's absolute error (~1e64) hides its sign.
+        let q = 1e160;
+        let a = DMatrix::from_row_slice(2, 2, &[0.0, 1.0, 0.0, 0.0]);
+        let b = DMatrix::from_row_slice(2, 1, &[0.0, 1.0]);
+        let d = lqr(&a, &b, &(DMatrix::identity(2, 2) * q), &DMatrix::identity(1, 1), None).expect("design");
+        let (k1, k2) = (q.sqrt(), (q + 2.0 * q.sqrt()).sqrt());
+        let s = [k1 * k2, k1, k1, k2];
+        for (got, want) in d.s.iter().zip(s) {
+            assert!((got / want - 1.0).abs() < 1e-6, "S = {:e}", d.s);
+        }
+        assert!((d.k[(0, 0)] / k1 - 1.0).abs() < 1e-6 && (d.k[(0, 1)] / k2 - 1.0).abs() < 1e-6, "{:e}", d.k);
+        let slow = d.closed_loop.iter().min_by(|x, y| x.norm().total_cmp(&y.norm())).expect("two poles");
+        // −K₁/K₂ (the product of the poles is K₁, their sum −K₂), as accurate as K.
+        assert!((slow.re + k1 / k2).abs() < 1e-6 && slow.im == 0.0, "{:?}", d.closed_loop);
     }
 
     #[test]

@@ -183,3 +183,19 @@ fn a_step_count_past_the_bound_is_refused() {
         assert!(e.contains("key `simulation.dt`") && e.contains("steps, more than 1e9"), "{to}: {e}");
     }
 }
+
+/// An adaptive run whose motion needs steps shorter than duration / 1e9 (a 5e6 rad/s spin at
+/// rtol 1e-11 needs ~1e-9 s over a 5,829 s orbit) ends at once with a diagnosis: it ran for
+/// ever before, since the smallest step allowed was 1e-12 of the duration.
+#[test]
+fn an_adaptive_run_that_needs_too_many_steps_ends_with_a_diagnosis() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/basics/orbit.toml");
+    let set = [("bodies.sat.angular_velocity".to_string(), "[5e6, 0.0, 0.0]".to_string())];
+    let sc = Scenario::load(&path, &set).expect("valid");
+    let mut model = Model::build(&sc).expect("builds");
+    let start = std::time::Instant::now();
+    let run = tumble_sim::simulate(&mut model, &mut |_| {});
+    let tumble_sim::Outcome::Failed(d) = &run.outcome else { panic!("{:?}", run.outcome) };
+    assert!(d.what.contains("fell below h_min"), "{d}");
+    assert!(run.stats.steps < 100 && start.elapsed().as_secs() < 10, "{:?}", run.stats);
+}

@@ -18,8 +18,12 @@ pub mod urdf;
 pub use joint::Joint;
 
 use spatial::{SMat, SVec, cross_force, cross_motion, inertia, join, parts, plucker};
+use tumble_geometry::mesh::MAX_COORDINATE;
 use tumble_math::nalgebra::{DMatrix, DVector, DVectorView, Matrix6xX};
 use tumble_math::{Mat3, Vec3};
+
+/// Heaviest link, kg (an asteroid's mass; more would overflow the dynamics' products).
+pub const MAX_LINK_MASS: f64 = 1e20;
 
 /// One link and the joint that carries it.
 #[derive(Clone, Debug)]
@@ -109,6 +113,17 @@ impl Multibody {
                 return Err(MultibodyError::Inertia(
                     l.name.clone(),
                     "mass must be >= 0 and the inertia symmetric".into(),
+                ));
+            }
+            if l.mass > MAX_LINK_MASS {
+                let what = format!("mass {} kg is more than {MAX_LINK_MASS:e} kg", l.mass);
+                return Err(MultibodyError::Inertia(l.name.clone(), what));
+            }
+            let far = |v: &Vec3| !v.iter().all(|x| x.abs() <= MAX_COORDINATE);
+            if far(&l.com) || far(&l.parent_to_joint.1) || l.parent_to_joint.0.iter().any(|c| !c.is_finite()) {
+                return Err(MultibodyError::Inertia(
+                    l.name.clone(),
+                    format!("its centre of mass and joint origin must lie within {MAX_COORDINATE:e} m"),
                 ));
             }
             q_at.push(nq);

@@ -7,7 +7,7 @@
 //! mass in the inertial frame and are rotated into the link frame. Visual and collision meshes
 //! are not needed and are ignored here.
 
-use super::{Joint, Link, Multibody};
+use super::{Joint, Link, MAX_LINK_MASS, Multibody};
 use std::collections::HashMap;
 use std::path::Path;
 use tumble_geometry::MassProperties;
@@ -214,9 +214,6 @@ pub fn urdf_from_str(text: &str, file: &str, base: Base, gravity: Vec3) -> Resul
     let multibody = Multibody::new(links, gravity).map_err(|e| bad(e.to_string()))?;
     Ok(UrdfModel { multibody, name: robot.name, joint_names, limits })
 }
-
-/// Heaviest link, kg (an asteroid's mass; more would overflow the dynamics' products).
-const MAX_LINK_MASS: f64 = 1e20;
 
 /// Deepest element nesting a URDF may have.
 const MAX_XML_DEPTH: usize = 64;

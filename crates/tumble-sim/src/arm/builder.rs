@@ -121,7 +121,16 @@ impl ArmBuilder {
                 let oi =
                     positive("simulation.output_interval", self.output_interval.unwrap_or(duration / 1000.0), "s")?;
                 let h_max = max_step.unwrap_or(oi);
-                (Method::Dopri5(Dopri5Settings { rtol, atol, h_initial: oi / 10.0, h_min: 1e-12, h_max }), oi)
+                (
+                    Method::Dopri5(Dopri5Settings {
+                        rtol,
+                        atol,
+                        h_initial: oi / 10.0,
+                        h_min: duration / crate::scenario::MAX_STEPS,
+                        h_max,
+                    }),
+                    oi,
+                )
             }
         };
         if duration / output_interval > MAX_SAMPLES {

@@ -246,7 +246,9 @@ fn stepping(stepping: Option<Stepping>, duration: f64, interval: Option<f64>) ->
                 Some(h) => positive("simulation.dt", h, "s")?,
                 None => (oi / 10.0).min(h_max),
             };
-            let h_min = 1e-12 * duration;
+            // The adaptive step may not shrink below what MAX_STEPS steps over the duration
+            // allow: a motion that needs less (a 5e6 rad/s spin at rtol 1e-11) would run for ever.
+            let h_min = duration / crate::scenario::MAX_STEPS;
             (Method::Dopri5(Dopri5Settings { rtol, atol, h_initial, h_min, h_max }), oi)
         }
     })

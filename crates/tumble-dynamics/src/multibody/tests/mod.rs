@@ -317,6 +317,15 @@ fn urdf_arms_load_and_bad_ones_are_refused() {
             robot(format!("{}{}{}", link("a", 1.0), link("b", 1e308), joint("j", "revolute", "a", "b"))),
             "more than 1e20 kg",
         ),
+        // A centre of mass at 1e200 m: finite, but its inertia products overflow.
+        (
+            robot(format!("{}{}{}", link("a", 1.0), link("b", 1.0), joint("j", "revolute", "a", "b"))).replacen(
+                "<mass value=\"1\"/>",
+                "<origin xyz=\"1e200 0 0\"/><mass value=\"1\"/>",
+                1,
+            ),
+            "must lie within 1e9 m",
+        ),
         // 50,000 nested elements: refused before the parser's recursion could overflow the stack.
         (robot(format!("{}{}", "<a>".repeat(50_000), "</a>".repeat(50_000))), "nested more than 64 deep"),
     ] {
