@@ -1,5 +1,6 @@
 //! `tumble arm`: robot arms from URDF.
 
+use crate::Failure;
 use clap::Subcommand;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -59,11 +60,11 @@ fn numbers(flag: &str, text: &str) -> Result<Vec<f64>, String> {
         .collect()
 }
 
-pub fn run(cmd: ArmCommand) -> Result<(), String> {
-    match cmd {
+pub fn run(cmd: ArmCommand) -> Result<(), Failure> {
+    Ok(match cmd {
         ArmCommand::Inspect { file, q, qd, gravity, json } => inspect(&file, &q, qd.as_deref(), &gravity, json),
         ArmCommand::Bench { file, calls } => bench(&file, calls.max(1)),
-    }
+    }?)
 }
 
 fn joint_kind(j: &Joint) -> (&'static str, Option<Vec3>) {

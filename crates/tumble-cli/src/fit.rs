@@ -1,5 +1,6 @@
 //! `tumble fit contact`: least-squares identification of a contact law from measured data.
 
+use crate::{Failure, output};
 use clap::{Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -43,7 +44,7 @@ pub enum Model {
     HuntCrossley,
 }
 
-pub fn run(cmd: FitCommand) -> Result<(), String> {
+pub fn run(cmd: FitCommand) -> Result<(), Failure> {
     let FitCommand::Contact { data, model, json, out } = cmd;
     let points = read(&data)?;
     let model = match model {
@@ -53,13 +54,13 @@ pub fn run(cmd: FitCommand) -> Result<(), String> {
     };
     let f = fit(model, &points).map_err(|e| format!("{}: {e}", data.display()))?;
     let out = out.unwrap_or_else(|| Path::new("out").join("fit"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    std::fs::create_dir_all(&out).map_err(|e| output(format!("{}: cannot create: {e}", out.display())))?;
     let stem = out.join(format!(
         "{}_{}",
         data.file_stem().map_or("data".into(), |s| s.to_string_lossy().to_string()),
         name(model)
     ));
-    plot(&stem, &f, &points)?;
+    plot(&stem, &f, &points).map_err(Failure::Output)?;
     if json {
         say!("{}", serde_json::to_string_pretty(&to_json(&f)).map_err(|e| e.to_string())?);
     } else {

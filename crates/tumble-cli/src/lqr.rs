@@ -1,5 +1,6 @@
 //! `tumble lqr`: LQR design from matrices in a JSON file.
 
+use crate::{Failure, output};
 use serde_json::json;
 use std::path::Path;
 use tumble_control::lqr;
@@ -30,7 +31,7 @@ fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
     (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect()
 }
 
-pub fn run(file: &Path, as_json: bool) -> Result<(), String> {
+pub fn run(file: &Path, as_json: bool) -> Result<(), Failure> {
     let text = tumble_math::input::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
     let doc: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
@@ -44,7 +45,7 @@ pub fn run(file: &Path, as_json: bool) -> Result<(), String> {
     let eig: Vec<[f64; 2]> = d.closed_loop.iter().map(|e| [e.re, e.im]).collect();
     if as_json {
         let out = json!({ "K": rows(&d.k), "S": rows(&d.s), "closed_loop_eigenvalues": eig });
-        say!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        say!("{}", serde_json::to_string_pretty(&out).map_err(output)?);
         return Ok(());
     }
     let show = |title: &str, m: &DMatrix<f64>| {

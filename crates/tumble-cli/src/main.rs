@@ -316,11 +316,38 @@ fn main() -> ExitCode {
     }
 }
 
-/// Maps a tool's result to the exit status: errors are invalid input (2).
-fn exit(r: Result<(), String>) -> ExitCode {
+/// Why a tool command failed, which decides its exit status as for `run`: invalid input (2),
+/// or outputs that could not be written or served (1).
+pub(crate) enum Failure {
+    /// A file, argument or option that cannot be used.
+    Input(String),
+    /// An output that could not be written (or the viewer's port that could not be opened).
+    Output(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Input(message)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Self {
+        Failure::Input(message.to_string())
+    }
+}
+
+/// An error writing an output, as a [`Failure::Output`].
+pub(crate) fn output(e: impl std::fmt::Display) -> Failure {
+    Failure::Output(e.to_string())
+}
+
+/// Maps a tool's result to the exit status.
+fn exit(r: Result<(), Failure>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => invalid(e),
+        Err(Failure::Input(e)) => invalid(e),
+        Err(Failure::Output(e)) => failed(e),
     }
 }
 

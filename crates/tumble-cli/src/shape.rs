@@ -1,6 +1,6 @@
 //! `tumble mesh …` and `tumble gravity`.
 
-use crate::{MeshCommand, SdfCommand};
+use crate::{Failure, MeshCommand, SdfCommand, output};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::Path;
@@ -17,12 +17,12 @@ fn load(file: &Path, unit: &str) -> Result<(TriMesh, LengthUnit), String> {
     Ok((read_mesh(file, unit).map_err(|e| e.to_string())?, unit))
 }
 
-pub fn run(cmd: MeshCommand) -> Result<(), String> {
+pub fn run(cmd: MeshCommand) -> Result<(), Failure> {
     match cmd {
-        MeshCommand::Info { file, unit, density, json } => info(&file, &unit, density, json),
+        MeshCommand::Info { file, unit, density, json } => Ok(info(&file, &unit, density, json)?),
         MeshCommand::Repair { file, unit, out, weld } => {
             if !(weld.is_finite() && weld >= 0.0) {
-                return Err(format!("--weld must be >= 0 (m), got {weld}"));
+                return Err(format!("--weld must be >= 0 (m), got {weld}").into());
             }
             let (mesh, unit) = load(&file, &unit)?;
             let fixed = mesh.repaired(Repair { weld_tolerance: weld });
@@ -30,7 +30,7 @@ pub fn run(cmd: MeshCommand) -> Result<(), String> {
                 Some("stl") => write_stl(&out, &fixed, unit, false),
                 _ => write_obj(&out, &fixed, unit),
             }
-            .map_err(|e| e.to_string())?;
+            .map_err(output)?;
             let r = fixed.report();
             say!(
                 "{}: {} vertices, {} faces → {}: {} vertices, {} faces; closed {}, oriented {}, outward {}",
@@ -120,7 +120,7 @@ pub fn gravity(
     points: &Path,
     out: &Path,
     threads: Option<usize>,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let (m, _) = load(mesh, unit)?;
     let poly = Polyhedron::new(&m, density).map_err(|e| format!("{}: {e}", mesh.display()))?;
     let pts = read_points_csv(points)?;
@@ -129,7 +129,7 @@ pub fn gravity(
     let start = Instant::now();
     let samples = pool.install(|| poly.sample_all(&pts));
     let secs = start.elapsed().as_secs_f64();
-    write_gravity_csv(out, &pts, &samples)?;
+    write_gravity_csv(out, &pts, &samples).map_err(Failure::Output)?;
     eprintln!(
         "{} points on {} faces in {:.3} s ({:.1} points/s, {} threads) → {}",
         pts.len(),
@@ -152,14 +152,23 @@ fn build_body(
     padding: Option<f64>,
     out: &Path,
     mesh_out: Option<&Path>,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let start = Instant::now();
     let pad = padding.unwrap_or(0.05 * size);
+    // The grid must lie within MAX_COORDINATE, as every shape's vertices (--size 1e200 built an
+    // empty mesh).
+    let bound = tumble_geometry::mesh::MAX_COORDINATE;
+    if !(size > 0.0 && size <= bound && (0.0..=bound).contains(&pad)) {
+        return Err(format!(
+            "--size must be in (0, {bound:e}] m and --padding in [0, {bound:e}] m, got {size} and {pad}"
+        )
+        .into());
+    }
     let grid = body_grid(kind, size, seed, terrain, resolution, pad).map_err(|e| format!("--body {kind:?}: {e}"))?;
-    grid.save(out).map_err(|e| e.to_string())?;
+    grid.save(out).map_err(output)?;
     if let Some(path) = mesh_out {
         let mesh = tumble_geometry::sdf::mesh_from_grid(&grid);
-        write_obj(path, &mesh, LengthUnit::M).map_err(|e| e.to_string())?;
+        write_obj(path, &mesh, LengthUnit::M).map_err(output)?;
         eprintln!(
             "mesh: {} vertices, {} faces, volume {:.6e} m³ → {}",
             mesh.vertices.len(),
@@ -183,7 +192,7 @@ fn report_grid(what: &str, grid: &GridSdf, start: Instant, out: &Path) {
     );
 }
 
-pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
+pub fn sdf(cmd: SdfCommand) -> Result<(), Failure> {
     match cmd {
         SdfCommand::Build {
             file,
@@ -200,7 +209,7 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
             trilinear,
         } => {
             if !(2..=2048).contains(&resolution) {
-                return Err(format!("--resolution must be between 2 and 2048 cells, got {resolution}"));
+                return Err(format!("--resolution must be between 2 and 2048 cells, got {resolution}").into());
             }
             if let Some(name) = body {
                 let kind: BodyKind = name.parse().map_err(|e| format!("--body: {e}"))?;
@@ -218,12 +227,12 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
                     r.closed,
                     r.oriented,
                     r.signed_volume
-                ));
+                ).into());
             }
             let (lo, hi) = mesh.bounds().ok_or_else(|| format!("{}: no vertices", file.display()))?;
             let pad = padding.unwrap_or(0.05 * (hi - lo).max());
             if !(pad.is_finite() && pad >= 0.0) {
-                return Err(format!("--padding must be >= 0 (m), got {pad}"));
+                return Err(format!("--padding must be >= 0 (m), got {pad}").into());
             }
             let bar = ProgressBar::new_spinner();
             bar.set_style(
@@ -244,14 +253,14 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), String> {
                 grid.refinement = None;
             }
             bar.finish_and_clear();
-            grid.save(&out).map_err(|e| e.to_string())?;
+            grid.save(&out).map_err(output)?;
             report_grid(&file.display().to_string(), &grid, start, &out);
             Ok(())
         }
         SdfCommand::Query { file, points, out } => {
             let grid = GridSdf::load(&file).map_err(|e| e.to_string())?;
             let pts = read_points_csv(&points)?;
-            let io = |e: std::io::Error| format!("{}: {e}", out.display());
+            let io = |e: std::io::Error| Failure::Output(format!("{}: {e}", out.display()));
             let mut w = std::io::BufWriter::new(std::fs::File::create(&out).map_err(io)?);
             writeln!(w, "x,y,z,distance,nx,ny,nz").map_err(io)?;
             for p in &pts {

@@ -10,6 +10,7 @@
 //! (symbolic links out of it). `/` serves the viewer's page when the built bundle is embedded;
 //! without it the server says in one line how to build it and serves the files alone.
 
+use crate::{Failure, output};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -24,13 +25,13 @@ pub const BUILD_HINT: &str =
 
 /// Serves `dir` on 127.0.0.1:`port` (0: any free port) until the process ends. Prints the URL
 /// first, on its own line.
-pub fn serve(dir: &Path, port: u16) -> Result<(), String> {
+pub fn serve(dir: &Path, port: u16) -> Result<(), Failure> {
     let root = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
     if !root.is_dir() {
-        return Err(format!("{}: not a folder (give a run's output folder, e.g. out/tripod)", dir.display()));
+        return Err(format!("{}: not a folder (give a run's output folder, e.g. out/tripod)", dir.display()).into());
     }
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| output(format!("127.0.0.1:{port}: {e}")))?;
+    let addr = listener.local_addr().map_err(output)?;
     say!("serving {} at http://{addr}/ (Ctrl-C to stop)", root.display());
     if BUNDLE.is_empty() {
         eprintln!("{BUILD_HINT}");

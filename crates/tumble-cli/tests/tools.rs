@@ -184,4 +184,13 @@ fn procedural_body_sdf_and_mesh() {
     let o = tumble(&["sdf", "build", "--body", "rock", "--resolution", "8", "--out", &sdf.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown procedural body `rock`"));
+    // A body of 1e200 m (it wrote an empty mesh): refused as invalid input, 2.
+    let out = sdf.display().to_string();
+    let o = tumble(&["sdf", "build", "--body", "comet", "--size", "1e200", "--resolution", "8", "--out", &out]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--size must be in (0, 1e9] m"));
+    // An output that cannot be written is a failure (1), as for `tumble run`, not invalid input.
+    let nowhere = d.join("no/such/folder/comet.sdf").display().to_string();
+    let o = tumble(&["sdf", "build", "--body", "comet", "--size", "1000", "--resolution", "8", "--out", &nowhere]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -42,6 +42,11 @@ pub struct Lqr {
     pub closed_loop: Vec<Complex<f64>>,
 }
 
+/// Most states (and inputs) a design may have: the sign iteration on the 2n × 2n Hamiltonian
+/// takes O(n³) per step, seconds at 200 states; a larger problem is refused, not left to run for
+/// minutes.
+pub const MAX_STATES: usize = 200;
+
 /// Largest state dimension refined by Newton–Kleinman steps (see [`lyapunov`]).
 pub const MAX_REFINE: usize = 50;
 
@@ -67,6 +72,11 @@ pub fn lqr(
     };
     if nx == 0 || nu == 0 {
         return Err(LqrError::Dimensions("A and B need at least one state and one input".into()));
+    }
+    if nx > MAX_STATES || nu > MAX_STATES {
+        return Err(LqrError::Dimensions(format!(
+            "{nx} states and {nu} inputs: at most {MAX_STATES} of each are designed for"
+        )));
     }
     dims("A", a, nx, nx)?;
     dims("B", b, nx, nu)?;
@@ -102,6 +112,11 @@ pub fn lqr(
     let k = &r_inv * (b.transpose() * &s + n.transpose());
     let closed = a - b * &k;
     let closed_loop = eigenvalues(&closed);
+    if closed_loop.iter().any(|e| !(e.re.is_finite() && e.im.is_finite())) || k.iter().any(|x| !x.is_finite()) {
+        return Err(LqrError::NotStabilisable(
+            "the gain or the closed loop's eigenvalues overflow double precision: rescale the states or inputs".into(),
+        ));
+    }
     if let Some(e) = closed_loop.iter().find(|e| e.re >= 0.0)
         && !lyapunov_certificate(&s, &(&q1 + &s * &g * &s))
     {
@@ -163,7 +178,7 @@ fn balanced_care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Resu
 /// below from the reciprocals of `m⁻¹`'s, whose error is ε‖m⁻¹‖ (a margin of 1e3 on both
 /// floors); when that does not account for every eigenvalue, `m`'s are returned as they are.
 fn eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
-    let direct: Vec<Complex<f64>> = m.complex_eigenvalues().iter().copied().collect();
+    let direct = scaled_eigenvalues(m);
     let floor = |m: &DMatrix<f64>| 1e3 * f64::EPSILON * m.norm();
     if direct.iter().all(|e| e.norm() > floor(m)) {
         return direct;
@@ -179,6 +194,17 @@ fn eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
         inv.complex_eigenvalues().iter().filter(|e| e.norm() > inv_floor && e.norm() * split > 1.0).map(|e| e.inv()),
     );
     if both.len() == n { both } else { direct }
+}
+
+/// Eigenvalues of `m`; where the QR algorithm overflows (entries of 1e190 square past double
+/// precision), those of `m / 2ᵏ` times `2ᵏ`, `2ᵏ` near its largest entry (exact in binary).
+fn scaled_eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
+    let direct: Vec<Complex<f64>> = m.complex_eigenvalues().iter().copied().collect();
+    if direct.iter().all(|e| e.re.is_finite() && e.im.is_finite()) || m.amax() == 0.0 {
+        return direct;
+    }
+    let s = 2f64.powi(m.amax().log2().round() as i32);
+    (m / s).complex_eigenvalues().iter().map(|e| e * s).collect()
 }
 
 /// Whether `S ≻ 0` and `C = Q₁ + S G S ≻ 0`, `S` solving `(A₁ − GS)ᵀS + S(A₁ − GS) = −C`: then
@@ -306,6 +332,19 @@ mod tests {
     }
 
     #[test]
+    fn a_gain_of_1e187_has_finite_eigenvalues_or_is_refused() {
+        // R = 1e-216 I: K ~ 1e187, entries of A − BK whose squares overflow inside the QR
+        // algorithm (its eigenvalues came out NaN, and the design was accepted).
+        let a = DMatrix::from_row_slice(2, 2, &[0.0, 0.0596, -0.297, -0.333]);
+        let b = DMatrix::from_row_slice(2, 2, &[4.82, -199.6, -636.5, 12.57]);
+        let (q, r) = (DMatrix::identity(2, 2) * 1.6, DMatrix::identity(2, 2) * 1.13e-216);
+        match lqr(&a, &b, &q, &r, None) {
+            Ok(d) => assert!(d.closed_loop.iter().all(|e| e.re.is_finite() && e.re < 0.0), "{:?}", d.closed_loop),
+            Err(e) => assert!(e.to_string().contains("overflow"), "{e}"),
+        }
+    }
+
+    #[test]
     fn bad_designs_are_refused() {
         let a = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 0.0, 2.0]);
         let b = DMatrix::from_row_slice(2, 1, &[1.0, 0.0]);
@@ -317,5 +356,8 @@ mod tests {
         assert!(matches!(lqr(&a, &b, &bad_q, &r, None), Err(LqrError::Weight(_))));
         assert!(matches!(lqr(&a, &b, &q, &(-&r), None), Err(LqrError::Weight(_))));
         assert!(matches!(lqr(&a, &b, &DMatrix::identity(3, 3), &r, None), Err(LqrError::Dimensions(_))));
+        let big = DMatrix::identity(MAX_STATES + 1, MAX_STATES + 1);
+        let e = lqr(&big, &DMatrix::identity(MAX_STATES + 1, 1), &big, &r, None).expect_err("too big").to_string();
+        assert!(e.contains("at most 200"), "{e}");
     }
 }

@@ -44,3 +44,25 @@ pub type Mat3 = nalgebra::Matrix3<f64>;
 pub type UnitQuat = nalgebra::UnitQuaternion<f64>;
 /// Quaternion of f64, not necessarily unit (used for derivatives).
 pub type Quat = nalgebra::Quaternion<f64>;
+
+/// The unit quaternion nearest the rotation matrix `m`, as `UnitQuat::from_matrix`, but with its
+/// iteration bounded (100 steps; a rotation converges in a few): nalgebra's own iterates until
+/// convergence, for ever on a matrix with a NaN or one far from a rotation.
+pub fn quat_from_matrix(m: &Mat3) -> UnitQuat {
+    UnitQuat::from_matrix_eps(m, f64::EPSILON, 100, UnitQuat::identity())
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+
+    #[test]
+    fn quat_from_matrix_matches_nalgebra_and_ends_on_any_matrix() {
+        let q = UnitQuat::from_euler_angles(0.3, -1.1, 2.0);
+        let m = q.to_rotation_matrix().into_inner();
+        assert_eq!(quat_from_matrix(&m), UnitQuat::from_matrix(&m));
+        // NaN entries: nalgebra's iteration never ends; this returns.
+        let _ = quat_from_matrix(&Mat3::from_element(f64::NAN));
+        let _ = quat_from_matrix(&(m * 1e300));
+    }
+}

@@ -153,9 +153,10 @@ where
         (x0, x1, y0, y1) = (cx - 1.6 * half, cx + 1.6 * half, cy - half, cy + half);
     }
     let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
-    chart.draw_series(
-        shade.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), y0), (b.min(x1), y1)], COLORS[0].mix(0.15).filled())),
-    )?;
+    // Shaded spans clipped to the axes: one starting past them (a capture at 1e300 s, "never")
+    // would overflow the backend's pixel arithmetic.
+    let clipped = shade.iter().map(|&(a, b)| (a.clamp(x0, x1), b.clamp(x0, x1))).filter(|(a, b)| a < b);
+    chart.draw_series(clipped.map(|(a, b)| Rectangle::new([(a, y0), (b, y1)], COLORS[0].mix(0.15).filled())))?;
     // Plot units per data unit (the plot area is about SIZE less the label areas).
     let scale = ((SIZE.0 as f64 - 120.0) / (x1 - x0), (SIZE.1 as f64 - 100.0) / (y1 - y0));
     for (i, s) in series.iter().enumerate() {

@@ -133,6 +133,10 @@ impl<M: DerefMut<Target = Model>> Simulation for RigidSim<M> {
         &self.y
     }
 
+    fn max_speed(&self) -> f64 {
+        self.y.chunks_exact(BODY_STATE_LEN).map(crate::pipeline::body_speed).fold(0.0, f64::max)
+    }
+
     fn observe(&mut self) -> StepReport {
         self.inv = self.model.system.invariants(&self.y);
         let mut report = StepReport::default();
@@ -176,6 +180,13 @@ impl<M: DerefMut<Target = Model>> Simulation for RigidSim<M> {
             ),
             GuardFailure::Absurd { index, .. } => {
                 diagnose(&self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
+            }
+            GuardFailure::FasterThanLight { .. } => {
+                let speed = |b: &[f64]| crate::pipeline::body_speed(b);
+                let chunks: Vec<&[f64]> = self.y.chunks_exact(BODY_STATE_LEN).collect();
+                let fastest =
+                    (0..chunks.len()).max_by(|&a, &b| speed(chunks[a]).total_cmp(&speed(chunks[b]))).unwrap_or(0);
+                diagnose(&self.model, &self.last_good, self.t, fastest, failure.what())
             }
             GuardFailure::EnergyGrew { .. } => {
                 let (growth, scale) = self.growth();

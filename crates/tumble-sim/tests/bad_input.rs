@@ -199,3 +199,15 @@ fn an_adaptive_run_that_needs_too_many_steps_ends_with_a_diagnosis() {
     assert!(d.what.contains("fell below h_min"), "{d}");
     assert!(run.stats.steps < 100 && start.elapsed().as_secs() < 10, "{:?}", run.stats);
 }
+
+/// A capture study whose detumble is too fast for its step is refused when it is built, so by
+/// `tumble check` (it was accepted there and refused only by `tumble capture-map`, without the
+/// file or key).
+#[test]
+fn a_capture_whose_detumble_outruns_its_step_is_refused_when_built() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/capture_map/tumbling_500kg.toml");
+    let set = [("capture.control.angle_scale".to_string(), "0.0002".to_string())];
+    let sc = Scenario::load(&path, &set).expect("valid");
+    let e = tumble_sim::capture_map::CaptureStudy::build(&sc).err().expect("refused").to_string();
+    assert!(e.contains("tumbling_500kg.toml:") && e.contains("key `simulation.dt`") && e.contains("too fast"), "{e}");
+}

@@ -28,7 +28,7 @@
 use super::model::PrimSpec;
 use serde_json::Value;
 use std::path::Path;
-use tumble_math::{Mat3, UnitQuat, Vec3};
+use tumble_math::{Mat3, Vec3};
 
 /// One mesh object read from a file: name, extras, vertices (file axes and units), faces and
 /// line elements as vertex indices.
@@ -278,7 +278,7 @@ pub fn primitives(objects: &[MeshObject], axes: Axes, contact: Option<&str>) -> 
                         let y = axes.tr_mul(x);
                         (lo, hi) = (lo.inf(&y), hi.sup(&y));
                     }
-                    let q = UnitQuat::from_matrix(&axes);
+                    let q = tumble_math::quat_from_matrix(&axes);
                     out.push(PrimSpec {
                         center: Some(arr(&(axes * (0.5 * (lo + hi))))),
                         radii: Some(arr(&(0.5 * (hi - lo)))),

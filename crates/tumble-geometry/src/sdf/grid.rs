@@ -25,6 +25,7 @@
 
 use super::Sdf;
 use crate::TriMesh;
+use crate::mesh::MAX_COORDINATE;
 use crate::mesh_distance::MeshDistance;
 use rayon::prelude::*;
 use std::io::Write;
@@ -234,11 +235,16 @@ impl GridSdf {
         let spacing = f64_at(48);
         let n =
             dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or_else(|| bad("grid size overflows".into()))?;
-        if dims.iter().any(|&d| d < 2)
-            || !(spacing.is_finite() && spacing > 0.0)
-            || origin.iter().any(|c| !c.is_finite())
-        {
-            return Err(bad(format!("invalid grid: dims {dims:?}, spacing {spacing}")));
+        // Both corners within MAX_COORDINATE, as a mesh's vertices: past it the queries' offsets
+        // overflow (a corrupted origin of 1e308 gave infinite distances).
+        let far = origin + Vec3::from(dims.map(|d| d.saturating_sub(1) as f64)) * spacing;
+        let inside = |v: &Vec3| v.iter().all(|c| c.abs() <= MAX_COORDINATE);
+        // Spacing at least a nanometre: the gradient divides by it (1e-308 gave infinities).
+        if dims.iter().any(|&d| d < 2) || !(spacing >= 1e-9 && inside(&origin) && inside(&far)) {
+            return Err(bad(format!(
+                "invalid grid: dims {dims:?} (each at least 2), origin {:?} m, spacing {spacing} m (at least 1e-9 m; the grid within {MAX_COORDINATE:e} m of the origin)",
+                origin.as_slice()
+            )));
         }
         let truncated = |need: usize| {
             bad(format!("truncated or corrupt: {dims:?} samples need {need} bytes, the file has {}", bytes.len()))
@@ -250,8 +256,9 @@ impl GridSdf {
         }
         let values: Vec<f64> =
             bytes[56..end].chunks_exact(8).map(|c| f64::from_le_bytes(std::array::from_fn(|k| c[k]))).collect();
-        if let Some(i) = values.iter().position(|v| !v.is_finite()) {
-            return Err(bad(format!("sample {i} is not finite")));
+        // A distance inside the grid is at most its diagonal (4e9 m at the bound).
+        if let Some(i) = values.iter().position(|v| v.is_nan() || v.abs() > 4.0 * MAX_COORDINATE) {
+            return Err(bad(format!("sample {i} is {}, not a distance within the grid", values[i])));
         }
         let mut grid = Self { origin, spacing, dims, values, refinement: None };
         if version == 1 {
@@ -271,8 +278,8 @@ impl GridSdf {
         let vertices: Vec<Vec3> = (0..nv)
             .map(|v| Vec3::new(f64_at(at + 24 * v), f64_at(at + 24 * v + 8), f64_at(at + 24 * v + 16)))
             .collect();
-        if let Some(v) = vertices.iter().position(|v| v.iter().any(|c| !c.is_finite())) {
-            return Err(bad(format!("refinement vertex {v} is not finite")));
+        if let Some(v) = vertices.iter().position(|v| !inside(v)) {
+            return Err(bad(format!("refinement vertex {v} is not a point within {MAX_COORDINATE:e} m")));
         }
         let at = at + 24 * nv;
         let faces: Vec<[u32; 3]> = (0..nf).map(|f| std::array::from_fn(|c| u32_at(at + 12 * f + 4 * c))).collect();
@@ -466,6 +473,14 @@ mod tests {
         assert!(GridSdf::load(&p).expect_err("bad face").to_string().contains("beyond the"));
         std::fs::write(&p, b"hello").expect("write");
         assert!(GridSdf::load(&p).expect_err("magic").to_string().contains("not a Tumble SDF"));
+        // A corrupted origin (1e308: its queries gave infinite distances), spacing or sample.
+        for (at, value) in [(24, 1e308), (48, 1e300), (48, 1e-308), (56, 1e300)] {
+            let mut bad = bytes.clone();
+            bad[at..at + 8].copy_from_slice(&f64::to_le_bytes(value));
+            std::fs::write(&p, &bad).expect("write");
+            let e = GridSdf::load(&p).expect_err("corrupt").to_string();
+            assert!(e.contains("invalid grid") || e.contains("not a distance"), "{at}: {e}");
+        }
         // A header cut inside its spacing field.
         std::fs::write(&p, &bytes[..53]).expect("write");
         assert!(GridSdf::load(&p).expect_err("short header").to_string().contains("not a Tumble SDF"));

@@ -419,7 +419,7 @@ pub fn animation(model: &ArmModel, run: &ArmRun) -> crate::anim::Animation {
             continue;
         }
         let k = mb.kinematics(&r[1..1 + nq], &r[1 + nq..1 + nq + nv]);
-        let poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
+        let poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, tumble_math::quat_from_matrix(R))).collect();
         anim.frame(r[0], &poses);
     }
     anim

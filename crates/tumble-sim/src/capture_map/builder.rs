@@ -160,6 +160,7 @@ impl CaptureStudyBuilder {
         ] {
             finite_vec(key, x)?;
         }
+        crate::scenario::check::velocity_vec("capture.target.velocity", &v_t)?;
         let v_t = DVector::from_iterator(6, v_t.iter().chain(w_t.iter()).copied());
         let map = CaptureMap::new(&chaser, &q, tool, &grasp, &target).map_err(|e| BuildError::new("arm.base", e))?;
         let control = self.control.ok_or_else(|| BuildError::new("capture.control", "missing"))?;
@@ -183,7 +184,7 @@ impl CaptureStudyBuilder {
             None => None,
         };
         check_roa(&self.roa, &spec)?;
-        Ok(CaptureStudy {
+        let study = CaptureStudy {
             name: self.name,
             seed: self.seed,
             chaser,
@@ -198,7 +199,13 @@ impl CaptureStudyBuilder {
             roa: self.roa,
             verdict_map: self.verdict_map,
             measured_impulse,
-        })
+        };
+        // The design's check of the step against the closed loop, here so that a study that is
+        // built can be designed (`tumble check` accepted what `tumble capture-map` refused).
+        let n = study.plant.joints();
+        super::detumble::rest_lqr(&study.plant, &study.q[7..7 + n], &study.spec)
+            .map_err(|e| BuildError::new("simulation.dt", e))?;
+        Ok(study)
     }
 }
 

@@ -9,7 +9,7 @@
 //! holds its command over the step (a digital controller at the step rate).
 
 use super::held::roll;
-use tumble_control::lqr::lqr;
+use tumble_control::lqr::{Lqr, lqr};
 use tumble_control::tvlqr::tvlqr;
 use tumble_dynamics::multibody::capture::RigidTarget;
 use tumble_dynamics::multibody::{Joint, Kinematics, Link, Multibody, Workspace};
@@ -205,6 +205,31 @@ impl Design {
     }
 }
 
+/// The capture configuration at rest (joint angles `theta`, every rate zero) and the LQR there,
+/// checked against the step: a controller sampled every dt and RK4 at dt both need the closed
+/// loop slow against the step (|λ| dt ≤ 0.5 keeps the held command within a few per cent of
+/// continuous feedback). The study checks it when it is built, so `tumble check` refuses what
+/// the design would.
+pub fn rest_lqr(plant: &Plant, theta: &[f64], spec: &DetumbleSpec) -> Result<(DVector<f64>, Lqr), String> {
+    let (nx, nu) = (plant.nx(), plant.model.nv());
+    let q = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.q));
+    let r = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.r));
+    let mut rest = DVector::zeros(nx);
+    rest.rows_mut(0, theta.len()).copy_from_slice(theta);
+    let (a0, b0) = plant.linearize(rest.as_slice(), &vec![0.0; nu]);
+    let at_rest = lqr(&a0, &b0, &q, &r, None).map_err(|e| format!("LQR at rest: {e}"))?;
+    let fastest = at_rest.closed_loop.iter().map(|l| l.norm()).fold(0.0, f64::max);
+    if fastest * spec.dt > 0.5 {
+        return Err(format!(
+            "the detumble's fastest closed-loop mode ({fastest:.3} rad/s) is too fast for the step of {} s: \
+             take dt ≤ {:.3e} s, or larger angle/rate/speed scales or smaller limits (gentler weights)",
+            spec.dt,
+            0.5 / fastest
+        ));
+    }
+    Ok((rest, at_rest))
+}
+
 /// Designs the detumble: LQR at rest in the capture configuration (the final cost and the
 /// nominal's feedback), the nominal rollout from `x0` under that LQR with saturation, the
 /// linearisation along it and the TVLQR.
@@ -219,23 +244,7 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
     }
     let q = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.q));
     let r = DMatrix::from_diagonal(&DVector::from_column_slice(&spec.r));
-    let theta_capture = x0.as_slice()[..n].to_vec();
-    let mut rest = DVector::zeros(nx);
-    rest.rows_mut(0, n).copy_from_slice(&theta_capture);
-    let zero_u = vec![0.0; nu];
-    let (a0, b0) = plant.linearize(rest.as_slice(), &zero_u);
-    let at_rest = lqr(&a0, &b0, &q, &r, None).map_err(|e| format!("LQR at rest: {e}"))?;
-    // A controller sampled every dt and RK4 at dt both need the closed loop slow against the
-    // step: |λ| dt ≤ 0.5 keeps the held command within a few per cent of continuous feedback.
-    let fastest = at_rest.closed_loop.iter().map(|l| l.norm()).fold(0.0, f64::max);
-    if fastest * spec.dt > 0.5 {
-        return Err(format!(
-            "the detumble's fastest closed-loop mode ({fastest:.3} rad/s) is too fast for the step of {} s: \
-             take dt ≤ {:.3e} s, or larger angle/rate/speed scales or smaller limits (gentler weights)",
-            spec.dt,
-            0.5 / fastest
-        ));
-    }
+    let (rest, at_rest) = rest_lqr(plant, &x0.as_slice()[..n], spec)?;
     // Nominal: the rest LQR, saturated, held over each step.
     let (mut x_nom, mut u_nom) = (vec![x0.clone()], Vec::with_capacity(steps));
     let mut dx = DVector::zeros(x0.len());
@@ -265,6 +274,7 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
         (a0 * (1.0 - w) + a1 * w, b0 * (1.0 - w) + b1 * w)
     };
     let tv = tvlqr(&at, &q, &r, &at_rest.s, (0.0, spec.horizon), steps)?;
+    let theta_capture = x0.as_slice()[..n].to_vec();
     Ok(Design { spec: spec.clone(), theta_capture, x_nom, u_nom, s: tv.s, k: tv.k, k_rest: at_rest.k })
 }
 

@@ -185,6 +185,7 @@ impl GrappleCaptureBuilder {
         {
             finite_vec(&format!("grapple.payload.{key}"), v)?;
         }
+        crate::scenario::check::velocity_vec("grapple.payload.velocity", &s.velocity)?;
         let cap = GrappleCapture {
             name: self.arm.name.clone(),
             start: [0.0; 13],
@@ -286,7 +287,7 @@ impl GrappleCapture {
             super::effector_state(&mb.kinematics(&y0[..nq], &y0[nq..nq + nv]), self.link, &self.frame);
         let rp = re * s.attitude.to_rotation_matrix().into_inner();
         let p = oe + re * s.position;
-        let q = UnitQuat::from_matrix(&rp);
+        let q = tumble_math::quat_from_matrix(&rp);
         let v = re * s.velocity;
         let w = rp.transpose() * (re * s.angular_velocity);
         [p.x, p.y, p.z, q.w, q.i, q.j, q.k, v.x, v.y, v.z, w.x, w.y, w.z]

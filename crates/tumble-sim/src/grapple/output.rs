@@ -187,12 +187,13 @@ pub fn animation(cap: &GrappleCapture, run: &GrappleRun) -> crate::anim::Animati
     let peak = run.samples.iter().map(|s| Vec3::from(s.wire_force).norm()).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { radius / peak } else { 0.0 };
     anim.arrow("wire force", 0.2 * pl.shaft_radius, crate::anim::FORCE_COLOR);
-    let q0 = UnitQuat::from_matrix(&rotation(&cap.start[3..7]));
+    let q0 = tumble_math::quat_from_matrix(&rotation(&cap.start[3..7]));
     let nv = mb.nv();
     let on_ring = |a: f64| Vec3::new(-depth, radius * a.cos(), radius * a.sin());
     for s in &run.samples {
         let k = mb.kinematics(&s.q, &vec![0.0; nv]);
-        let mut poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect();
+        let mut poses: Vec<(Vec3, UnitQuat)> =
+            k.pose.iter().map(|(R, p)| (*p, tumble_math::quat_from_matrix(R))).collect();
         let [roll, pitch, yaw] = s.attitude;
         let (pp, qp) = (Vec3::from(s.position), q0 * UnitQuat::from_euler_angles(roll, pitch, yaw));
         poses.push((pp, qp));

@@ -12,7 +12,7 @@ use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::SVec;
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_math::nalgebra::{Quaternion, UnitQuaternion};
-use tumble_math::{Mat3, UnitQuat, Vec3};
+use tumble_math::{Mat3, Vec3};
 
 /// Loads on the payload (force, torque about its centre, world) and the effector link
 /// (force, moment about the link origin, world), and their power.
@@ -430,7 +430,7 @@ impl<'a> GrappleSim<'a> {
         let (nq, nv, nf) = (mb.nq(), mb.nv(), cap.arm.system.flexible.len());
         let s = &y[na..na + 13];
         let rel = self.r0.transpose() * rotation(&s[3..7]);
-        let (roll, pitch, yaw) = UnitQuat::from_matrix(&rel).euler_angles();
+        let (roll, pitch, yaw) = tumble_math::quat_from_matrix(&rel).euler_angles();
         let (vp, w) = (Vec3::new(s[7], s[8], s[9]), Vec3::new(s[10], s[11], s[12]));
         let wire_energy = match &self.ode.wire {
             Some(wire) if c.penetration > 0.0 => wire.energy(c.penetration),

@@ -319,7 +319,7 @@ impl LanderModel {
             stable_dt: dt,
         };
         let x0 = finite3("lander.position", l.position)?;
-        let v0 = finite3("lander.velocity", l.velocity)?;
+        let v0 = crate::scenario::check::velocity3("lander.velocity", l.velocity)?;
         let q0 = quat_from_wxyz(l.orientation).map_err(|e| ("lander.orientation".to_string(), e.to_string()))?;
         let w0 = finite3("lander.angular_velocity", l.angular_velocity)?;
 

@@ -504,6 +504,10 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         &self.y
     }
 
+    fn max_speed(&self) -> f64 {
+        crate::pipeline::body_speed(&self.y)
+    }
+
     fn observe(&mut self) -> StepReport {
         let t = self.time();
         self.look_again();
@@ -569,7 +573,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         };
         match failure {
             GuardFailure::NonFinite { .. } => blown("the state stopped being finite".into()),
-            GuardFailure::Absurd { .. } => blown(failure.what()),
+            GuardFailure::Absurd { .. } | GuardFailure::FasterThanLight { .. } => blown(failure.what()),
             GuardFailure::EnergyGrew { growth, limit } => energy_grew(*growth, *limit, t, dt),
         }
     }

@@ -237,6 +237,7 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
     for (name, v) in [("position", &s.p_WB), ("velocity", &s.v_WB), ("angular_velocity", &s.w_WB_B)] {
         finite_vec(&format!("{key}.{name}"), v)?;
     }
+    crate::scenario::check::velocity_vec(&format!("{key}.velocity"), &s.v_WB)?;
     if !s.q_WB.coords.iter().all(|x| x.is_finite()) {
         return Err(BuildError::new(format!("{key}.orientation"), "must be a finite unit quaternion"));
     }

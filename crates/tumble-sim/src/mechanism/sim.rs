@@ -10,7 +10,7 @@ use tumble_dynamics::multibody::Kinematics;
 use tumble_dynamics::multibody::spatial::{SVec, parts};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion};
-use tumble_math::{Mat3, Pose, UnitQuat, Vec3};
+use tumble_math::{Mat3, Pose, Vec3};
 
 /// The ODE: free bodies' states in file order.
 struct Ode<M> {
@@ -82,7 +82,7 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
         let (w_L, v_L) = parts(&k.v[*l]);
         let w = R * w_L;
         let r = R * p_LB;
-        let q = UnitQuat::from_matrix(&(R * R_LB));
+        let q = tumble_math::quat_from_matrix(&(R * R_LB));
         (Pose::new(p + r, q), R * v_L + w.cross(&r), w)
     }
 
@@ -324,6 +324,11 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
 
     fn state(&self) -> &[f64] {
         &self.y
+    }
+
+    fn max_speed(&self) -> f64 {
+        let body = |o: &usize| crate::pipeline::body_speed(&self.y[*o..*o + BODY_STATE_LEN]);
+        self.ode.offset.iter().flatten().map(body).fold(0.0, f64::max)
     }
 
     /// The accepted step: contacts at its end advance the friction state.

@@ -239,7 +239,7 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
     };
     let q = quat_from_wxyz(b.orientation).map_err(|e| ("membrane.body.orientation".to_string(), e.to_string()))?;
     let p = finite3("membrane.body.position", b.position)?;
-    let v = finite3("membrane.body.velocity", b.velocity)?;
+    let v = crate::scenario::check::velocity3("membrane.body.velocity", b.velocity)?;
     let w = match (b.angular_velocity, b.spin_rpm, b.spin_axis) {
         (Some(w), None, None) => finite3("membrane.body.angular_velocity", w)?,
         (None, Some(rpm), Some(axis)) => {

@@ -193,6 +193,10 @@ impl<M: Deref<Target = MembraneDrop>> Simulation for MembraneSim<M> {
         &self.y
     }
 
+    fn max_speed(&self) -> f64 {
+        crate::pipeline::body_speed(&self.y)
+    }
+
     fn observe(&mut self) -> StepReport {
         let was = self.contact.in_contact;
         self.contact = self.ode.observe(&self.y);

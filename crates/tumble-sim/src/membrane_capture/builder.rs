@@ -279,8 +279,9 @@ fn guidance(
     mass: f64,
     inertia: Mat3,
 ) -> Check<Guidance> {
-    if !(ap.speed.is_finite() && ap.speed >= 0.0) {
-        return err("spacecraft.approach.speed", format!("must be zero or positive (m/s), got {}", ap.speed));
+    if !(ap.speed.is_finite() && ap.speed >= 0.0 && ap.speed <= crate::pipeline::MAX_SPEED) {
+        let msg = format!("must be zero or positive (m/s) and slower than light, got {}", ap.speed);
+        return err("spacecraft.approach.speed", msg);
     }
     if !(ap.gap.is_finite() && ap.gap >= 0.0) {
         return err("spacecraft.approach.gap", format!("must be zero or positive (m), got {}", ap.gap));

@@ -232,7 +232,7 @@ impl AsteroidCapture {
             momentum: (lin + p_A).into(),
             angular_momentum: (ang + h_A).into(),
             asteroid_pose: (a.p_WB, a.q_WB),
-            link_poses: k.pose.iter().map(|(R, p)| (*p, UnitQuat::from_matrix(R))).collect(),
+            link_poses: k.pose.iter().map(|(R, p)| (*p, tumble_math::quat_from_matrix(R))).collect(),
         }
     }
 }

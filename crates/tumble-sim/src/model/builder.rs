@@ -29,8 +29,13 @@ enum Stepping {
 enum Field {
     None,
     Uniform(Vec3),
-    PointMass { mu: f64, center: Vec3, radius: f64 },
-    Polyhedron(Result<Polyhedron, String>),
+    PointMass {
+        mu: f64,
+        center: Vec3,
+        radius: f64,
+    },
+    /// The field, or the key at fault and what is wrong.
+    Polyhedron(Result<Polyhedron, (&'static str, String)>),
 }
 
 /// Builds a [`Model`]: named bodies with their mass properties, loads and initial states, a
@@ -115,8 +120,8 @@ impl ModelBuilder {
     /// The field of a closed mesh (m) of constant `density` (kg/m³) (Werner & Scheeres).
     pub fn polyhedron_gravity(mut self, mesh: &TriMesh, density: f64) -> Self {
         self.field = match positive("gravity.density", density, "kg/m³") {
-            Ok(d) => Field::Polyhedron(Polyhedron::new(mesh, d).map_err(|e| e.to_string())),
-            Err((_, message)) => Field::Polyhedron(Err(message)),
+            Ok(d) => Field::Polyhedron(Polyhedron::new(mesh, d).map_err(|e| ("gravity.mesh", e.to_string()))),
+            Err((_, message)) => Field::Polyhedron(Err(("gravity.density", message))),
         };
         self
     }
@@ -275,7 +280,7 @@ fn field(field: Field) -> Result<(Box<dyn Gravity>, GravityKind), BuildError> {
             }
             (Box::new(PointMass { mu, center }), GravityKind::PointMass { mu, center, radius })
         }
-        Field::Polyhedron(p) => (Box::new(p.map_err(|e| BuildError::new("gravity.mesh", e))?), GravityKind::Polyhedron),
+        Field::Polyhedron(p) => (Box::new(p.map_err(|(key, e)| BuildError::new(key, e))?), GravityKind::Polyhedron),
     })
 }
 
@@ -303,6 +308,7 @@ fn check_body(
             return Err(BuildError::new(format!("{key}.{name}"), msg));
         }
     }
+    crate::scenario::check::velocity_vec(&format!("{key}.velocity"), &state.v_WB)?;
     if !state.q_WB.coords.iter().all(|x| x.is_finite()) {
         return Err(BuildError::new(format!("{key}.orientation"), "must be a finite unit quaternion"));
     }

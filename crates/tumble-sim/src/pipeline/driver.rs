@@ -1,7 +1,7 @@
 //! The one step loop: [`Simulation`] is what an application implements, [`Driver`] runs it.
 
 use super::Diagnosis;
-use super::guard::{EnergyCheck, GuardFailure, check_energy, check_state};
+use super::guard::{EnergyCheck, GuardFailure, check_energy, check_speed, check_state};
 
 /// Events a step can report (a small bit set).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -80,6 +80,12 @@ pub trait Simulation {
     /// After the state passed the guard: events of the step just taken, and whether the run
     /// stops. May change the state (an impulse).
     fn observe(&mut self) -> StepReport;
+    /// The fastest free body's speed, m/s, which the guard checks against
+    /// [`super::MAX_SPEED`]; 0 (the default) where the application has no free body or its
+    /// state holds no body velocity (joint rates, a planar shaft).
+    fn max_speed(&self) -> f64 {
+        0.0
+    }
     /// The energy budget the guard checks after [`Simulation::observe`]; `None` where the
     /// application has no energy to check (its docs say why).
     fn energy(&self) -> Option<EnergyCheck>;
@@ -256,6 +262,7 @@ impl<S: Simulation> Driver<S> {
     #[inline]
     fn guard(&mut self, observe: bool) -> Result<StepReport, GuardFailure> {
         check_state(self.sim.state())?;
+        check_speed(self.sim.max_speed())?;
         let report = if observe { self.sim.observe() } else { StepReport::default() };
         check_energy(self.sim.energy())?;
         Ok(report)

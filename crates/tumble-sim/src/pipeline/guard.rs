@@ -12,6 +12,17 @@
 /// "escaped" before this guard).
 pub const ABSURD: f64 = 1e30;
 
+/// The speed of light, m/s: no body in Tumble's Newtonian mechanics may move faster. A state
+/// within [`ABSURD`] can still hold 1e18 m/s (a uniform gravity of 1e19 m/s² for 0.1 s), and
+/// its energies then reach 1e38 J.
+pub const MAX_SPEED: f64 = 299_792_458.0;
+
+/// The speed (m/s) of a rigid body's 13-component state (`p`, `v`, `q`, `ω`: `v` at 3..6, as
+/// `tumble_dynamics::BodyState` lays it out).
+pub fn body_speed(body: &[f64]) -> f64 {
+    (body[3] * body[3] + body[4] * body[4] + body[5] * body[5]).sqrt()
+}
+
 /// What the guard found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GuardFailure {
@@ -26,6 +37,11 @@ pub enum GuardFailure {
         index: usize,
         /// Its value.
         value: f64,
+    },
+    /// A body moved faster than [`MAX_SPEED`].
+    FasterThanLight {
+        /// Its speed, m/s.
+        speed: f64,
     },
     /// The energy grew past the limit (or stopped being finite).
     EnergyGrew {
@@ -45,6 +61,9 @@ impl GuardFailure {
             }
             GuardFailure::Absurd { index, value } => {
                 format!("the state reached an absurd magnitude ({value:.3e} in component {index}, limit {ABSURD:e})")
+            }
+            GuardFailure::FasterThanLight { speed } => {
+                format!("a body reached {speed:.3e} m/s, faster than light ({MAX_SPEED:e} m/s)")
             }
             GuardFailure::EnergyGrew { growth, limit } if growth.is_finite() => {
                 format!("the energy grew by {growth:.4e} J (limit {limit:.4e} J)")
@@ -82,6 +101,12 @@ pub fn check_state(y: &[f64]) -> Result<(), GuardFailure> {
     Ok(())
 }
 
+/// Checks the fastest body's speed against [`MAX_SPEED`].
+#[inline]
+pub fn check_speed(speed: f64) -> Result<(), GuardFailure> {
+    if speed <= MAX_SPEED { Ok(()) } else { Err(GuardFailure::FasterThanLight { speed }) }
+}
+
 /// Checks an energy budget; a NaN growth fails (it is not within any limit).
 #[inline]
 pub fn check_energy(e: Option<EnergyCheck>) -> Result<(), GuardFailure> {
@@ -103,6 +128,9 @@ mod tests {
         assert_eq!(check_state(&[0.0, f64::NAN]), Err(GuardFailure::NonFinite { index: 1 }));
         assert_eq!(check_state(&[f64::NEG_INFINITY]), Err(GuardFailure::NonFinite { index: 0 }));
         assert_eq!(check_state(&[1.0, -2e30]), Err(GuardFailure::Absurd { index: 1, value: -2e30 }));
+        assert_eq!(check_speed(MAX_SPEED), Ok(()));
+        assert_eq!(check_speed(3e8), Err(GuardFailure::FasterThanLight { speed: 3e8 }));
+        assert_eq!(body_speed(&[9.0, 9.0, 9.0, 3.0, 0.0, 4.0, 1.0, 0.0, 0.0, 0.0, 9.0, 9.0, 9.0]), 5.0);
         assert_eq!(check_energy(None), Ok(()));
         assert_eq!(check_energy(Some(EnergyCheck { growth: 1.0, limit: 1.0 })), Ok(()));
         assert!(check_energy(Some(EnergyCheck { growth: 1.5, limit: 1.0 })).is_err());

@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! advance (integrate one accepted step, never past the next output time)
-//!   → guard: every state component finite and not absurd        ─┐
+//!   → guard: every state component finite and not absurd,        ─┐
+//!            no body faster than light                            │
 //!   → observe (events: contact, hops, settling, escape, impact)   ├─ a failure ends the run
 //!   → guard: energy growth within the application's limit       ─┘  with one Diagnosis
 //!   → record a sample when an output time is reached
@@ -26,4 +27,4 @@ pub use build::BuildError;
 pub use clock::FixedSteps;
 pub use diagnosis::Diagnosis;
 pub use driver::{Driver, Events, Schedule, Simulation, StepReport, Stop};
-pub use guard::{ABSURD, EnergyCheck, GuardFailure, check_energy, check_state};
+pub use guard::{ABSURD, EnergyCheck, GuardFailure, MAX_SPEED, body_speed, check_energy, check_speed, check_state};

@@ -36,6 +36,23 @@ pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
     }
 }
 
+/// A velocity (m/s): three finite numbers, no faster than light (Newtonian mechanics, and the
+/// guard's [`crate::pipeline::MAX_SPEED`]).
+pub(crate) fn velocity3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+    let v = finite3(key, v)?;
+    let speed = v.norm();
+    if speed <= crate::pipeline::MAX_SPEED {
+        Ok(v)
+    } else {
+        err(key, format!("{speed:e} m/s is faster than light ({:e} m/s)", crate::pipeline::MAX_SPEED))
+    }
+}
+
+/// `v` when it is a velocity ([`velocity3`]), or the refusal at `key` (a builder's error).
+pub(crate) fn velocity_vec(key: &str, v: &Vec3) -> Result<Vec3, crate::pipeline::BuildError> {
+    velocity3(key, (*v).into()).map_err(Into::into)
+}
+
 /// Mass properties that are physically possible, or the refusal at `key.mass` or
 /// `key.inertia` (a builder's error).
 pub(crate) fn mass_properties(key: &str, mp: &MassProperties) -> Result<(), crate::pipeline::BuildError> {
