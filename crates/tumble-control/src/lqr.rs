@@ -8,14 +8,15 @@
 //! function of the Hamiltonian `H = [A₁, −B R⁻¹ Bᵀ; −Q₁, −A₁ᵀ]` (Newton iteration with
 //! determinant scaling; Roberts 1980, Byers 1987) gives the stable invariant subspace and a first
 //! `S` by least squares; Newton–Kleinman steps (each a Lyapunov solve) then refine `S` to
-//! rounding. The problem is first balanced (a diagonal state scaling and a scalar cost scaling,
-//! both powers of two: [`lqr`] solves `Q = 1e160 I` as it solves `Q = I`); one whose blocks
+//! rounding. A problem whose solution does not satisfy the equation is solved again balanced (a
+//! diagonal state scaling and a scalar cost scaling, both powers of two: [`lqr`] solves
+//! `Q = 1e160 I` as it solves `Q = I`); one whose blocks
 //! overflow double precision is refused. `S` is returned symmetrised. The closed loop `A − BK`
 //! must be stable: its eigenvalues, each resolved from `A − BK` or its inverse, have negative
 //! real parts, or `S ≻ 0` and `Q₁ + S G S ≻ 0` prove it (Lyapunov); else the pair is reported as
 //! not stabilisable (or `(A, Q)` not detectable).
 
-use tumble_math::nalgebra::{Complex, DMatrix, DVector};
+use tumble_math::nalgebra::{Complex, DMatrix, DVector, Schur, SymmetricEigen};
 
 /// Why a regulator cannot be designed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -102,10 +103,16 @@ pub fn lqr(
             "the problem's scale overflows double precision (R⁻¹, B R⁻¹ Bᵀ or Q − N R⁻¹ Nᵀ has an infinite entry): rescale the states or inputs".into(),
         ));
     }
-    if q1.clone().symmetric_eigenvalues().min() < -1e-10 * q1.amax().max(1.0) {
+    let least = least_symmetric_eigenvalue(&q1);
+    if least.is_nan() || least < -1e-10 * q1.amax().max(1.0) {
         return Err(LqrError::Weight("Q − N R⁻¹ Nᵀ must be positive semi-definite".into()));
     }
-    let s = balanced_care(&a1, &g, &q1)?;
+    // The problem as given first; balanced where that does not solve the equation (a badly
+    // scaled one, Q = 1e160 I: its S came out wrong by 1e63).
+    let s = match care(&a1, &g, &q1) {
+        Ok(s) if solves(&a1, &g, &q1, &s) => s,
+        _ => balanced_care(&a1, &g, &q1)?,
+    };
     if s.iter().any(|x| !x.is_finite()) {
         return Err(LqrError::NotStabilisable("the solution is not finite".into()));
     }
@@ -128,13 +135,22 @@ pub fn lqr(
     Ok(Lqr { k, s, closed_loop })
 }
 
+/// Whether `S` solves `A₁ᵀS + SA₁ − S G S + Q₁ = 0`: finite, with a residual below 1e-8 of the
+/// size of its terms (a solution is at ~1e-14; one lost to scaling at ~1).
+fn solves(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>, s: &DMatrix<f64>) -> bool {
+    let (sa, sgs) = (s * a1, s * g * s);
+    let residual = (sa.transpose() + &sa - &sgs + q1).amax();
+    let size = sa.amax() + sgs.amax() + q1.amax();
+    residual.is_finite() && residual <= 1e-8 * size
+}
+
 /// The CARE solved on a balanced problem. States are scaled, `x = D x̃` (D diagonal, powers of
 /// two): `Ã = D⁻¹A₁D`, `G̃ = D⁻¹GD⁻¹`, `Q̃ = DQ₁D`, a diagonal similarity of the Hamiltonian that
 /// keeps its structure (Benner 2000), with each `dᵢ` chosen so that the entries it multiplies
 /// (column i of Ã, row i of Q̃) and those it divides (row i of Ã, row i of G̃) are of one size.
 /// Then the cost is scaled, `S̃ = σ Ŝ` with `σ` balancing `G̃` against `Q̃`. `S = D⁻¹ S̃ D⁻¹`.
-/// A problem already balanced keeps `D = I`, `σ = 1`; one with `Q = 1e160 I` and `R = 1` would
-/// otherwise lose its slow direction to rounding.
+/// [`lqr`] turns to it when the problem as given does not solve: one with `Q = 1e160 I` and
+/// `R = 1` loses its slow direction to rounding.
 fn balanced_care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Result<DMatrix<f64>, LqrError> {
     let n = a1.nrows();
     let mut d = vec![1.0f64; n];
@@ -191,7 +207,7 @@ fn eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
         direct.iter().copied().filter(|e| e.norm() >= split && e.norm() > floor(m)).collect();
     let (inv_floor, n) = (floor(&inv), direct.len());
     both.extend(
-        inv.complex_eigenvalues().iter().filter(|e| e.norm() > inv_floor && e.norm() * split > 1.0).map(|e| e.inv()),
+        qr_eigenvalues(&inv).iter().filter(|e| e.norm() > inv_floor && e.norm() * split > 1.0).map(|e| e.inv()),
     );
     if both.len() == n { both } else { direct }
 }
@@ -199,12 +215,31 @@ fn eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
 /// Eigenvalues of `m`; where the QR algorithm overflows (entries of 1e190 square past double
 /// precision), those of `m / 2ᵏ` times `2ᵏ`, `2ᵏ` near its largest entry (exact in binary).
 fn scaled_eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
-    let direct: Vec<Complex<f64>> = m.complex_eigenvalues().iter().copied().collect();
+    let direct = qr_eigenvalues(m);
     if direct.iter().all(|e| e.re.is_finite() && e.im.is_finite()) || m.amax() == 0.0 {
         return direct;
     }
     let s = 2f64.powi(m.amax().log2().round() as i32);
-    (m / s).complex_eigenvalues().iter().map(|e| e * s).collect()
+    qr_eigenvalues(&(m / s)).iter().map(|e| e * s).collect()
+}
+
+/// Iterations a decomposition may take. They converge in tens; nalgebra's default is no bound,
+/// and its QR iteration ran for ever on a closed loop whose entries spanned 1e23 (a capture
+/// study's weights of 1e-23).
+const MAX_ITERATIONS: usize = 10_000;
+
+/// The eigenvalues of `m` by the QR algorithm (nalgebra's `complex_eigenvalues`, bounded): NaN
+/// where it does not converge.
+fn qr_eigenvalues(m: &DMatrix<f64>) -> Vec<Complex<f64>> {
+    match Schur::try_new(m.clone(), f64::EPSILON, MAX_ITERATIONS) {
+        Some(schur) => schur.complex_eigenvalues().iter().copied().collect(),
+        None => vec![Complex::new(f64::NAN, f64::NAN); m.nrows()],
+    }
+}
+
+/// The least eigenvalue of the symmetric `m`, NaN where the iteration does not converge.
+fn least_symmetric_eigenvalue(m: &DMatrix<f64>) -> f64 {
+    SymmetricEigen::try_new(m.clone(), f64::EPSILON, MAX_ITERATIONS).map_or(f64::NAN, |e| e.eigenvalues.min())
 }
 
 /// Whether `S ≻ 0` and `C = Q₁ + S G S ≻ 0`, `S` solving `(A₁ − GS)ᵀS + S(A₁ − GS) = −C`: then
@@ -215,7 +250,7 @@ fn lyapunov_certificate(s: &DMatrix<f64>, c: &DMatrix<f64>) -> bool {
     let positive = |m: &DMatrix<f64>| {
         let d = DVector::from_iterator(m.nrows(), m.diagonal().iter().map(|x| x.abs().sqrt().recip()));
         let scaled = DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] * d[i] * d[j]);
-        d.iter().all(|x| x.is_finite()) && scaled.symmetric_eigenvalues().min() > 1e-8
+        d.iter().all(|x| x.is_finite()) && least_symmetric_eigenvalue(&scaled) > 1e-8
     };
     positive(s) && positive(c)
 }
@@ -254,7 +289,9 @@ fn care(a1: &DMatrix<f64>, g: &DMatrix<f64>, q1: &DMatrix<f64>) -> Result<DMatri
     let mut rhs = DMatrix::zeros(2 * nx, nx);
     rhs.view_mut((0, 0), (nx, nx)).copy_from(&(-(w.view((0, 0), (nx, nx)) + &id)));
     rhs.view_mut((nx, 0), (nx, nx)).copy_from(&(-w.view((nx, 0), (nx, nx))));
-    let svd = lhs.svd(true, true);
+    let svd = lhs
+        .try_svd(true, true, f64::EPSILON, MAX_ITERATIONS)
+        .ok_or_else(|| LqrError::NotStabilisable("the stable subspace's decomposition did not converge".into()))?;
     let mut s = svd.solve(&rhs, 1e-14).map_err(|e| LqrError::NotStabilisable(e.to_string()))?;
     s = (&s + s.transpose()) * 0.5;
     // Newton–Kleinman refinement: (A₁ − G S)ᵀ X + X (A₁ − G S) + Q₁ + S G S = 0. The

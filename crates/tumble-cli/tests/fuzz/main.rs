@@ -81,7 +81,9 @@ fn start_watchdog() {
                 std::thread::sleep(Duration::from_millis(200));
                 let cases = CASES.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some((_, what)) = cases.iter().flatten().find(|(_, (t, _))| t.elapsed() > HANG).map(|(_, c)| c) {
-                    eprintln!("fuzz finding: hang: {what} ran past {} s", HANG.as_secs());
+                    // Straight to the process's stderr: the test harness captures `eprintln!`.
+                    use std::io::Write;
+                    let _ = writeln!(std::io::stderr(), "fuzz finding: hang: {what} ran past {} s", HANG.as_secs());
                     std::process::exit(3);
                 }
             }

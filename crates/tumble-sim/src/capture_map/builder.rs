@@ -160,7 +160,8 @@ impl CaptureStudyBuilder {
         ] {
             finite_vec(key, x)?;
         }
-        crate::scenario::check::velocity_vec("capture.target.velocity", &v_t)?;
+        crate::scenario::check::velocity3("capture.target.velocity", v_t.into())?;
+        crate::scenario::check::rate3("capture.target.angular_velocity", w_t.into())?;
         let v_t = DVector::from_iterator(6, v_t.iter().chain(w_t.iter()).copied());
         let map = CaptureMap::new(&chaser, &q, tool, &grasp, &target).map_err(|e| BuildError::new("arm.base", e))?;
         let control = self.control.ok_or_else(|| BuildError::new("capture.control", "missing"))?;

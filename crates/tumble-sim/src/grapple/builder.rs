@@ -185,7 +185,7 @@ impl GrappleCaptureBuilder {
         {
             finite_vec(&format!("grapple.payload.{key}"), v)?;
         }
-        crate::scenario::check::velocity_vec("grapple.payload.velocity", &s.velocity)?;
+        crate::scenario::check::motion("grapple.payload", &s.position, &s.velocity, &s.angular_velocity)?;
         let cap = GrappleCapture {
             name: self.arm.name.clone(),
             start: [0.0; 13],

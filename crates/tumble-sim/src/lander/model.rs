@@ -303,7 +303,7 @@ impl LanderModel {
                 TargetSpin::TorqueFree { moments: m }
             }
         };
-        let omega = finite3("target.angular_velocity", t.angular_velocity)?;
+        let omega = crate::scenario::check::rate3("target.angular_velocity", t.angular_velocity)?;
         let q_nt = quat_from_wxyz(t.orientation).map_err(|e| ("target.orientation".to_string(), e.to_string()))?;
 
         let (vertices, mp) = build_spacecraft(sc, l)?;
@@ -318,10 +318,10 @@ impl LanderModel {
             w_star: positive("lander.contact.w_star", c.w_star, "rad/s")?,
             stable_dt: dt,
         };
-        let x0 = finite3("lander.position", l.position)?;
+        let x0 = crate::scenario::check::position3("lander.position", l.position)?;
         let v0 = crate::scenario::check::velocity3("lander.velocity", l.velocity)?;
         let q0 = quat_from_wxyz(l.orientation).map_err(|e| ("lander.orientation".to_string(), e.to_string()))?;
-        let w0 = finite3("lander.angular_velocity", l.angular_velocity)?;
+        let w0 = crate::scenario::check::rate3("lander.angular_velocity", l.angular_velocity)?;
 
         let settle = match &l.settle {
             None => None,

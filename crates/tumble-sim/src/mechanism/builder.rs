@@ -237,7 +237,7 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
     for (name, v) in [("position", &s.p_WB), ("velocity", &s.v_WB), ("angular_velocity", &s.w_WB_B)] {
         finite_vec(&format!("{key}.{name}"), v)?;
     }
-    crate::scenario::check::velocity_vec(&format!("{key}.velocity"), &s.v_WB)?;
+    crate::scenario::check::motion(&key, &s.p_WB, &s.v_WB, &s.w_WB_B)?;
     if !s.q_WB.coords.iter().all(|x| x.is_finite()) {
         return Err(BuildError::new(format!("{key}.orientation"), "must be a finite unit quaternion"));
     }

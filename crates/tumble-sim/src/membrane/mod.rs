@@ -238,10 +238,10 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
         None => None,
     };
     let q = quat_from_wxyz(b.orientation).map_err(|e| ("membrane.body.orientation".to_string(), e.to_string()))?;
-    let p = finite3("membrane.body.position", b.position)?;
+    let p = crate::scenario::check::position3("membrane.body.position", b.position)?;
     let v = crate::scenario::check::velocity3("membrane.body.velocity", b.velocity)?;
     let w = match (b.angular_velocity, b.spin_rpm, b.spin_axis) {
-        (Some(w), None, None) => finite3("membrane.body.angular_velocity", w)?,
+        (Some(w), None, None) => crate::scenario::check::rate3("membrane.body.angular_velocity", w)?,
         (None, Some(rpm), Some(axis)) => {
             let a = finite3("membrane.body.spin_axis", axis)?
                 .try_normalize(1e-12)

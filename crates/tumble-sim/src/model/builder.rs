@@ -308,7 +308,7 @@ fn check_body(
             return Err(BuildError::new(format!("{key}.{name}"), msg));
         }
     }
-    crate::scenario::check::velocity_vec(&format!("{key}.velocity"), &state.v_WB)?;
+    crate::scenario::check::motion(&key, &state.p_WB, &state.v_WB, &state.w_WB_B)?;
     if !state.q_WB.coords.iter().all(|x| x.is_finite()) {
         return Err(BuildError::new(format!("{key}.orientation"), "must be a finite unit quaternion"));
     }

@@ -36,21 +36,45 @@ pub(crate) fn finite3(key: &str, v: [f64; 3]) -> Check<Vec3> {
     }
 }
 
-/// A velocity (m/s): three finite numbers, no faster than light (Newtonian mechanics, and the
-/// guard's [`crate::pipeline::MAX_SPEED`]).
-pub(crate) fn velocity3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+/// Farthest a body may start from the origin, m (7 AU: any spacecraft's neighbourhood, in any
+/// frame Tumble integrates; farther, its energies pass the guard's bound).
+pub const MAX_POSITION: f64 = 1e12;
+
+/// Fastest a body may start turning, rad/s (a reaction wheel turns at 1e3; a centimetre body
+/// at 1e7 moves its surface at 1e5 m/s; faster, its energies pass the guard's bound).
+pub const MAX_RATE: f64 = 1e7;
+
+/// Three finite numbers whose magnitude is at most `limit` (`unit`; `what` says what lies
+/// beyond).
+fn bounded3(key: &str, v: [f64; 3], limit: f64, unit: &str, what: &str) -> Check<Vec3> {
     let v = finite3(key, v)?;
-    let speed = v.norm();
-    if speed <= crate::pipeline::MAX_SPEED {
-        Ok(v)
-    } else {
-        err(key, format!("{speed:e} m/s is faster than light ({:e} m/s)", crate::pipeline::MAX_SPEED))
-    }
+    let size = v.norm();
+    if size <= limit { Ok(v) } else { err(key, format!("{size:e} {unit} is {what} (at most {limit:e} {unit})")) }
 }
 
-/// `v` when it is a velocity ([`velocity3`]), or the refusal at `key` (a builder's error).
-pub(crate) fn velocity_vec(key: &str, v: &Vec3) -> Result<Vec3, crate::pipeline::BuildError> {
-    velocity3(key, (*v).into()).map_err(Into::into)
+/// A starting position (m): finite, within [`MAX_POSITION`].
+pub(crate) fn position3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+    bounded3(key, v, MAX_POSITION, "m", "too far")
+}
+
+/// A velocity (m/s): finite, no faster than light (Newtonian mechanics, and the guard's
+/// [`crate::pipeline::MAX_SPEED`]).
+pub(crate) fn velocity3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+    bounded3(key, v, crate::pipeline::MAX_SPEED, "m/s", "faster than light")
+}
+
+/// An angular velocity (rad/s): finite, within [`MAX_RATE`].
+pub(crate) fn rate3(key: &str, v: [f64; 3]) -> Check<Vec3> {
+    bounded3(key, v, MAX_RATE, "rad/s", "too fast a turn")
+}
+
+/// A body's starting position, velocity and angular velocity at `key.position`, … (a builder's
+/// error).
+pub(crate) fn motion(key: &str, p: &Vec3, v: &Vec3, w: &Vec3) -> Result<(), crate::pipeline::BuildError> {
+    position3(&format!("{key}.position"), (*p).into())?;
+    velocity3(&format!("{key}.velocity"), (*v).into())?;
+    rate3(&format!("{key}.angular_velocity"), (*w).into())?;
+    Ok(())
 }
 
 /// Mass properties that are physically possible, or the refusal at `key.mass` or
