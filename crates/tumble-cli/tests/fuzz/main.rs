@@ -10,8 +10,8 @@
 //! - an accepted input gives finite values below the guard's bound in every output, and a run
 //!   that fails has a diagnosis (and, from the command, exit status 1, never 0).
 //!
-//! `cargo test -p tumble-cli --test fuzz` runs a bounded number of cases per target (about a
-//! minute in all on two cores). Longer: `TUMBLE_FUZZ_SECONDS=600` gives each target that many
+//! `cargo test -p tumble-cli --test fuzz` runs a bounded number of cases per target (one or two
+//! minutes in all on two cores). Longer: `TUMBLE_FUZZ_SECONDS=600` gives each target that many
 //! seconds (add `--release`), `TUMBLE_FUZZ_SEED=N` another sequence, `TUMBLE_FUZZ_CASE=target:i`
 //! one case. A finding prints how to reproduce it, and its input is kept under the test's
 //! temporary folder (`target/tmp/fuzz/findings`).
