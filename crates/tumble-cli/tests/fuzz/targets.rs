@@ -261,6 +261,13 @@ pub fn command_run(rng: &mut Rng, dir: &Path) -> Verdict {
     };
     let args = [&args[..], &["--out", "out", "--quiet"]].concat();
     let (code, _, err) = tumble(&args, dir, HANG * 3)?;
+    // Nothing written outside the output folder (the command runs in `dir`).
+    for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
+        let name = entry.map_err(|e| e.to_string())?.file_name();
+        if !["out", "stdout.txt", "stderr.txt"].iter().any(|n| name == *n) {
+            return Err(format!("--set {key}={value}: wrote {name:?} outside its output folder"));
+        }
+    }
     let summary = std::fs::read_to_string(dir.join("out/summary.json")).unwrap_or_default();
     let failed = summary.contains("\"status\": \"failed\"");
     match code {
