@@ -182,10 +182,8 @@ impl<M: DerefMut<Target = Model>> Simulation for RigidSim<M> {
                 diagnose(&self.model, &self.last_good, self.t, self.body_of(*index), failure.what())
             }
             GuardFailure::FasterThanLight { .. } => {
-                let speed = |b: &[f64]| crate::pipeline::body_speed(b);
-                let chunks: Vec<&[f64]> = self.y.chunks_exact(BODY_STATE_LEN).collect();
-                let fastest =
-                    (0..chunks.len()).max_by(|&a, &b| speed(chunks[a]).total_cmp(&speed(chunks[b]))).unwrap_or(0);
+                let speeds = self.y.chunks_exact(BODY_STATE_LEN).map(crate::pipeline::body_speed);
+                let fastest = speeds.enumerate().max_by(|a, b| a.1.total_cmp(&b.1)).map_or(0, |(i, _)| i);
                 diagnose(&self.model, &self.last_good, self.t, fastest, failure.what())
             }
             GuardFailure::EnergyGrew { .. } => {
