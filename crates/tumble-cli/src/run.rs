@@ -261,9 +261,9 @@ fn run_lander(out: Option<PathBuf>, mut model: LanderModel, quiet: bool) -> Exit
             run.final_time / model.settings.dt,
             out.display()
         );
-        if model.body_target {
+        if let Some(sites) = model.sites {
             let y = &run.final_state;
-            let (lat, lon) = tumble_sim::lander::lat_lon(&tumble_math::Vec3::new(y[0], y[1], y[2]));
+            let (lat, lon) = sites.lat_lon(&tumble_math::Vec3::new(y[0], y[1], y[2]));
             say!("landing site: latitude {lat:.3}°, longitude {lon:.3}°");
         }
         say!("max penetration {:.3e} m; energy balance error {:.3e} J", run.max_penetration, run.max_balance_error);

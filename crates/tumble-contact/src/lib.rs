@@ -19,6 +19,7 @@ pub mod identify;
 pub mod interference;
 pub mod laws;
 pub mod membrane;
+mod patch;
 pub mod snare;
 pub mod vertex_sdf;
 

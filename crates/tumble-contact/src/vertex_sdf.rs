@@ -47,11 +47,16 @@
 //! Blend `L_RR = η(|ω|/ω*) L_roll + (1 − η) L_stick`. So that rolling resistance leaves `v_T`
 //! alone (the document, after Van wal et al. 2017), a force at the centre of mass cancels the
 //! tangential acceleration the torque gives the application point:
-//! `F_RR = −m (I − N_p N_pᵀ) ((J⁻¹ L_RR) × r_p)`. The pair does work at the rate
+//! `F_RR = −m (I − N_p N_pᵀ) ((J⁻¹ L_RR) × r_p)`. That force has a moment about the contact
+//! point, so the pair's moment there is `M_c = L_RR − r_p × F_RR`, up to `(1 + m r⊥²/J)` times
+//! `|L_RR|`; `C_RR` is the lever arm of the normal load about the contact point, so the cap
+//! `C_RR F_N` applies to `|M_c|` (the document caps `|L_RR|`; see docs/lander.md, "Rolling
+//! resistance", for why and what changes). The pair does work at the rate
 //! `L_RR·ω + F_RR·v = L_RR·u` with `u = ω − m J⁻¹ (r_p × (I − N_p N_pᵀ) v)` (which is parallel to
 //! `ω` when rolling without slip or spinning in place); the component of `L_RR` along `u`, when
 //! positive, is dropped, so rolling resistance never feeds energy in either.
 
+use crate::patch;
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Vec3, skew};
 
@@ -167,6 +172,7 @@ pub fn normal_phase_with(
 ) -> NormalContact {
     let mut out = NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
     let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
+    patch::clear();
     for (j, rb) in r_B.iter().enumerate() {
         let r = kin.R_WB * rb;
         let (phi, grad) = field(j, &(kin.x + r));
@@ -195,6 +201,7 @@ pub fn normal_phase_with(
         out.damper_power -= damper * (-v_n).max(0.0);
         sum_d += delta;
         sum_dr += delta * r;
+        patch::push(r);
     }
     if out.active > 0 {
         out.r_p = sum_dr / sum_d;
@@ -276,8 +283,29 @@ pub fn tangential_phase(
         if let Some(u_dir) = u.try_normalize(0.0) {
             torque -= u_dir * torque.dot(&u_dir).max(0.0);
         }
+        // C_RR F_N bounds the moment of the pair about the contact point (the normal load's
+        // lever arm), `M_c = L − r_p × F_RR`, not the torque `L` alone: the compensating force
+        // adds `m r_p × P (r_p × J⁻¹ L)`, (1 + m r⊥²/J) times `L` (3× for a rolling cylinder,
+        // 5.5× for a cube on a corner). Scaling by a positive factor keeps the power's sign.
+        let force = |l: &Vec3| -body.mass * (proj * (body.inertia_inv * l).cross(&r));
+        let mut moment = torque - r.cross(&force(&torque));
+        if moment.norm() > cap {
+            let k = cap / moment.norm();
+            torque *= k;
+            moment *= k;
+        }
+        // The tangential part of that moment is the normal load acting at `r_p + e`,
+        // `e = N_p × M_c / F_N`: its centre of pressure must stay on the contact patch. On one
+        // vertex, or across the line of two, it cannot move: nothing holds a balanced body there.
+        let shift = n.cross(&moment) / f_n;
+        if shift.norm() > 0.0 {
+            let reach = patch::reach(&r, &n, &shift);
+            if reach < 1.0 {
+                torque *= reach;
+            }
+        }
         out.rolling_torque = torque;
-        out.rolling_force = -body.mass * (proj * (body.inertia_inv * torque).cross(&r));
+        out.rolling_force = force(&torque);
         out.rolling_power = out.rolling_torque.dot(&kin.w) + out.rolling_force.dot(&kin.v);
     }
     out
@@ -389,6 +417,10 @@ mod tests {
             assert!(t.rolling_power <= 1e-15, "rolling power {}", t.rolling_power);
             assert!(t.friction.norm() <= p.mu_static.max(p.mu) * normal.load * (1.0 + 1e-12), "Coulomb cone");
             assert!(t.rolling_torque.norm() <= p.rolling * normal.load * (1.0 + 1e-12));
+            // The pair's moment about the contact point is bounded by the normal load's lever
+            // arm.
+            let moment = t.rolling_torque - normal.r_p.cross(&t.rolling_force);
+            assert!(moment.norm() <= p.rolling * normal.load * (1.0 + 1e-12), "moment {}", moment.norm());
             assert!(normal.damper_power <= 0.0);
         }
     }

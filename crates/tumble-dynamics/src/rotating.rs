@@ -1,16 +1,21 @@
 //! Motion relative to a rotating small body (Van wal, Reid & Scheeres, "Small-body lander
 //! simulations using the GPU", eq. 2), generalised to a torque-free tumbling target.
 //!
-//! Frame T is fixed to the target at its centre of mass; it rotates with angular velocity `Ω`
-//! (T axes) relative to inertial space. A spacecraft S has position `x` and velocity `v = ẋ`
+//! Frame T is fixed to the target; it rotates with angular velocity `Ω` (T axes) relative to
+//! inertial space about the target's centre of mass `c` (T coordinates; the document puts T's
+//! origin there, so `c = 0` in its equations). Below `x` is measured from `c`: a caller whose
+//! positions are in other coordinates fixed to the target (a shape file's) passes `x − c`. A spacecraft S has position `x` and velocity `v = ẋ`
 //! relative to T (T axes), attitude `q_TS` and angular velocity `ω` relative to T (S axes). With
 //! `ω* = ω + Ω_S` its inertial angular velocity (`Ω_S = R_TSᵀ Ω`):
 //!
 //! ```text
 //! v̇ = g(x) − Ω × (Ω × x) − 2 Ω × v − Ω̇ × x + F/m
 //! ω̇ = I⁻¹ (L − ω* × I ω*) + ω* × Ω_S − R_TSᵀ Ω̇
-//! Ω̇ = I_T⁻¹ (−Ω × I_T Ω)       (0 for the document's uniform rotation)
+//! Ω̇ = J⁻¹ (−Ω × J Ω)          (0 for the document's uniform rotation)
 //! ```
+//!
+//! with `J` the target's inertia tensor about `c` in T axes (any axes: Euler's equations in a
+//! frame fixed to the body hold with the full tensor; T need not be principal).
 //!
 //! The document's `−ω* × ω` equals `ω* × Ω_S` since `ω = ω* − Ω_S`; the `Ω̇` terms (Euler
 //! acceleration and the change of `Ω` seen from S) vanish for uniform rotation.
@@ -30,24 +35,31 @@ pub enum TargetSpin {
     /// Constant angular velocity about a principal axis (the document's case). Ω is given by the
     /// initial state and stays constant.
     Uniform,
-    /// Torque-free rotation with these principal moments (T axes are principal axes), kg·m²
-    /// (only ratios matter).
+    /// Torque-free rotation of a target with this inertia tensor (about its centre of mass, T
+    /// axes; only ratios matter), kg·m².
     TorqueFree {
-        /// Principal moments `[A, B, C]`.
-        moments: [f64; 3],
+        /// The tensor `J`.
+        inertia: Mat3,
+        /// Its inverse.
+        inertia_inv: Mat3,
     },
 }
 
 impl TargetSpin {
-    /// `Ω̇` (T axes) at angular velocity `omega`.
+    /// A torque-free target whose principal axes are T's, with principal moments `[A, B, C]`.
+    pub fn principal(moments: [f64; 3]) -> Self {
+        let m = Vec3::from(moments);
+        TargetSpin::TorqueFree {
+            inertia: Mat3::from_diagonal(&m),
+            inertia_inv: Mat3::from_diagonal(&m.map(|x| 1.0 / x)),
+        }
+    }
+
+    /// `Ω̇` (T axes) at angular velocity `omega`: `J⁻¹ (−Ω × J Ω)`.
     pub fn omega_dot(&self, omega: &Vec3) -> Vec3 {
         match self {
             TargetSpin::Uniform => Vec3::zeros(),
-            TargetSpin::TorqueFree { moments: [a, b, c] } => Vec3::new(
-                (b - c) * omega.y * omega.z / a,
-                (c - a) * omega.z * omega.x / b,
-                (a - b) * omega.x * omega.y / c,
-            ),
+            TargetSpin::TorqueFree { inertia, inertia_inv } => inertia_inv * (-omega.cross(&(inertia * omega))),
         }
     }
 }

@@ -80,7 +80,7 @@ pub fn execute(
             drop(runs);
             for ((index, (m, values)), end) in models.into_iter().zip(ends) {
                 let f = lander_results(&LanderEnd {
-                    body_target: m.body_target,
+                    sites: m.sites,
                     outcome: &end.outcome,
                     final_time: end.final_time,
                     final_state: &end.final_state,

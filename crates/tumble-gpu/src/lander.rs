@@ -25,7 +25,10 @@ use tumble_sim::lander::{LanderOutcome, LanderSettings, LanderSystem, STATE_LEN,
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
 
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
-const MODEL_LEN: usize = 81;
+const MODEL_LEN: usize = 102;
+/// Most touching vertices the kernel keeps for rolling resistance's contact patch
+/// (`MAX_PATCH` of lander.wgsl).
+const MAX_PATCH: usize = 32;
 /// Length of a run's record (`REC_LEN` of lander.wgsl) and the fields the host reads.
 const REC_LEN: usize = 30;
 const R_K: usize = 0;
@@ -91,6 +94,12 @@ pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
                 .into(),
         );
     }
+    if sys.contact.rolling > 0.0 && sys.vertices.len() > MAX_PATCH {
+        return Some(format!(
+            "rolling resistance on more than {MAX_PATCH} vertices (this spacecraft has {}) is not implemented on the GPU path: the kernel keeps the contact patch in a fixed array",
+            sys.vertices.len()
+        ));
+    }
     if let Err(e) = surface_parts(sys.surface.as_ref()) {
         return Some(e);
     }
@@ -126,10 +135,16 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     }
     let p = &sys.contact;
     m[19..27].copy_from_slice(&[p.stiffness, p.damping, p.mu, p.mu_static, p.rolling, p.v_star, p.w_star, p.stable_dt]);
-    if let TargetSpin::TorqueFree { moments } = sys.spin {
+    if let TargetSpin::TorqueFree { inertia, inertia_inv } = sys.spin {
         m[27] = 1.0;
-        m[28..31].copy_from_slice(&moments);
+        for r in 0..3 {
+            for c in 0..3 {
+                m[84 + 3 * r + c] = inertia[(r, c)];
+                m[93 + 3 * r + c] = inertia_inv[(r, c)];
+            }
+        }
     }
+    m[81..84].copy_from_slice(sys.centre.as_slice());
     let g = sys.gravity.as_ref() as &dyn Any;
     if let Some(u) = g.downcast_ref::<Uniform>() {
         m[31] = 1.0;
@@ -405,6 +420,7 @@ mod tests {
     fn the_host_and_the_kernels_agree_on_the_layout() {
         let consts = [
             ("MODEL_LEN", MODEL_LEN),
+            ("MAX_PATCH", MAX_PATCH),
             ("REC_LEN", REC_LEN),
             ("R_K", R_K),
             ("R_OUTCOME", R_OUTCOME),

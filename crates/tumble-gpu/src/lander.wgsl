@@ -22,7 +22,7 @@ const M_ROLL: u32 = 23u;
 const M_VSTAR: u32 = 24u;
 const M_WSTAR: u32 = 25u;
 const M_STABLE_DT: u32 = 26u;
-const M_SPIN: u32 = 27u;        // 0 uniform, 1 torque-free with moments at 28..31
+const M_SPIN: u32 = 27u;        // 0 uniform, 1 torque-free with the target's inertia at M_SPIN_J (28..31 unused)
 const M_GRAV: u32 = 31u;        // 0 none, 1 uniform (g at 32..35), 2 point mass (centre 32..35, μ 35), 3 polyhedron (`poly`)
 const M_SURF: u32 = 36u;        // 0 plane (point 37..40, normal 40..43), 1 grid (origin 37..40, spacing 40, dims 41..44)
 const M_NVERT: u32 = 44u;
@@ -40,7 +40,11 @@ const M_SETTLE: u32 = 75u;
 const M_ESCAPE: u32 = 78u;
 const M_TOLERANCE: u32 = 79u;
 const M_EXPANSION: u32 = 80u;
-const MODEL_LEN: u32 = 81u;
+// The target's centre of mass (m, T), its inertia tensor and inverse (row-major; torque-free).
+const M_CENTRE: u32 = 81u;
+const M_SPIN_J: u32 = 84u;
+const M_SPIN_J_INV: u32 = 93u;
+const MODEL_LEN: u32 = 102u;
 const STATE: u32 = 24u;
 
 @group(0) @binding(0) var<storage, read_write> model: array<f64>;
@@ -52,6 +56,37 @@ const STATE: u32 = 24u;
 @group(0) @binding(6) var<storage, read_write> check: array<f64>;
 @group(0) @binding(7) var<storage, read_write> settings: array<f64>;
 @group(0) @binding(8) var<storage, read_write> out: array<f64>;
+
+// The touching vertices of the last normal phase (from the centre of mass, T axes): the
+// contact patch rolling resistance's centre of pressure stays on (tumble-contact's `patch`).
+const MAX_PATCH: u32 = 32u;
+var<private> contact_patch: array<vec3<f64>, 32>;
+var<private> patch_len: u32;
+
+// How far along `e` the centre of pressure can move from `r_p` on the patch (tumble-contact's
+// `patch::reach`): the farthest crossing of the ray with a segment between two touching
+// vertices, or a vertex on the ray.
+fn reach(r_p: vec3<f64>, n: vec3<f64>, e: vec3<f64>) -> f64 {
+    let ee = dot(e, e);
+    var far = 0.0lf;
+    for (var i = 0u; i < patch_len; i++) {
+        let d0 = contact_patch[i] - r_p;
+        let di = d0 - n * dot(n, d0);
+        if (abs(dot(cross(e, di), n)) <= 1e-12lf * length(e) * length(di) && dot(di, e) > 0.0lf) {
+            far = max(far, dot(di, e) / ee);
+        }
+        for (var j = i + 1u; j < patch_len; j++) {
+            let d1 = contact_patch[j] - r_p;
+            let w = (d1 - n * dot(n, d1)) - di;
+            let den = dot(cross(e, w), n);
+            if (den == 0.0lf) { continue; }
+            let t = dot(cross(di, w), n) / den;
+            let u = dot(cross(di, e), n) / den;
+            if (u >= 0.0lf && u <= 1.0lf && t > far) { far = t; }
+        }
+    }
+    return far;
+}
 
 // This invocation's model and gravity expansion (set by `start`).
 var<private> base: u32;
@@ -288,10 +323,10 @@ fn gravity(x: vec3<f64>) -> Grav {
     return Grav(vec3<f64>(0.0lf), 0.0lf);
 }
 
+// Ω̇ = J⁻¹ (−Ω × J Ω) (tumble-dynamics' `TargetSpin::omega_dot`).
 fn omega_dot(o: vec3<f64>) -> vec3<f64> {
     if (mp(M_SPIN) == 0.0lf) { return vec3<f64>(0.0lf); }
-    let a = mp(M_SPIN + 1u); let b = mp(M_SPIN + 2u); let c = mp(M_SPIN + 3u);
-    return vec3<f64>((b - c) * o.y * o.z / a, (c - a) * o.z * o.x / b, (a - b) * o.x * o.y / c);
+    return m3(M_SPIN_J_INV) * (-cross(o, m3(M_SPIN_J) * o));
 }
 
 fn eta(s: f64) -> f64 {
@@ -339,6 +374,7 @@ fn evaluate(s: State) -> Eval {
     // Normal phase.
     let k = mp(M_K); let c = mp(M_C);
     var touching = 0u;
+    patch_len = 0u;
     var force = vec3<f64>(0.0lf); var torque = vec3<f64>(0.0lf);
     var load = 0.0lf; var damper_power = 0.0lf;
     var sum_d = 0.0lf; var sum_dr = vec3<f64>(0.0lf);
@@ -374,6 +410,7 @@ fn evaluate(s: State) -> Eval {
         damper_power -= damper * max(-v_n, 0.0lf);
         sum_d += delta;
         sum_dr += delta * r;
+        if (patch_len < MAX_PATCH) { contact_patch[patch_len] = r; patch_len += 1u; }
     }
     var r_p = vec3<f64>(0.0lf); var n_p = vec3<f64>(0.0lf);
     if (touching > 0u) {
@@ -383,7 +420,9 @@ fn evaluate(s: State) -> Eval {
 
     // Accelerations without friction.
     let grav = gravity(x);
-    let a_free = grav.a + (-cross(omega, cross(omega, x)) - 2.0lf * cross(omega, v) - cross(od, x));
+    // The frame terms about the target's centre of mass.
+    let xc = x - v3(M_CENTRE);
+    let a_free = grav.a + (-cross(omega, cross(omega, xc)) - 2.0lf * cross(omega, v) - cross(od, xc));
     let inertia_w = r_ts * inertia * transpose(r_ts);
     let inv_w = r_ts * inertia_inv * transpose(r_ts);
     let a0 = a_free + force / mass;
@@ -446,6 +485,19 @@ fn evaluate(s: State) -> Eval {
                 let u_dir = u / length(u);
                 tq -= u_dir * max(dot(tq, u_dir), 0.0lf);
             }
+            // C_RR F_N bounds the pair's moment about the contact point, whose centre of
+            // pressure stays on the patch (tumble-contact's `tangential_phase`).
+            var moment = tq - cross(r_p, -mass * (proj * cross(inv_w * tq, r_p)));
+            if (length(moment) > cap_r) {
+                let kr = cap_r / length(moment);
+                tq = tq * kr;
+                moment = moment * kr;
+            }
+            let shift = cross(nn, moment) / load;
+            if (length(shift) > 0.0lf) {
+                let rr = reach(r_p, nn, shift);
+                if (rr < 1.0lf) { tq = tq * rr; }
+            }
             rolling_torque = tq;
             rolling_force = -mass * (proj * cross(inv_w * tq, r_p));
             rolling_power = dot(rolling_torque, w_w) + dot(rolling_force, v);
@@ -459,17 +511,50 @@ fn evaluate(s: State) -> Eval {
     let qd = quat_derivative(q, w);
     let wd = transpose(r_ts) * (r_ts * alpha_s);
     let bqd = quat_derivative(big_q, omega);
-    let v_in = v + cross(omega, x);
+    let v_in = v + cross(omega, xc);
     out.rates = State(v.x, v.y, v.z, a.x, a.y, a.z, qd.x, qd.y, qd.z, qd.w, wd.x, wd.y, wd.z,
         bqd.x, bqd.y, bqd.z, bqd.w, od.x, od.y, od.z, damper_power, friction_power, rolling_power,
-        -mass * dot(v_in, cross(od, x)) - dot(w + omega_s, inertia * od_s));
+        -mass * dot(v_in, cross(od, xc)) - dot(w + omega_s, inertia * od_s));
     out.touching = touching;
-    let ox = cross(omega, x);
+    let ox = cross(omega, xc);
     let potential = mass * (grav.u - 0.5lf * dot(ox, ox)) - 0.5lf * dot(omega_s, inertia * omega_s);
     out.energy = 0.5lf * mass * dot(v, v) + 0.5lf * dot(w, inertia * w) + potential + elastic;
     out.speed = length(v);
     out.rate = length(w_w);
     return out;
+}
+
+fn vertex(j: u32) -> vec3<f64> {
+    let at = 3u * u32(mp(M_VOFF)) + 3u * j;
+    return vec3<f64>(verts[at], verts[at + 1u], verts[at + 2u]);
+}
+
+// Whether the spacecraft rests statically: three or more vertices touch and the line of the
+// effective gravity through the centre of mass passes strictly inside their polygon (tumble-sim's
+// `LanderSystem::supported`: every touching vertex has another less than half a turn ahead of it
+// about that line). O(n²) field queries, made only while the spacecraft is calm.
+fn supported(s: State) -> bool {
+    let x = l3(s, 0u); let r_ts = rotation(l4(s, 6u)); let omega = l3(s, 17u);
+    let nv = u32(mp(M_NVERT));
+    var count = 0u; var normal = vec3<f64>(0.0lf);
+    for (var j = 0u; j < nv; j++) {
+        let f = field(x + r_ts * vertex(j));
+        if (f.d < 0.0lf) { count += 1u; normal += f.g; }
+    }
+    if (count < 3u) { return false; }
+    var down = gravity(x).a - cross(omega, cross(omega, x - v3(M_CENTRE)));
+    if (!(length(down) > 0.0lf)) { down = -normal; }
+    for (var a = 0u; a < nv; a++) {
+        let ra = r_ts * vertex(a);
+        if (field(x + ra).d >= 0.0lf) { continue; }
+        var ahead = false;
+        for (var b = 0u; b < nv; b++) {
+            let rb = r_ts * vertex(b);
+            if (field(x + rb).d < 0.0lf && dot(cross(ra, rb), down) > 0.0lf) { ahead = true; break; }
+        }
+        if (!ahead) { return false; }
+    }
+    return true;
 }
 
 fn load_state(i: u32, n: u32) -> State {
@@ -699,9 +784,9 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
             in_contact = touching;
         }
         if (err > tolerance) { outcome = ENERGY_GREW; when = t; growth = err; break; }
-        if (escape >= 0.0lf && length(x) > escape) { outcome = ESCAPED; when = t; break; }
+        if (escape >= 0.0lf && length(x - v3(M_CENTRE)) > escape) { outcome = ESCAPED; when = t; break; }
         if (dwell >= 0.0lf) {
-            if (e.speed < settle_speed && e.rate < settle_rate) {
+            if (e.speed < settle_speed && e.rate < settle_rate && supported(s)) {
                 if (calm < 0.0lf) { calm = t; }
                 if (t - calm >= dwell) { outcome = SETTLED; when = t; break; }
             } else {

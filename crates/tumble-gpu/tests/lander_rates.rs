@@ -98,6 +98,7 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
         gravity: Arc::new(Uniform { g }),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };
@@ -113,16 +114,19 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
     assert!(worst < 1e-12, "plane: component {at} differs by {worst:e} of its range");
 
     // A sphere of radius 5 m sampled every 0.1 m (trilinear), point-mass gravity at its centre,
-    // torque-free tumbling.
+    // torque-free tumbling about a centre of mass off T's origin with principal axes that are
+    // not T's.
     let (radius, h) = (5.0, 0.1);
     let sphere = tumble_geometry::sdf::Sphere { center: Vec3::zeros(), radius };
     let grid = GridSdf::from_fn(Vec3::repeat(-5.6), h, [113; 3], |p| sphere.distance(p));
-    let moments = [3.0, 4.0, 5.0];
+    let tilt = UnitQuat::from_scaled_axis(Vec3::new(0.4, -0.2, 0.6)).to_rotation_matrix();
+    let tensor = tilt * Mat3::from_diagonal(&Vec3::new(3.0, 4.0, 5.0)) * tilt.transpose();
     let mu = 0.05;
     let mut cpu = LanderSystem {
         surface: Arc::new(grid.clone()),
         gravity: Arc::new(PointMass { center: Vec3::zeros(), mu }),
-        spin: TargetSpin::TorqueFree { moments },
+        spin: TargetSpin::TorqueFree { inertia: tensor, inertia_inv: tensor.try_inverse().expect("pd") },
+        centre: Vec3::new(0.7, -0.4, 0.3),
         ..cpu
     };
     let on_sphere = |d: Vec3| (d.normalize() * radius, d.normalize());
@@ -173,6 +177,7 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
         surface: Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -3000.0), normal: Vec3::z() }),
         gravity: Arc::new(poly),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };

@@ -70,6 +70,7 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
         gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.5) }),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };

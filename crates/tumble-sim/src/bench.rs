@@ -163,6 +163,7 @@ fn lander_case(
             surface: surface.clone(),
             gravity: std::sync::Arc::new(Uniform { g }),
             spin: TargetSpin::Uniform,
+            centre: Vec3::zeros(),
             expansion_radius: 0.0,
             expansion: None,
         };

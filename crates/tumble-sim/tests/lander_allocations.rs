@@ -49,6 +49,7 @@ fn the_lander_step_does_not_allocate() {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
         gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -5.7e-3) }),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };

@@ -44,6 +44,7 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: n.normalize() }),
         gravity: Arc::new(Uniform { g }),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     }
@@ -73,6 +74,7 @@ fn a_vertex_rebounds_with_the_restitution_of_the_compression_only_damper() {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
         gravity: Arc::new(NoGravity),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };
@@ -270,9 +272,22 @@ fn settling_is_detected_on_the_cube() {
     assert!((fs[2] - 0.1).abs() < 1e-3, "height {}", fs[2]);
 }
 
+/// Frame T turns about the target's centre of mass `c` (not T's origin): a free spacecraft's
+/// inertial position `Q_NT (x − c)` moves on a straight line, for uniform rotation and for a
+/// torque-free target whose principal axes are not T's.
 #[test]
 fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
-    for spin in [TargetSpin::Uniform, TargetSpin::TorqueFree { moments: [1.0, 2.0, 3.0] }] {
+    let tilt = UnitQuat::from_scaled_axis(Vec3::new(0.3, -0.5, 0.2)).to_rotation_matrix();
+    let tensor = tilt * Mat3::from_diagonal(&Vec3::new(1.0, 2.0, 3.0)) * tilt.transpose();
+    let tilted = TargetSpin::TorqueFree { inertia: tensor, inertia_inv: tensor.try_inverse().expect("pd") };
+    let c = Vec3::new(37.0, -12.0, 5.0);
+    let cases = [
+        (TargetSpin::Uniform, Vec3::zeros()),
+        (TargetSpin::principal([1.0, 2.0, 3.0]), Vec3::zeros()),
+        (TargetSpin::Uniform, c),
+        (tilted, c),
+    ];
+    for (spin, centre) in cases {
         let i = Mat3::from_diagonal(&Vec3::new(2.0, 3.0, 4.0));
         let mut sys = LanderSystem {
             mass: 5.0,
@@ -283,6 +298,7 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
             surface: Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -1e9), normal: Vec3::z() }),
             gravity: Arc::new(NoGravity),
             spin,
+            centre,
             expansion_radius: 0.0,
             expansion: None,
         };
@@ -298,8 +314,8 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
         let y = run.final_state;
         let qn = UnitQuat::new_normalize(tumble_math::Quat::new(y[13], y[14], y[15], y[16]));
         let qs = UnitQuat::new_normalize(tumble_math::Quat::new(y[6], y[7], y[8], y[9]));
-        let x_n = qn * Vec3::new(y[0], y[1], y[2]);
-        let expected = x0 + (v0 + omega0.cross(&x0)) * 100.0;
+        let x_n = qn * (Vec3::new(y[0], y[1], y[2]) - centre);
+        let expected = (x0 - centre) + (v0 + omega0.cross(&(x0 - centre))) * 100.0;
         // RK4 at 1e-2 s over 100 s of rotation at ~0.1 rad/s: error ~ (Ω dt)⁴ per unit time.
         assert!((x_n - expected).norm() < 1e-6, "{spin:?}: {x_n} vs {expected}");
         // The spacecraft's inertial angular momentum is constant.
@@ -318,10 +334,13 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
 #[test]
 fn rolling_resistance_slows_a_rolling_cylinder_as_the_model_predicts() {
     // A cylinder (radius a, axis y, 2 × 360 rim vertices) rolling without slip along x. The
-    // rolling torque −C_RR F_N ŷ and its compensating force F_RR = −m ((J⁻¹ L) × r_p)_T at the
-    // centre of mass leave the contact point's tangential velocity alone, so the stick friction
-    // does not respond and ω̇ = −C_RR F_N / I_yy (centroidal), v̇ = a ω̇ = −2 C_RR g / a for
-    // I_yy = m a²/2 (rings carry the mass of a solid cylinder here).
+    // rolling torque L and its compensating force F_RR = −m ((J⁻¹ L) × r_p)_T at the centre of
+    // mass leave the contact point's tangential velocity alone, so the stick friction does not
+    // respond, and their moment about the contact point is C_RR F_N: the normal load acting
+    // C_RR ahead of the contact point, the textbook rolling resistance. About the contact line
+    // (I_yy + m a²) ω̇ = −C_RR F_N, so v̇ = a ω̇ = −(2/3) C_RR g / a for I_yy = m a²/2 (rings
+    // carry the mass of a solid cylinder here). Capping the torque about the centre of mass
+    // instead (the document) gives −2 C_RR g / a, three times the textbook deceleration.
     let (a, m, c_rr) = (0.1, 1.0, 0.002);
     let i = Mat3::from_diagonal(&Vec3::new(
         m * (3.0 * a * a + 0.01) / 12.0,
@@ -343,6 +362,7 @@ fn rolling_resistance_slows_a_rolling_cylinder_as_the_model_predicts() {
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
         gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -G) }),
         spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
     };
@@ -359,7 +379,7 @@ fn rolling_resistance_slows_a_rolling_cylinder_as_the_model_predicts() {
     let vx = column(&run, 4);
     let at = |t: f64| vx.iter().find(|(ti, _)| *ti >= t - 1e-9).expect("sample").1;
     let measured = (at(0.5) - at(2.5)) / 2.0;
-    let expected = 2.0 * c_rr * G / a;
+    let expected = 2.0 / 3.0 * c_rr * G / a;
     // Dampers are off: compression-only dampers at the leading edge of the contact patch add a
     // viscoelastic rolling loss of their own (10 % more deceleration at c = 2 N·s/m). What is
     // left is the 360-gon's ripple (several vertices share the load; chord sagitta 3.8e-6 m
@@ -393,6 +413,7 @@ fn local_surface_models_follow_the_exact_terrain() {
             surface: terrain.clone(),
             gravity: Arc::new(Uniform { g: -up * 2e-4 }),
             spin: TargetSpin::Uniform,
+            centre: Vec3::zeros(),
             expansion_radius: 0.0,
             expansion: None,
         };

@@ -249,7 +249,8 @@ fn the_radius_map_matches_rays_cast_on_the_target_mesh() {
     let sc = Scenario::load(&path, &[("target.shape.terrain".into(), "false".into())]).expect("scenario");
     let target = tumble_sim::lander::build_target(&sc).expect("target");
     let mesh = target.mesh.clone().expect("a mesh");
-    // The outermost crossing of the ray from the origin along u (Möller–Trumbore, every face).
+    let sites = tumble_sim::lander::LanderModel::build_with(&sc, &target).expect("model").sites.expect("a body");
+    // The outermost crossing of the ray from the centre of mass along u (Möller–Trumbore, every face).
     let cast = |u: &Vec3| -> f64 {
         let mut far = f64::NEG_INFINITY;
         for f in &mesh.faces {
@@ -260,7 +261,7 @@ fn the_radius_map_matches_rays_cast_on_the_target_mesh() {
             if det.abs() < 1e-12 {
                 continue;
             }
-            let s = -a;
+            let s = sites.centre - a;
             let (bu, q) = (s.dot(&p) / det, s.cross(&e1));
             let bv = u.dot(&q) / det;
             let t = e2.dot(&q) / det;
@@ -272,14 +273,13 @@ fn the_radius_map_matches_rays_cast_on_the_target_mesh() {
     };
     // 9 × 18 cells of 20°, centred on multiples of 20° ± 10°; the west edge −180°.
     let (rows, cols) = (9, 18);
-    let map = target.radius_map(rows, cols, -180.0).expect("a body");
+    let map = target.radius_map(&sites, rows, cols, -180.0).expect("a body");
     let mut worst: f64 = 0.0;
     for (i, row) in map.iter().enumerate() {
         let lat = (-90.0 + 20.0 * (i as f64 + 0.5)).to_radians();
         for (j, r) in row.iter().enumerate() {
             let lon = (-180.0 + 20.0 * (j as f64 + 0.5)).to_radians();
-            let u = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
-            let hit = cast(&u);
+            let hit = cast(&sites.direction(lat, lon));
             assert!(hit > 0.0, "the ray from the centre of mass meets the mesh");
             worst = worst.max((r - hit).abs());
         }

@@ -31,16 +31,16 @@ pub trait Sdf: std::any::Any + Send + Sync {
     }
 }
 
-/// The outermost surface point on the ray from the origin along the unit vector `u`: the
-/// distance `r` where `f(r u)` first reaches zero coming in from `r_out` (a point outside the
+/// The outermost surface point on the ray from `from` along the unit vector `u`: the
+/// distance `r` where `f(from + r u)` first reaches zero coming in from `r_out` (a point outside the
 /// body). The march steps in by 0.9 of the field's value (an exact distance never steps past
 /// the surface; the margin covers fields that overestimate a little, as fBm terrain does), then
-/// bisects the last step to `tol` (m). `None` if the ray reaches the origin without meeting the
+/// bisects the last step to `tol` (m). `None` if the ray reaches `from` without meeting the
 /// surface, or needs more than 10,000 steps.
-pub fn radial_extent(sdf: &dyn Sdf, u: &Vec3, r_out: f64, tol: f64) -> Option<f64> {
+pub fn radial_extent(sdf: &dyn Sdf, from: &Vec3, u: &Vec3, r_out: f64, tol: f64) -> Option<f64> {
     let (mut r, mut outside) = (r_out, r_out);
     for _ in 0..10_000 {
-        let d = sdf.distance(&(u * r));
+        let d = sdf.distance(&(from + u * r));
         if d.is_nan() {
             return None;
         }
@@ -48,7 +48,7 @@ pub fn radial_extent(sdf: &dyn Sdf, u: &Vec3, r_out: f64, tol: f64) -> Option<f6
             let (mut a, mut b) = (r, outside);
             while b - a > tol {
                 let m = 0.5 * (a + b);
-                if sdf.distance(&(u * m)) < 0.0 { a = m } else { b = m }
+                if sdf.distance(&(from + u * m)) < 0.0 { a = m } else { b = m }
             }
             return Some(0.5 * (a + b));
         }

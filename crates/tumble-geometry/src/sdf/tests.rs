@@ -117,11 +117,11 @@ fn radial_extent_finds_the_outermost_surface_point_on_a_ray() {
     for p in points(200, 1.0) {
         let Some(u) = p.try_normalize(1e-9) else { continue };
         let want = (0..3).map(|i| b.half[i] / u[i].abs()).fold(f64::INFINITY, f64::min);
-        let r = radial_extent(&b, &u, 10.0, 1e-10).expect("a hit");
+        let r = radial_extent(&b, &Vec3::zeros(), &u, 10.0, 1e-10).expect("a hit");
         assert!((r - want).abs() < 1e-9, "{u}: {r} vs {want}");
     }
     // A sphere off the origin: the far side first along +x, nothing along −x.
     let s = Sphere { center: Vec3::new(5.0, 0.0, 0.0), radius: 1.0 };
-    assert!((radial_extent(&s, &Vec3::x(), 10.0, 1e-10).unwrap() - 6.0).abs() < 1e-9);
-    assert_eq!(radial_extent(&s, &-Vec3::x(), 10.0, 1e-10), None);
+    assert!((radial_extent(&s, &Vec3::zeros(), &Vec3::x(), 10.0, 1e-10).unwrap() - 6.0).abs() < 1e-9);
+    assert_eq!(radial_extent(&s, &Vec3::zeros(), &-Vec3::x(), 10.0, 1e-10), None);
 }

@@ -53,6 +53,7 @@ pub struct LanderBuilder {
     surface: Option<Arc<dyn Sdf>>,
     gravity: Option<Arc<dyn Gravity>>,
     spin: TargetSpin,
+    centre: Vec3,
     expansion_radius: f64,
 }
 
@@ -70,6 +71,7 @@ impl LanderSystem {
             surface: None,
             gravity: None,
             spin: TargetSpin::Uniform,
+            centre: Vec3::zeros(),
             expansion_radius: 0.0,
         }
     }
@@ -132,6 +134,13 @@ impl LanderBuilder {
         self
     }
 
+    /// The target's centre of mass in T, m, the point it turns about (`target.centre_of_mass`;
+    /// default the origin of T). A scenario file computes it from the shape.
+    pub fn centre_of_mass(mut self, centre: Vec3) -> Self {
+        self.centre = centre;
+        self
+    }
+
     /// Radius of the second-order gravity expansion, m (0: gravity at every stage;
     /// `gravity.expansion_radius`).
     pub fn expansion_radius(mut self, radius: f64) -> Self {
@@ -168,6 +177,7 @@ impl LanderBuilder {
         if !(self.expansion_radius.is_finite() && self.expansion_radius >= 0.0) {
             return Err(BuildError::new("gravity.expansion_radius", "must be zero or positive (m)"));
         }
+        crate::scenario::check::position3("target.centre_of_mass", self.centre.into())?;
         let surface = self.surface.ok_or_else(|| BuildError::new("target.shape", "missing: the target's surface"))?;
         let inertia_inv = inertia.try_inverse().ok_or_else(|| BuildError::new("lander.inertia", "is singular"))?;
         Ok(LanderSystem {
@@ -179,6 +189,7 @@ impl LanderBuilder {
             surface,
             gravity: self.gravity.unwrap_or_else(|| Arc::new(tumble_dynamics::NoGravity)),
             spin: self.spin,
+            centre: self.centre,
             expansion_radius: self.expansion_radius,
             expansion: None,
         })

@@ -2,8 +2,9 @@
 //! the target the runs share when no dispersion touches it, and the report's landing maps and
 //! settling times.
 
+use super::frame::{SiteFrame, target_frame};
 use super::model::{LanderModel, Target, build_target};
-use super::output::{lat_lon, write_lander_run};
+use super::output::write_lander_run;
 use super::sim::{LanderOutcome, simulate};
 use super::system::STATE_LEN;
 use crate::campaign::report::{mean_sd, quantile};
@@ -33,8 +34,8 @@ pub const LANDER_COLUMNS: [&str; 10] = [
 
 /// What a lander campaign records of a run's end (from either backend).
 pub struct LanderEnd<'a> {
-    /// Whether the target is a body (sites get a latitude and longitude).
-    pub body_target: bool,
+    /// Where a body's sites are measured from (`None` for a plane: sites are positions).
+    pub sites: Option<SiteFrame>,
     /// How it ended.
     pub outcome: &'a LanderOutcome,
     /// Final time, s.
@@ -60,7 +61,7 @@ pub fn lander_results(end: &LanderEnd) -> Finished {
         LanderOutcome::Escaped(_) | LanderOutcome::Completed => (f64::NAN, None),
     };
     let status = end.outcome.name();
-    let (lat, lon) = if end.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
+    let (lat, lon) = end.sites.map_or((f64::NAN, f64::NAN), |f| f.lat_lon(&x));
     let results = vec![
         settle,
         end.final_time,
@@ -116,7 +117,7 @@ impl CampaignKind for LanderRuns {
             write_lander_run(dir, &model, &run)?;
         }
         Ok(lander_results(&LanderEnd {
-            body_target: model.body_target,
+            sites: model.sites,
             outcome: &run.outcome,
             final_time: run.final_time,
             final_state: &run.final_state,
@@ -196,7 +197,9 @@ fn lander_report(
         // The sites on the whole body, its radius as the map's colour, centred on the sites'
         // mean longitude.
         let west = centre.rem_euclid(360.0) - 180.0;
-        if let Some(values) = nominal.and_then(|t| t.radius_map(MAP_ROWS, 2 * MAP_ROWS, west)) {
+        let frame = |t: &Target| c.scenario.file.target.as_ref().and_then(|spec| target_frame(spec, t).ok());
+        let map = nominal.and_then(|t| frame(&t).and_then(|f| t.radius_map(&f.sites, MAP_ROWS, 2 * MAP_ROWS, west)));
+        if let Some(values) = map {
             let field = LatLonField { label: "surface radius [m]", west, values: &values };
             let raw: Vec<(f64, f64)> =
                 rows.iter().filter(|r| r.status == "settled").filter_map(site).map(|(la, lo)| (lo, la)).collect();

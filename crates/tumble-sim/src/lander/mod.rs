@@ -4,6 +4,7 @@
 //! uniform gravity.
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
+//! - [`frame`]: the centre of mass the target turns about, its spin axis, landing sites.
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
 //! - [`campaign`]: a lander run as a campaign's row, and the report's landing maps.
 //! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
@@ -12,6 +13,7 @@
 
 pub mod builder;
 pub mod campaign;
+pub mod frame;
 pub mod local;
 pub mod model;
 pub mod output;
@@ -19,8 +21,9 @@ pub mod sim;
 pub mod system;
 
 pub use builder::LanderBuilder;
+pub use frame::SiteFrame;
 pub use model::{LanderModel, Target, build_target};
-pub use output::{animation, lat_lon, timeseries, write_lander_run};
+pub use output::{animation, timeseries, write_lander_run};
 pub use sim::{
     ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, LanderSim, Settle, energy_grew,
     not_finite, simulate,

@@ -2,16 +2,16 @@
 //! mass properties, contact law, events. Every impossible value is refused with its key; a
 //! time step too coarse for the contact is warned about before the run.
 
+use super::frame::{SiteFrame, target_frame};
 use super::sim::{Hop, HopTrigger, LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
 use crate::model::{build_gravity, mass_properties};
 use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key};
-use crate::scenario::lander::{LanderSpec, SpinKind, TargetShape, TargetSpec, VertexSpec};
+use crate::scenario::lander::{LanderSpec, TargetShape, TargetSpec, VertexSpec};
 use crate::scenario::{BodySpec, IntegratorKind, Scenario, ScenarioError};
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::Gravity;
-use tumble_dynamics::rotating::TargetSpin;
 use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
 use tumble_geometry::{MassProperties, TriMesh};
@@ -34,8 +34,9 @@ pub struct LanderModel {
     pub initial_state: [f64; STATE_LEN],
     /// Step loop settings.
     pub settings: LanderSettings,
-    /// Whether the target is a body (landing sites have latitude and longitude) or a plane.
-    pub body_target: bool,
+    /// Where landing sites are measured from on a body: its centre of mass and spin axis
+    /// (`None` for a plane: sites are positions).
+    pub sites: Option<SiteFrame>,
     /// The target's mesh for drawing (`None` for a plane).
     pub target_mesh: Option<Arc<TriMesh>>,
     /// Things the user should know before the run (coarse step, start outside the grid).
@@ -56,18 +57,22 @@ pub struct Target {
     pub grid_box: Option<(Vec3, Vec3)>,
     /// The shape's mesh for drawing (`None` for a plane).
     pub mesh: Option<Arc<TriMesh>>,
+    /// The shape at unit density (centre of mass and inertia in T), from its closed mesh (`None`
+    /// for a plane, or a saved SDF whose surface does not close inside its grid).
+    pub mass: Option<MassProperties>,
 }
 
 impl Target {
-    /// The surface's distance from the origin of T (the centre of mass) over latitude and
-    /// longitude (in the order of the latitude–longitude plots: `rows` bands south to north,
+    /// The surface's distance from the target's centre of mass over the latitude and longitude
+    /// of `sites` (in the order of the latitude–longitude plots: `rows` bands south to north,
     /// `cols` from longitude `west` (degrees) east, each value at its cell's centre), the
     /// outermost surface point on each ray ([`tumble_geometry::sdf::radial_extent`], to 1e-4 of
     /// the size). Rays start where they leave the grid's box, inside which the field is a
     /// distance. `None` for a plane.
-    pub fn radius_map(&self, rows: usize, cols: usize, west: f64) -> Option<Vec<Vec<f64>>> {
+    pub fn radius_map(&self, sites: &SiteFrame, rows: usize, cols: usize, west: f64) -> Option<Vec<Vec<f64>>> {
         let size = self.size?;
-        let (lo, hi) = self.grid_box.unwrap_or((Vec3::repeat(-size), Vec3::repeat(size)));
+        let c = sites.centre;
+        let (lo, hi) = self.grid_box.map_or((Vec3::repeat(-size), Vec3::repeat(size)), |(lo, hi)| (lo - c, hi - c));
         let cell = |k: usize, n: usize, span: f64| (k as f64 + 0.5) / n as f64 * span;
         let map = (0..rows)
             .map(|i| {
@@ -75,7 +80,7 @@ impl Target {
                 (0..cols)
                     .map(|j| {
                         let lon = (west + cell(j, cols, 360.0)).to_radians();
-                        let u = Vec3::new(lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin());
+                        let u = sites.direction(lat, lon);
                         // Where the ray leaves the box (the origin is inside it).
                         let exit = (0..3)
                             .map(|k| {
@@ -89,7 +94,7 @@ impl Target {
                             })
                             .fold(f64::INFINITY, f64::min);
                         let start = if exit.is_finite() && exit > 0.0 { exit } else { 2.0 * size };
-                        tumble_geometry::sdf::radial_extent(self.surface.as_ref(), &u, start, 1e-4 * size)
+                        tumble_geometry::sdf::radial_extent(self.surface.as_ref(), &c, &u, start, 1e-4 * size)
                             .unwrap_or(f64::NAN)
                     })
                     .collect()
@@ -112,12 +117,15 @@ fn build_target_checked(sc: &Scenario) -> Check<Target> {
         crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
         _ => 48,
     };
-    let (surface, mesh, size, grid_box) = surface(sc, spec, gravity_cells)?;
+    let (surface, mesh, size, grid_box, marched) = surface(sc, spec, gravity_cells)?;
+    let mass = mesh.as_ref().or(marched.as_ref()).map(|m| m.mass_properties(1.0));
     let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, mesh.as_ref())?);
-    Ok(Target { surface, gravity, size, grid_box, mesh: mesh.map(Arc::new) })
+    Ok(Target { surface, gravity, size, grid_box, mesh: mesh.map(Arc::new), mass })
 }
 
-type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>, Option<(Vec3, Vec3)>);
+/// The surface, the mesh of the shape (for gravity and drawing), its size, the box of its grid,
+/// and for a saved field the closed surface marched from its samples (when it closes).
+type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>, Option<(Vec3, Vec3)>, Option<TriMesh>);
 
 fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surface> {
     Ok(match &spec.shape {
@@ -126,7 +134,7 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             let Some(n) = n.try_normalize(0.0) else {
                 return err("target.shape.normal", "must be a non-zero vector");
             };
-            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None, None)
+            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None, None, None)
         }
         TargetShape::Body { kind, length, seed, terrain, cells } => {
             let kind: BodyKind = kind.parse().map_err(|e: String| ("target.shape.kind".to_string(), e))?;
@@ -144,7 +152,7 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
                 Arc::new(grid)
             };
             let mesh = body_mesh(kind, length, *seed, false, gravity_cells).map_err(layout)?;
-            (surface, Some(mesh), Some(length), grid_box)
+            (surface, Some(mesh), Some(length), grid_box, None)
         }
         TargetShape::Mesh { path, unit, resolution } => {
             let mesh = read_mesh_key(sc, "target.shape", path, unit)?;
@@ -166,14 +174,15 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             let grid = GridSdf::from_mesh(&mesh, *resolution, 0.05 * size)
                 .map_err(|e| ("target.shape".to_string(), e.to_string()))?;
             let grid_box = Some((grid.origin, grid.upper()));
-            (Arc::new(grid), Some(mesh), Some(size), grid_box)
+            (Arc::new(grid), Some(mesh), Some(size), grid_box, None)
         }
         TargetShape::Sdf { path } => {
             let grid =
                 GridSdf::load(&sc.resolve(path)).map_err(|e| ("target.shape.path".to_string(), e.to_string()))?;
             let size = (grid.upper() - grid.origin).max();
             let grid_box = Some((grid.origin, grid.upper()));
-            (Arc::new(grid), None, Some(size), grid_box)
+            let marched = Some(tumble_geometry::sdf::mesh_from_grid(&grid)).filter(|m| m.report().outward);
+            (Arc::new(grid), None, Some(size), grid_box, marched)
         }
     })
 }
@@ -284,26 +293,7 @@ impl LanderModel {
             return err("simulation.output_interval", format!("would record {:.0} samples; raise it", duration / oi));
         }
 
-        let spin = match t.spin {
-            SpinKind::Uniform => TargetSpin::Uniform,
-            SpinKind::TorqueFree => {
-                let Some(m) = t.moments else {
-                    return err("target.moments", "is required by spin = \"torque_free\": principal moments [A, B, C]");
-                };
-                if m.iter().any(|x| !(x.is_finite() && *x > 0.0))
-                    || m[0] + m[1] < m[2]
-                    || m[1] + m[2] < m[0]
-                    || m[0] + m[2] < m[1]
-                {
-                    return err(
-                        "target.moments",
-                        format!("must be positive and satisfy the triangle inequality, got {m:?}"),
-                    );
-                }
-                TargetSpin::TorqueFree { moments: m }
-            }
-        };
-        let omega = crate::scenario::check::rate3("target.angular_velocity", t.angular_velocity)?;
+        let frame = target_frame(t, target)?;
         let q_nt = quat_from_wxyz(t.orientation).map_err(|e| ("target.orientation".to_string(), e.to_string()))?;
 
         let (vertices, mp) = build_spacecraft(sc, l)?;
@@ -355,7 +345,8 @@ impl LanderModel {
             vertices,
             contact,
             surface: target.surface.clone(),
-            spin,
+            spin: frame.spin,
+            centre: frame.sites.centre,
             // A polyhedron costs a sweep over its faces per evaluation: expand it to second
             // order and refresh every thousandth of the body's size (the Taylor remainder is
             // then ~(r/ρ)² relative, ρ the distance to the nearest facet feature).
@@ -418,7 +409,7 @@ impl LanderModel {
         // follow them (`VertexContactParams::stable_dt`): no warning needed.
         let g = system.gravity.acceleration(&x0).norm();
 
-        let initial_state = pack(x0, v0, q0, w0, q_nt, omega);
+        let initial_state = pack(x0, v0, q0, w0, q_nt, frame.omega);
         // Energy available to the run: initial kinetic energy plus the drop to the surface
         // (and a vertex radius of rocking) in the local field.
         let energy_scale = {
@@ -450,7 +441,7 @@ impl LanderModel {
                     );
                 },
             },
-            body_target: target.size.is_some(),
+            sites: target.size.map(|_| frame.sites),
             target_mesh: target.mesh.clone(),
             warnings,
         })

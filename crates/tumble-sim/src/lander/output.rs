@@ -11,15 +11,6 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use tumble_math::Vec3;
 
-/// Latitude and longitude (degrees) of a point in T: `asin(z/|x|)`, `atan2(y, x)`.
-pub fn lat_lon(x: &Vec3) -> (f64, f64) {
-    let r = x.norm();
-    if r == 0.0 {
-        return (0.0, 0.0);
-    }
-    ((x.z / r).clamp(-1.0, 1.0).asin().to_degrees(), x.y.atan2(x.x).to_degrees())
-}
-
 /// The run's headline numbers.
 pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
     let y = &run.final_state;
@@ -30,7 +21,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         LanderOutcome::Completed | LanderOutcome::Failed(_) => None,
     };
     let last = run.rows.last().copied().unwrap_or([0.0; COLUMNS.len()]);
-    let (lat, lon) = if model.body_target { lat_lon(&x) } else { (f64::NAN, f64::NAN) };
+    let (lat, lon) = model.sites.map_or((f64::NAN, f64::NAN), |f| f.lat_lon(&x));
     json!({
         "scenario": model.name,
         "description": model.description,

@@ -55,7 +55,7 @@ pub struct LanderSettings {
     pub output_every: u64,
     /// Settling detection (`None`: run the whole duration).
     pub settle: Option<Settle>,
-    /// Distance from the target's centre beyond which the spacecraft has escaped, m.
+    /// Distance from the target's centre of mass beyond which the spacecraft has escaped, m.
     pub escape_distance: Option<f64>,
     /// Hops in order.
     pub hops: Vec<Hop>,
@@ -294,6 +294,8 @@ pub struct LanderSim<S = Box<LanderSystem>> {
     err: f64,
     in_contact: bool,
     calm_since: Option<f64>,
+    /// Scratch of the support test (the touching vertices).
+    touching: Vec<Vec3>,
     next_hop: usize,
     reach: f64,
     run: LanderRun,
@@ -332,6 +334,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             remainder: 0.0,
             err: 0.0,
             calm_since: None,
+            touching: Vec::with_capacity(obs.sys.vertices.len()),
             next_hop: 0,
             reach,
             run: LanderRun {
@@ -466,7 +469,10 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     /// Whether the spacecraft has been calm for the dwell time (and so settles, or hops).
     fn calm_for_dwell(&mut self, t: f64) -> bool {
         let Some(st) = self.settings.settle else { return false };
-        if self.snap.kin.v.norm() < st.speed && self.snap.kin.w.norm() < st.rate {
+        if self.snap.kin.v.norm() < st.speed
+            && self.snap.kin.w.norm() < st.rate
+            && self.obs.supported(&self.y, &mut self.touching)
+        {
             t - *self.calm_since.get_or_insert(t) >= st.dwell
         } else {
             self.calm_since = None;
@@ -530,7 +536,8 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
         events.insert(self.contact_events(t));
         let mut report = StepReport::with(events);
-        let escaped = self.settings.escape_distance.is_some_and(|d| self.snap.kin.x.norm() > d);
+        let centre = self.obs.sys.centre;
+        let escaped = self.settings.escape_distance.is_some_and(|d| (self.snap.kin.x - centre).norm() > d);
         if escaped {
             report.stop = Some(Stop::Escaped);
         } else if self.calm_for_dwell(t) && self.next_hop >= self.settings.hops.len() {

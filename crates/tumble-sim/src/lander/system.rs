@@ -1,7 +1,7 @@
 //! The lander's equations as an ODE system: the pipeline kinematics → contact queries → normal
 //! forces → accelerations without friction → friction and rolling resistance → accelerations.
 //!
-//! State (24): `x, v` (T frame, m, m/s), `q_TS` `[w, x, y, z]`, `ω` (S axes, rad/s), `Q_NT`
+//! State (24): `x, v` (T frame, in the shape's coordinates, m, m/s), `q_TS` `[w, x, y, z]`, `ω` (S axes, rad/s), `Q_NT`
 //! `[w, x, y, z]`, `Ω` (T axes, rad/s) — the document's 20 states — then the work done on the
 //! spacecraft by the dampers, friction, rolling resistance and the frame's non-uniform rotation
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
@@ -42,6 +42,10 @@ pub struct LanderSystem {
     pub gravity: Arc<dyn Gravity>,
     /// The target's rotation law.
     pub spin: TargetSpin,
+    /// The target's centre of mass in T, m: the point T rotates about in inertial space (the
+    /// frame terms and the centrifugal potential are taken about it). Surface, gravity and the
+    /// state stay in the coordinates of T that the shape was given in.
+    pub centre: Vec3,
     /// Radius (m) within which gravity comes from a second-order expansion about the last
     /// expansion point ([`Expansion`]); 0 evaluates the field at every stage.
     pub expansion_radius: f64,
@@ -69,6 +73,12 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn look(&self, y: &[f64]) -> Snapshot {
         let surface = self.sys.surface.as_ref();
         self.sys.snapshot_with(y, &|j, p| self.local.field(surface, j, p))
+    }
+
+    /// [`LanderSystem::supported`] on the surface as the steps see it.
+    pub fn supported(&self, y: &[f64], touching: &mut Vec<Vec3>) -> bool {
+        let surface = self.sys.surface.as_ref();
+        self.sys.supported(y, &|j, p| self.local.field(surface, j, p), touching)
     }
 
     /// Snapshot of `y`, remembered for the next step's first stage.
@@ -113,7 +123,8 @@ pub struct Snapshot {
     pub kinetic_linear: f64,
     /// Angular kinetic energy `½ ωᵀ I ω` (relative to T), J.
     pub kinetic_angular: f64,
-    /// Gravitational and centrifugal potential energy `m (U − ½|Ω × x|²) − ½ Ω_Sᵀ I Ω_S`, J.
+    /// Gravitational and centrifugal potential energy `m (U − ½|Ω × (x − c)|²) − ½ Ω_Sᵀ I Ω_S`
+    /// (`c` the target's centre of mass), J.
     pub potential: f64,
     /// Derivative of the state.
     pub rates: [f64; STATE_LEN],
@@ -184,7 +195,9 @@ impl LanderSystem {
         // Normal forces, then the accelerations they and every non-contact term give.
         let normal = normal_phase_with(field, &self.contact, &kin, &self.vertices);
         let (g, u) = self.gravity_at(&x);
-        let a_free = g + frame_acceleration(&omega, &omega_dot, &x, &v);
+        // Position from the axis of rotation's point: the frame terms are taken about it.
+        let xc = x - self.centre;
+        let a_free = g + frame_acceleration(&omega, &omega_dot, &xc, &v);
         let inertia_w = r_ts * self.inertia * r_ts.transpose();
         let body =
             Mobility { mass: self.mass, inertia: inertia_w, inertia_inv: r_ts * self.inertia_inv * r_ts.transpose() };
@@ -214,8 +227,15 @@ impl LanderSystem {
         rates[WORK] = normal.damper_power;
         rates[WORK + 1] = tangential.friction_power;
         rates[WORK + 2] = tangential.rolling_power;
-        rates[WORK + 3] =
-            frame_power(self.mass, &self.inertia, &x, &(v + omega.cross(&x)), &omega_dot, &(w + omega_s), &omega_dot_s);
+        rates[WORK + 3] = frame_power(
+            self.mass,
+            &self.inertia,
+            &xc,
+            &(v + omega.cross(&xc)),
+            &omega_dot,
+            &(w + omega_s),
+            &omega_dot_s,
+        );
 
         Snapshot {
             kin,
@@ -223,10 +243,44 @@ impl LanderSystem {
             tangential,
             kinetic_linear: 0.5 * self.mass * v.norm_squared(),
             kinetic_angular: 0.5 * w.dot(&(self.inertia * w)),
-            potential: self.mass * (u - 0.5 * omega.cross(&x).norm_squared())
+            potential: self.mass * (u - 0.5 * omega.cross(&xc).norm_squared())
                 - 0.5 * omega_s.dot(&(self.inertia * omega_s)),
             rates,
         }
+    }
+
+    /// Whether the spacecraft rests on its contacts statically: three or more vertices touch
+    /// (`φ < 0`, `field` answering per vertex as in [`LanderSystem::snapshot_with`]) and the
+    /// line of the effective gravity (gravity and centrifugal acceleration at the centre of
+    /// mass) through the centre of mass passes strictly inside their polygon. On one or two
+    /// vertices, or with the centre of mass over an edge of the polygon or outside it, a body
+    /// at rest is balanced, not settled: only rolling resistance (a moment of at most
+    /// `C_RR F_N`) holds it. `touching` is scratch (reserve the vertex count: no allocation).
+    ///
+    /// Inside, strictly: seen along the gravity line, every touching vertex `u_a` has another
+    /// `u_b` less than half a turn ahead of it counter-clockwise (`(u_a × u_b)·ĝ > 0`); a gap
+    /// of half a turn or more between neighbours would leave the line on or outside the edge
+    /// between them.
+    pub fn supported(&self, y: &[f64], field: &dyn Fn(usize, &Vec3) -> (f64, Vec3), touching: &mut Vec<Vec3>) -> bool {
+        let (x, q, omega) = (vec3(y, 0), quat(y, 6), vec3(y, 17));
+        let r_ts = q.to_rotation_matrix().into_inner();
+        touching.clear();
+        let mut normal = Vec3::zeros();
+        for (j, r) in self.vertices.iter().enumerate() {
+            let r = r_ts * r;
+            let (phi, grad) = field(j, &(x + r));
+            if phi < 0.0 {
+                touching.push(r);
+                normal += grad;
+            }
+        }
+        if touching.len() < 3 {
+            return false;
+        }
+        let (g, _) = self.gravity_at(&x);
+        let down = g - omega.cross(&omega.cross(&(x - self.centre)));
+        let down = if down.norm() > 0.0 { down } else { -normal };
+        touching.iter().all(|a| touching.iter().any(|b| a.cross(b).dot(&down) > 0.0))
     }
 
     /// The smallest effective mass a single vertex meets along any direction,

@@ -14,11 +14,17 @@ pub struct TargetSpec {
     /// How the target turns: `uniform` (the document) or `torque_free`.
     #[serde(default)]
     pub spin: SpinKind,
-    /// Initial angular velocity `Ω` of T in inertial space, T axes, rad/s.
-    #[serde(default)]
-    pub angular_velocity: [f64; 3],
-    /// Principal moments `[A, B, C]` of the target (T axes principal), kg·m² (ratios matter);
-    /// required by `torque_free`.
+    /// Initial angular velocity `Ω` of T in inertial space, T axes, rad/s (default zero). A
+    /// uniform spin must lie along the target's axis of major inertia.
+    pub angular_velocity: Option<[f64; 3]>,
+    /// Instead of `angular_velocity`: a uniform spin of this rate (rad/s) about the shape's axis
+    /// of major inertia (the direction nearest T's `+z`).
+    pub spin_rate: Option<f64>,
+    /// The target's centre of mass in the shape's coordinates, m. Default: the shape's at
+    /// uniform density (the origin for a plane).
+    pub centre_of_mass: Option<[f64; 3]>,
+    /// Principal moments `[A, B, C]` of the target (T axes principal), kg·m² (ratios matter).
+    /// Default for `torque_free`: the shape's inertia tensor at uniform density.
     pub moments: Option<[f64; 3]>,
     /// Initial attitude `Q_NT` of the target, `[w, x, y, z]`.
     #[serde(default = "identity_quat")]

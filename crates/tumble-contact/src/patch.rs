@@ -1,0 +1,96 @@
+//! The contact patch of a vertex contact: the polygon of the touching vertices, over which the
+//! normal load's centre of pressure can move (rolling resistance is that move; see
+//! [`crate::vertex_sdf`]).
+//!
+//! [`crate::vertex_sdf::normal_phase_with`] records the touching vertices on its thread and
+//! [`crate::vertex_sdf::tangential_phase`] reads them: the two are always called in that order
+//! for one body, and the store is reused (no allocation once it has grown to the most vertices
+//! that touch at once).
+
+use std::cell::RefCell;
+use tumble_math::Vec3;
+
+thread_local! {
+    /// Touching vertices from the centre of mass, W axes, of the last normal phase here.
+    static PATCH: RefCell<Vec<Vec3>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Forgets the last patch.
+pub(crate) fn clear() {
+    PATCH.with(|p| p.borrow_mut().clear());
+}
+
+/// Adds a touching vertex `r` (from the centre of mass, W axes).
+pub(crate) fn push(r: Vec3) {
+    PATCH.with(|p| p.borrow_mut().push(r));
+}
+
+/// How far along `e` (tangent to the surface of normal `n`) the centre of pressure can move
+/// from `r_p` and stay on the patch: the largest `t ≥ 0` with `r_p + t e` in the convex hull of
+/// the touching vertices, seen along `n` (0 for one vertex; 0 across the line of two).
+///
+/// The ray leaves the hull through one of its edges, and every segment between two vertices
+/// lies in the hull: so the exit is the farthest crossing of the ray with any such segment (or
+/// any vertex on the ray itself). `O(n²)` in the touching vertices.
+pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
+    let cross = |a: &Vec3, b: &Vec3| a.cross(b).dot(n);
+    let flat = |p: &Vec3| {
+        let d = p - r_p;
+        d - n * n.dot(&d)
+    };
+    let ee = e.norm_squared();
+    PATCH.with(|patch| {
+        let patch = patch.borrow();
+        let mut far: f64 = 0.0;
+        for (i, pi) in patch.iter().enumerate() {
+            let di = flat(pi);
+            // A vertex on the ray.
+            if cross(e, &di).abs() <= 1e-12 * e.norm() * di.norm() && di.dot(e) > 0.0 {
+                far = far.max(di.dot(e) / ee);
+            }
+            for pj in &patch[i + 1..] {
+                let w = flat(pj) - di;
+                let den = cross(e, &w);
+                if den == 0.0 {
+                    continue;
+                }
+                let (t, u) = (cross(&di, &w) / den, cross(&di, e) / den);
+                if (0.0..=1.0).contains(&u) && t > far {
+                    far = t;
+                }
+            }
+        }
+        far
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch(points: &[Vec3]) {
+        clear();
+        points.iter().for_each(|p| push(*p));
+    }
+
+    #[test]
+    fn the_reach_is_the_exit_from_the_polygon_of_the_touching_vertices() {
+        let n = Vec3::z();
+        // A square face 0.3 m wide, 0.15 m below the centre of mass: from its centre, 0.15 m
+        // along an axis, 0.15√2 m along a diagonal.
+        let h = 0.15;
+        patch(&[Vec3::new(h, h, -h), Vec3::new(-h, h, -h), Vec3::new(-h, -h, -h), Vec3::new(h, -h, -h)]);
+        let r_p = Vec3::new(0.0, 0.0, -h);
+        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.0, 0.0)) - 15.0).abs() < 1e-9);
+        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) - 15.0).abs() < 1e-9);
+        // An edge along x: along it, to its end; across it, nothing.
+        patch(&[Vec3::new(h, 0.0, -0.2), Vec3::new(-h, 0.0, -0.2)]);
+        let r_p = Vec3::new(0.05, 0.0, -0.2);
+        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.0, 0.0)) - 10.0).abs() < 1e-9);
+        assert!(reach(&r_p, &n, &Vec3::new(0.0, 0.01, 0.0)) < 1e-12);
+        assert!(reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) < 1e-12);
+        // One corner: nowhere.
+        patch(&[Vec3::new(0.1, 0.1, -0.25)]);
+        assert_eq!(reach(&Vec3::new(0.1, 0.1, -0.25), &n, &Vec3::new(0.0, 0.01, 0.0)), 0.0);
+    }
+}
