@@ -71,8 +71,10 @@ fn a_cube_balanced_on_a_corner_or_an_edge_topples() {
     let edge = Vec3::new(0.0, -1.0, -1.0);
     for (regime, g) in REGIMES {
         for (name, down) in [("corner", corner), ("edge", edge)] {
-            // Toppling from 1 mrad takes about ln(1000) e-folds of √(J_pivot / (m g L)):
-            // 50 s on Phobos, 400 s on 67P, 600 s on Itokawa; then a few bounces.
+            // Toppling from 1 mrad takes about ln(1000) = 6.9 e-folds of √(J_pivot / (m g L))
+            // (J_pivot/m = 0.083 m², L = 0.26 m): 52 s on Phobos, 280 s on 67P, 420 s on
+            // Itokawa; then a few bounces. The run is allowed 2,000 s scaled by 1/√g (2,000,
+            // 10,700 and 16,400 s), about 40× the topple, so only a cube that stays up fails.
             let (outcome, y) = balanced(g, down, 1e-3, 20.0 * (5.7e-3 / g).sqrt() * 100.0);
             assert!(matches!(outcome, LanderOutcome::Settled(_)), "{regime}, {name}: {outcome:?}");
             assert!((y[2] - 0.5 * SIDE).abs() < 1e-3, "{regime}, {name}: rests at height {} m", y[2]);
