@@ -5,11 +5,16 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// `tumble bench`: prints the table and optionally writes it as CSV.
-pub(crate) fn bench(scale: f64, csv: Option<&Path>) -> ExitCode {
+pub(crate) fn bench(scale: f64, only: &str, csv: Option<&Path>) -> ExitCode {
     if !(scale.is_finite() && scale > 0.0) {
         return invalid(format!("--scale must be a positive number, got {scale}"));
     }
-    let results = tumble_sim::bench::run_all(scale);
+    let results = tumble_sim::bench::run_matching(scale, only);
+    if results.is_empty() {
+        return invalid(format!(
+            "--only {only:?} matches no case; the names are those `tumble bench` prints (e.g. lander_cube_plane)"
+        ));
+    }
     say!("{:<36} {:>7} {:>10} {:>14} {:>16}", "case", "bodies", "steps", "steps/s", "ns/body-step");
     let mut rows = vec!["case,bodies,steps,seconds,steps_per_second,ns_per_body_step".to_string()];
     for r in &results {

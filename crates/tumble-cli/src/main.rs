@@ -177,11 +177,15 @@ negative) and a = -grad U points toward the body.")]
     /// Benchmark integrators and grid SDF queries (single-threaded): steps or queries per second.
     #[command(after_help = "Examples:
   tumble bench
-  tumble bench --scale 0.1 --csv bench.csv")]
+  tumble bench --scale 0.1 --csv bench.csv
+  tumble bench --only lander_")]
     Bench {
         /// Multiplier of the step counts (1.0 takes a few seconds).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Only the cases whose name contains this text.
+        #[arg(long, default_value = "")]
+        only: String,
         /// Also write the figures to this CSV file.
         #[arg(long)]
         csv: Option<PathBuf>,
@@ -297,7 +301,7 @@ fn main() -> ExitCode {
         Command::Run { scenario, out, set, quiet } => run::run(&scenario, out, &set, quiet),
         Command::Check { scenario, set } => run::check(&scenario, &set),
         Command::Mc(args) => mc::mc(&args),
-        Command::Bench { scale, csv } => bench::bench(scale, csv.as_deref()),
+        Command::Bench { scale, only, csv } => bench::bench(scale, &only, csv.as_deref()),
         Command::View { dir, port } => exit(view::serve(&dir, port)),
         Command::Arm(cmd) => exit(arm::run(cmd)),
         Command::Fit(cmd) => exit(fit::run(cmd)),

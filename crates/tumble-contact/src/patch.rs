@@ -15,37 +15,39 @@ thread_local! {
     static PATCH: RefCell<Vec<Vec3>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Forgets the last patch.
-pub(crate) fn clear() {
-    PATCH.with(|p| p.borrow_mut().clear());
+/// Runs `f` with the patch store emptied, for it to push the touching vertices (from the
+/// centre of mass, W axes) of one normal phase: the store is borrowed once, not per vertex.
+pub(crate) fn record<T>(f: impl FnOnce(&mut Vec<Vec3>) -> T) -> T {
+    PATCH.with(|p| {
+        let mut p = p.borrow_mut();
+        p.clear();
+        f(&mut p)
+    })
 }
 
-/// Adds a touching vertex `r` (from the centre of mass, W axes).
-pub(crate) fn push(r: Vec3) {
-    PATCH.with(|p| p.borrow_mut().push(r));
-}
-
-/// How far along `e` (tangent to the surface of normal `n`) the centre of pressure can move
-/// from `r_p` and stay on the patch: the largest `t ≥ 0` with `r_p + t e` in the convex hull of
-/// the touching vertices, seen along `n` (0 for one vertex; 0 across the line of two).
+/// How far along `e` (tangent to the surface of normal `n`), as a fraction of `e` capped at 1,
+/// the centre of pressure can move from `r_p` and stay on the patch: the largest `t ∈ [0, 1]`
+/// with `r_p + t e` in the convex hull of the touching vertices, seen along `n` (0 for one
+/// vertex; 0 across the line of two).
 ///
 /// The ray leaves the hull through one of its edges, and every segment between two vertices
 /// lies in the hull: so the exit is the farthest crossing of the ray with any such segment (or
-/// any vertex on the ray itself). `O(n²)` in the touching vertices.
+/// any vertex on the ray itself). `O(n²)` in the touching vertices; it stops at the first
+/// crossing at or beyond `e`'s end.
 pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
     let cross = |a: &Vec3, b: &Vec3| a.cross(b).dot(n);
     let flat = |p: &Vec3| {
         let d = p - r_p;
         d - n * n.dot(&d)
     };
-    let ee = e.norm_squared();
+    let (ee, e_norm) = (e.norm_squared(), e.norm());
     PATCH.with(|patch| {
         let patch = patch.borrow();
         let mut far: f64 = 0.0;
         for (i, pi) in patch.iter().enumerate() {
             let di = flat(pi);
             // A vertex on the ray.
-            if cross(e, &di).abs() <= 1e-12 * e.norm() * di.norm() && di.dot(e) > 0.0 {
+            if di.dot(e) > 0.0 && cross(e, &di).abs() <= 1e-12 * e_norm * di.norm() {
                 far = far.max(di.dot(e) / ee);
             }
             for pj in &patch[i + 1..] {
@@ -59,6 +61,9 @@ pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
                     far = t;
                 }
             }
+            if far >= 1.0 {
+                return 1.0;
+            }
         }
         far
     })
@@ -69,8 +74,7 @@ mod tests {
     use super::*;
 
     fn patch(points: &[Vec3]) {
-        clear();
-        points.iter().for_each(|p| push(*p));
+        record(|p| p.extend_from_slice(points));
     }
 
     #[test]
@@ -81,12 +85,14 @@ mod tests {
         let h = 0.15;
         patch(&[Vec3::new(h, h, -h), Vec3::new(-h, h, -h), Vec3::new(-h, -h, -h), Vec3::new(h, -h, -h)]);
         let r_p = Vec3::new(0.0, 0.0, -h);
-        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.0, 0.0)) - 15.0).abs() < 1e-9);
-        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) - 15.0).abs() < 1e-9);
+        assert!((reach(&r_p, &n, &Vec3::new(0.3, 0.0, 0.0)) - 0.5).abs() < 1e-12);
+        assert!((reach(&r_p, &n, &Vec3::new(0.6, 0.6, 0.0)) - 0.25).abs() < 1e-12);
+        // Capped at the end of the shift.
+        assert_eq!(reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)), 1.0);
         // An edge along x: along it, to its end; across it, nothing.
         patch(&[Vec3::new(h, 0.0, -0.2), Vec3::new(-h, 0.0, -0.2)]);
         let r_p = Vec3::new(0.05, 0.0, -0.2);
-        assert!((reach(&r_p, &n, &Vec3::new(0.01, 0.0, 0.0)) - 10.0).abs() < 1e-9);
+        assert!((reach(&r_p, &n, &Vec3::new(0.4, 0.0, 0.0)) - 0.25).abs() < 1e-12);
         assert!(reach(&r_p, &n, &Vec3::new(0.0, 0.01, 0.0)) < 1e-12);
         assert!(reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) < 1e-12);
         // One corner: nowhere.

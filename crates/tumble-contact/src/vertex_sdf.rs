@@ -172,37 +172,38 @@ pub fn normal_phase_with(
 ) -> NormalContact {
     let mut out = NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
     let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
-    patch::clear();
-    for (j, rb) in r_B.iter().enumerate() {
-        let r = kin.R_WB * rb;
-        let (phi, grad) = field(j, &(kin.x + r));
-        out.min_distance = out.min_distance.min(phi);
-        if phi >= 0.0 {
-            let closing = -(kin.v + kin.w.cross(&r)).dot(&grad);
-            if closing > 0.0 {
-                out.time_to_contact = out.time_to_contact.min(phi / closing);
+    patch::record(|patch| {
+        for (j, rb) in r_B.iter().enumerate() {
+            let r = kin.R_WB * rb;
+            let (phi, grad) = field(j, &(kin.x + r));
+            out.min_distance = out.min_distance.min(phi);
+            if phi >= 0.0 {
+                let closing = -(kin.v + kin.w.cross(&r)).dot(&grad);
+                if closing > 0.0 {
+                    out.time_to_contact = out.time_to_contact.min(phi / closing);
+                }
+                continue;
             }
-            continue;
+            let delta = -phi;
+            let n = grad.try_normalize(0.0).unwrap_or_else(Vec3::z);
+            let v_n = (kin.v + kin.w.cross(&r)).dot(&n);
+            let damper = params.damping * (-v_n).max(0.0);
+            // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the field is
+            // not a unit-gradient distance (terrain, interpolated grids).
+            let f_vec = params.stiffness * delta * if grad.norm() > 0.0 { grad } else { n } + damper * n;
+            let f = f_vec.norm();
+            out.active += 1;
+            out.force += f_vec;
+            out.torque += r.cross(&f_vec);
+            out.load += f;
+            out.max_penetration = out.max_penetration.max(delta);
+            out.elastic_energy += 0.5 * params.stiffness * delta * delta;
+            out.damper_power -= damper * (-v_n).max(0.0);
+            sum_d += delta;
+            sum_dr += delta * r;
+            patch.push(r);
         }
-        let delta = -phi;
-        let n = grad.try_normalize(0.0).unwrap_or_else(Vec3::z);
-        let v_n = (kin.v + kin.w.cross(&r)).dot(&n);
-        let damper = params.damping * (-v_n).max(0.0);
-        // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the field is
-        // not a unit-gradient distance (terrain, interpolated grids).
-        let f_vec = params.stiffness * delta * if grad.norm() > 0.0 { grad } else { n } + damper * n;
-        let f = f_vec.norm();
-        out.active += 1;
-        out.force += f_vec;
-        out.torque += r.cross(&f_vec);
-        out.load += f;
-        out.max_penetration = out.max_penetration.max(delta);
-        out.elastic_energy += 0.5 * params.stiffness * delta * delta;
-        out.damper_power -= damper * (-v_n).max(0.0);
-        sum_d += delta;
-        sum_dr += delta * r;
-        patch::push(r);
-    }
+    });
     if out.active > 0 {
         out.r_p = sum_dr / sum_d;
         let (_, g) = field(r_B.len(), &(kin.x + out.r_p));
@@ -299,10 +300,7 @@ pub fn tangential_phase(
         // vertex, or across the line of two, it cannot move: nothing holds a balanced body there.
         let shift = n.cross(&moment) / f_n;
         if shift.norm() > 0.0 {
-            let reach = patch::reach(&r, &n, &shift);
-            if reach < 1.0 {
-                torque *= reach;
-            }
+            torque *= patch::reach(&r, &n, &shift);
         }
         out.rolling_torque = torque;
         out.rolling_force = force(&torque);

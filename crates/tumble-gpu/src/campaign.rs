@@ -87,6 +87,7 @@ pub fn execute(
                     bounces: end.bounces,
                     max_penetration: end.max_penetration,
                     max_balance_error: end.max_balance_error,
+                    impacts: end.impacts,
                 });
                 done(RunRow { index, values, status: f.status, results: f.results, note: f.note });
             }

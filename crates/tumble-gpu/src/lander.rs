@@ -19,7 +19,9 @@ use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
 use tumble_geometry::noise::Fbm;
 use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
-use tumble_sim::lander::{LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite};
+use tumble_sim::lander::{
+    ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
+};
 
 /// WGSL of the lander kernels (after [`MATH_WGSL`] and [`GRAVITY_WGSL`]).
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
@@ -288,6 +290,8 @@ pub struct GpuRunEnd {
     pub max_penetration: f64,
     /// Largest |energy balance error| over the run, J.
     pub max_balance_error: f64,
+    /// The largest impact loads: not followed on the device yet, so NaN (docs/gpu.md).
+    pub impacts: ImpactMaxima,
 }
 
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
@@ -405,6 +409,8 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
                 bounces: f(R_BOUNCES) as usize,
                 max_penetration: f(R_PEN),
                 max_balance_error: f(R_ERR),
+                // Not followed on the device (docs/gpu.md): NaN, empty in `runs.csv`.
+                impacts: ImpactMaxima::of(&[]),
             }
         })
         .collect())

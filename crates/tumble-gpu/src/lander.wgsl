@@ -63,9 +63,11 @@ const MAX_PATCH: u32 = 32u;
 var<private> contact_patch: array<vec3<f64>, 32>;
 var<private> patch_len: u32;
 
-// How far along `e` the centre of pressure can move from `r_p` on the patch (tumble-contact's
-// `patch::reach`): the farthest crossing of the ray with a segment between two touching
-// vertices, or a vertex on the ray.
+// How far along `e`, as a fraction of it, the centre of pressure can move from `r_p` on the
+// patch (tumble-contact's `patch::reach`, which caps it at 1 and stops early: an early return
+// from these loops makes lavapipe's LLVM compile the step kernel for minutes instead of
+// seconds): the farthest crossing of the ray with a segment between two touching vertices, or
+// a vertex on the ray.
 fn reach(r_p: vec3<f64>, n: vec3<f64>, e: vec3<f64>) -> f64 {
     let ee = dot(e, e);
     var far = 0.0lf;

@@ -13,7 +13,7 @@ use tumble_geometry::sdf::HalfSpace;
 use tumble_gpu::lander::{GpuRun, GpuRunEnd, simulate};
 use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
 use tumble_sim::Scenario;
-use tumble_sim::lander::{LanderModel, LanderRun, LanderSettings, LanderSystem, build_target, pack};
+use tumble_sim::lander::{ImpactMaxima, LanderModel, LanderRun, LanderSettings, LanderSystem, build_target, pack};
 
 mod common;
 use common::gpu;
@@ -33,6 +33,9 @@ fn compare(cpu: &[LanderRun], gpu: &[GpuRunEnd], pen_rel: f64) -> f64 {
             c.max_penetration,
             g.max_penetration
         );
+        // Impact loads are not followed on the device: the CPU's are, the device's are NaN.
+        let (ci, gi) = (ImpactMaxima::of(&c.impacts), g.impacts);
+        assert!(ci.force.is_finite() == (c.bounces() > 0) && gi.force.is_nan(), "run {k}: {ci:?} {gi:?}");
         let x = |y: &[f64]| Vec3::new(y[0], y[1], y[2]);
         worst = worst.max((x(&c.final_state) - x(&g.final_state)).norm());
     }
@@ -96,7 +99,8 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
     // Each run is its own invocation: its neighbours in a batch change nothing.
     for (r, t) in runs.iter().zip(&together).step_by(5) {
         let alone = simulate(&gpu, std::slice::from_ref(r), &mut |_| {}).expect("kernel runs");
-        assert_eq!(alone[0], *t);
+        // Compared as printed (every number to its last bit): the impact maxima are NaN here.
+        assert_eq!(format!("{:?}", alone[0]), format!("{t:?}"));
     }
     let cpu: Vec<LanderRun> =
         runs.iter().map(|r| tumble_sim::lander::simulate(&mut sys.clone(), r.start, &settings, &mut |_| {})).collect();

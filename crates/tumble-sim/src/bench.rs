@@ -178,6 +178,8 @@ fn lander_case(
             energy_tolerance: f64::INFINITY,
             flight_steps: 1,
             surface_expansion,
+            impact_every: 0,
+            impact_window: 0.0,
         };
         let start = Instant::now();
         let run = simulate(&mut sys, y0, &settings, &mut |_| {});
@@ -309,27 +311,56 @@ fn asteroid_capture(repeats: usize) -> BenchResult {
 
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
 pub fn run_all(scale: f64) -> Vec<BenchResult> {
+    run_matching(scale, "")
+}
+
+/// The standard cases whose name contains `only` (all of them for `""`), in their usual order.
+pub fn run_matching(scale: f64, only: &str) -> Vec<BenchResult> {
     let steps = |s: f64| ((s * scale) as u64).max(1);
     let none: fn() -> Box<dyn Gravity> = || Box::new(NoGravity);
     let pm: fn() -> Box<dyn Gravity> = || Box::new(PointMass { mu: 3.986_004_418e14, center: Vec3::zeros() });
     let dopri = Method::Dopri5(Dopri5Settings { rtol: 1e-9, atol: 1e-12, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0 });
-    let [hull_deep, membrane_deep] = membrane_cases(steps(2e4), -1.2);
-    let [hull, membrane] = membrane_cases(steps(1e5), 0.6);
-    vec![
-        time_case("rk4_free_body", 1, none, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
-        time_case("rk4_body_point_mass", 1, pm, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5),
-        time_case("rk4_100_bodies_point_mass", 100, pm, Method::Rk4 { dt: 1e-3 }, steps(1e4), 5),
-        time_case("dopri5_free_body", 1, none, dopri, steps(5e5), 5),
-        time_case("symplectic_euler_free_body", 1, none, Method::SymplecticEuler { dt: 1e-3 }, steps(1e6), 5),
-        sdf_queries(steps(2e6)),
-        mesh_sdf_queries(steps(2e5)),
-        lander_plane(steps(2e5)),
-        lander_comet(steps(2e5), 0.0),
-        lander_comet(steps(2e5), 2e-3),
-        hull,
-        membrane,
-        hull_deep,
-        membrane_deep,
-        asteroid_capture(if scale < 1.0 { 1 } else { 5 }),
-    ]
+    type Case<'a> = (&'a [&'a str], Box<dyn Fn() -> Vec<BenchResult> + 'a>);
+    let cases: Vec<Case> = vec![
+        (
+            &["rk4_free_body"],
+            Box::new(|| vec![time_case("rk4_free_body", 1, none, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5)]),
+        ),
+        (
+            &["rk4_body_point_mass"],
+            Box::new(|| vec![time_case("rk4_body_point_mass", 1, pm, Method::Rk4 { dt: 1e-3 }, steps(1e6), 5)]),
+        ),
+        (
+            &["rk4_100_bodies_point_mass"],
+            Box::new(|| vec![time_case("rk4_100_bodies_point_mass", 100, pm, Method::Rk4 { dt: 1e-3 }, steps(1e4), 5)]),
+        ),
+        (&["dopri5_free_body"], Box::new(|| vec![time_case("dopri5_free_body", 1, none, dopri, steps(5e5), 5)])),
+        (
+            &["symplectic_euler_free_body"],
+            Box::new(|| {
+                vec![time_case(
+                    "symplectic_euler_free_body",
+                    1,
+                    none,
+                    Method::SymplecticEuler { dt: 1e-3 },
+                    steps(1e6),
+                    5,
+                )]
+            }),
+        ),
+        (&["sdf_grid_query_comet_128"], Box::new(|| vec![sdf_queries(steps(2e6))])),
+        (&["sdf_mesh_grid_query_ellipsoid_128"], Box::new(|| vec![mesh_sdf_queries(steps(2e5))])),
+        (&["lander_cube_plane"], Box::new(|| vec![lander_plane(steps(2e5))])),
+        (&["lander_cube_comet_sdf_128_fbm6"], Box::new(|| vec![lander_comet(steps(2e5), 0.0)])),
+        (&["lander_cube_comet_fbm6_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3)])),
+        (&["membrane_hull", "membrane_evaluate"], Box::new(|| membrane_cases(steps(1e5), 0.6).into())),
+        (&["membrane_hull", "membrane_evaluate"], Box::new(|| membrane_cases(steps(2e4), -1.2).into())),
+        (&["asteroid_capture_rk4_0.1s"], Box::new(|| vec![asteroid_capture(if scale < 1.0 { 1 } else { 5 })])),
+    ];
+    cases
+        .iter()
+        .filter(|(names, _)| names.iter().any(|n| n.contains(only)))
+        .flat_map(|(_, run)| run())
+        .filter(|r| r.name.contains(only))
+        .collect()
 }

@@ -1,8 +1,9 @@
-//! Lander campaigns: a run's row (settling, final place, bounces, penetration, energy balance),
-//! the target the runs share when no dispersion touches it, and the report's landing maps and
-//! settling times.
+//! Lander campaigns: a run's row (settling, final place, bounces, penetration, energy balance,
+//! impact loads), the target the runs share when no dispersion touches it, and the report's
+//! landing maps, settling times and impact loads.
 
 use super::frame::{SiteFrame, target_frame};
+use super::impact::ImpactMaxima;
 use super::model::{LanderModel, Target, build_target};
 use super::output::write_lander_run;
 use super::sim::{LanderOutcome, simulate};
@@ -19,7 +20,7 @@ use tumble_math::Vec3;
 const MAP_ROWS: usize = 45;
 
 /// Result columns of a lander campaign.
-pub const LANDER_COLUMNS: [&str; 10] = [
+pub const LANDER_COLUMNS: [&str; 14] = [
     "settle_time [s]",
     "final_time [s]",
     "x [m]",
@@ -30,6 +31,10 @@ pub const LANDER_COLUMNS: [&str; 10] = [
     "bounces",
     "max_penetration [m]",
     "balance_error [J]",
+    "max_impact_speed [m/s]",
+    "max_impact_tangential_speed [m/s]",
+    "max_impact_force [N]",
+    "max_impact_energy_lost [J]",
 ];
 
 /// What a lander campaign records of a run's end (from either backend).
@@ -48,6 +53,8 @@ pub struct LanderEnd<'a> {
     pub max_penetration: f64,
     /// Largest |energy balance error|, J.
     pub max_balance_error: f64,
+    /// The largest impact loads.
+    pub impacts: ImpactMaxima,
 }
 
 /// A lander run's row: status (`settled`, `escaped`, `completed`, `failed`), results in
@@ -73,6 +80,10 @@ pub fn lander_results(end: &LanderEnd) -> Finished {
         end.bounces as f64,
         end.max_penetration,
         end.max_balance_error,
+        end.impacts.normal_speed,
+        end.impacts.tangential_speed,
+        end.impacts.force,
+        end.impacts.energy_lost,
     ];
     Finished::new(status, results, diagnosis)
 }
@@ -124,6 +135,7 @@ impl CampaignKind for LanderRuns {
             bounces: run.bounces(),
             max_penetration: run.max_penetration,
             max_balance_error: run.max_balance_error,
+            impacts: ImpactMaxima::of(&run.impacts),
         }))
     }
 
@@ -177,6 +189,15 @@ fn lander_report(
         .filter_map(|r| r.get(k, "x [m]").zip(r.get(k, "y [m]")))
         .collect();
     let stats = |v: &[f64]| mean_sd(v).map(|(m, s)| json!({ "mean": m, "sd": s }));
+    // Each run's largest impact loads (runs that touched down), sorted.
+    let impact = |column: &str| {
+        let mut v: Vec<f64> = rows.iter().filter_map(|r| r.get(k, column)).filter(|x| x.is_finite()).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let spread = |v: &[f64]| {
+        (!v.is_empty()).then(|| json!({ "median": quantile(v, 0.5), "p90": quantile(v, 0.9), "max": v.last() }))
+    };
     let summary = json!({
         "settled": count("settled"),
         "escaped": count("escaped"),
@@ -192,7 +213,16 @@ fn lander_report(
         "landing_x_m": stats(&planar.iter().map(|s| s.0).collect::<Vec<_>>()),
         "landing_y_m": stats(&planar.iter().map(|s| s.1).collect::<Vec<_>>()),
         "max_balance_error_J": rows.iter().filter_map(|r| r.get(k, "balance_error [J]")).fold(0.0, f64::max),
+        "max_impact_speed_m_s": spread(&impact("max_impact_speed [m/s]")),
+        "max_impact_force_N": spread(&impact("max_impact_force [N]")),
+        "max_impact_energy_lost_J": spread(&impact("max_impact_energy_lost [J]")),
     });
+    let pairs: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| r.get(k, "max_impact_speed [m/s]").zip(r.get(k, "max_impact_force [N]")))
+        .filter(|(v, f)| v.is_finite() && f.is_finite())
+        .collect();
+    impact_plots(&pairs, plots)?;
     if body {
         // The sites on the whole body, its radius as the map's colour, centred on the sites'
         // mean longitude.
@@ -235,4 +265,27 @@ fn lander_report(
         )?;
     }
     Ok(summary)
+}
+
+/// Each run's largest impact force against its largest impact speed (`pairs`, runs that
+/// touched down), and the forces' histogram.
+fn impact_plots(pairs: &[(f64, f64)], plots: &Path) -> Result<(), String> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    scatter_plot(
+        &plots.join("impact_loads"),
+        "Largest impact of each run",
+        "largest closing speed [m/s]",
+        "largest peak normal force [N]",
+        pairs,
+    )?;
+    let force: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+    histogram_plot(
+        &plots.join("impact_force_histogram"),
+        "Largest impact force of each run",
+        "peak normal force [N]",
+        &force,
+        (force.len() as f64).sqrt().ceil() as usize,
+    )
 }

@@ -5,6 +5,7 @@
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
 //! - [`frame`]: the centre of mass the target turns about, its spin axis, landing sites.
+//! - [`impact`]: per-touchdown impact loads and the samples taken during impacts.
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
 //! - [`campaign`]: a lander run as a campaign's row, and the report's landing maps.
 //! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
@@ -14,6 +15,7 @@
 pub mod builder;
 pub mod campaign;
 pub mod frame;
+pub mod impact;
 pub mod local;
 pub mod model;
 pub mod output;
@@ -22,6 +24,7 @@ pub mod system;
 
 pub use builder::LanderBuilder;
 pub use frame::SiteFrame;
+pub use impact::{Impact, ImpactMaxima};
 pub use model::{LanderModel, Target, build_target};
 pub use output::{animation, timeseries, write_lander_run};
 pub use sim::{

@@ -407,6 +407,7 @@ impl LanderModel {
         }
         // The friction and rolling regularisations widen themselves where the step could not
         // follow them (`VertexContactParams::stable_dt`): no warning needed.
+        let impact_every = impact_every(sim.impact_output_interval, dt, period)?;
         let g = system.gravity.acceleration(&x0).norm();
 
         let initial_state = pack(x0, v0, q0, w0, q_nt, frame.omega);
@@ -432,6 +433,10 @@ impl LanderModel {
                 hops,
                 energy_tolerance: sim.max_energy_growth * energy_scale,
                 surface_expansion: nonneg("target.surface_expansion", t.surface_expansion, "m")?,
+                impact_every,
+                // One vertex spring's period with the whole mass on it: longer than any single
+                // vertex's compression and restitution (its effective mass is at most m).
+                impact_window: std::f64::consts::TAU * (mp.mass / contact.stiffness).sqrt(),
                 flight_steps: if (1..=10_000).contains(&sim.flight_steps) {
                     sim.flight_steps
                 } else {
@@ -445,6 +450,28 @@ impl LanderModel {
             target_mesh: target.mesh.clone(),
             warnings,
         })
+    }
+}
+
+/// Steps between impact samples: `simulation.impact_output_interval` (a whole number of steps,
+/// 0 for none) or, by default, a twentieth of the shortest vertex contact period `period` (s)
+/// in whole steps of `dt` (s), at least one: ten samples or more through each vertex's impact.
+fn impact_every(interval: Option<f64>, dt: f64, period: f64) -> Check<u64> {
+    let key = "simulation.impact_output_interval";
+    match interval {
+        None => Ok((period / 20.0 / dt).floor().clamp(1.0, 1e9) as u64),
+        Some(0.0) => Ok(0),
+        Some(x) => {
+            let every = (x / dt).round();
+            if x.is_finite() && x > 0.0 && every >= 1.0 && (every * dt - x).abs() <= 1e-9 * x {
+                Ok(every as u64)
+            } else {
+                err(
+                    key,
+                    format!("must be 0 (no impact samples) or a whole multiple of simulation.dt = {dt} s, got {x}"),
+                )
+            }
+        }
     }
 }
 

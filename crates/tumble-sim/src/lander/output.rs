@@ -1,7 +1,9 @@
-//! A lander run's output folder: `timeseries.csv`, `contacts.csv`, `summary.json` and plots
-//! (trajectory, speeds with contact phases shaded, tangential application-point speed, energy
-//! budget).
+//! A lander run's output folder: `timeseries.csv`, `contacts.csv` (one row per touchdown with
+//! its impact loads), `summary.json` and plots (trajectory, speeds with contact phases shaded,
+//! tangential application-point speed, contact forces, energy budget, energy through the first
+//! impact).
 
+use super::impact::{Impact, ImpactMaxima};
 use super::model::LanderModel;
 use super::sim::{COLUMNS, LanderOutcome, LanderRun};
 use crate::plot::{Series, line_plot, shaded_plot};
@@ -37,6 +39,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         "bounces": run.bounces(),
         "hops": run.hops.iter().map(|(t, i)| json!({ "time_s": t, "impulse_body_Nms": i.as_slice() })).collect::<Vec<_>>(),
         "max_penetration_m": run.max_penetration,
+        "impacts": impact_summary(&run.impacts),
         "energy": {
             "dissipated_damper_J": last[20],
             "dissipated_friction_J": last[21],
@@ -46,6 +49,66 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         },
         "warnings": model.warnings,
     })
+}
+
+/// The impacts' count and maxima (`null` where there is none).
+fn impact_summary(impacts: &[Impact]) -> Value {
+    let m = ImpactMaxima::of(impacts);
+    let finite = |x: f64| x.is_finite().then_some(x);
+    json!({
+        "count": impacts.len(),
+        "max_normal_speed_m_s": finite(m.normal_speed),
+        "max_tangential_speed_m_s": finite(m.tangential_speed),
+        "max_normal_force_N": finite(m.force),
+        "max_energy_lost_J": finite(m.energy_lost),
+        "max_duration_s": finite(impacts.iter().map(|i| i.duration).fold(f64::NAN, f64::max)),
+    })
+}
+
+/// Columns of `contacts.csv`: one row per touchdown ([`Impact`]).
+pub const CONTACT_COLUMNS: [&str; 15] = [
+    "touchdown [s]",
+    "liftoff [s]",
+    "duration [s]",
+    "x [m]",
+    "y [m]",
+    "z [m]",
+    "latitude [deg]",
+    "longitude [deg]",
+    "normal_speed [m/s]",
+    "tangential_speed [m/s]",
+    "rate [rad/s]",
+    "peak_normal_force [N]",
+    "peak_penetration [m]",
+    "energy_lost [J]",
+    "liftoff_speed [m/s]",
+];
+
+/// The touchdowns as `contacts.csv` has them ([`CONTACT_COLUMNS`]; NaN for a lift-off that
+/// did not happen, and for latitudes and longitudes on a plane).
+pub fn contacts(model: &LanderModel, run: &LanderRun) -> crate::Table {
+    let mut table = crate::Table::new(CONTACT_COLUMNS.iter().map(|c| c.to_string()).collect());
+    for i in &run.impacts {
+        let (lat, lon) = model.sites.map_or((f64::NAN, f64::NAN), |f| f.lat_lon(&i.site));
+        table.push(&[
+            i.time,
+            i.liftoff,
+            i.duration,
+            i.site.x,
+            i.site.y,
+            i.site.z,
+            lat,
+            lon,
+            i.normal_speed,
+            i.tangential_speed,
+            i.rate,
+            i.peak_force,
+            i.peak_penetration,
+            i.energy_lost,
+            i.liftoff_speed,
+        ]);
+    }
+    table
 }
 
 /// The samples as `timeseries.csv` has them ([`COLUMNS`]).
@@ -62,16 +125,7 @@ pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Res
     let mut w = BufWriter::new(fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?);
     timeseries(run).write_csv(&mut w).and_then(|_| w.flush()).map_err(|e| ctx("timeseries.csv", e))?;
     let mut c = BufWriter::new(fs::File::create(dir.join("contacts.csv")).map_err(|e| ctx("contacts.csv", e))?);
-    let write_contacts = |c: &mut BufWriter<fs::File>| -> std::io::Result<()> {
-        writeln!(c, "t [s],event,x [m],y [m],z [m],speed [m/s],rate [rad/s]")?;
-        for e in &run.contacts {
-            let kind = if e.start { "touchdown" } else { "liftoff" };
-            let p = e.position;
-            writeln!(c, "{:e},{kind},{:e},{:e},{:e},{:e},{:e}", e.time, p.x, p.y, p.z, e.speed, e.rate)?;
-        }
-        c.flush()
-    };
-    write_contacts(&mut c).map_err(|e| ctx("contacts.csv", e))?;
+    contacts(model, run).write_csv(&mut c).and_then(|_| c.flush()).map_err(|e| ctx("contacts.csv", e))?;
     let summary = summary(model, run);
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
@@ -224,6 +278,9 @@ fn plots(dir: &Path, run: &LanderRun) -> Result<(), String> {
         false,
         &shade,
     )?;
+    if let Some(first) = run.impacts.first() {
+        impact_energy_plot(dir, run, first)?;
+    }
     let (kl, ka, pot, el) = (col(16), col(17), col(18), col(19));
     let p0 = pot.first().copied().unwrap_or(0.0);
     let total: Vec<f64> = (0..t.len()).map(|i| kl[i] + ka[i] + pot[i] - p0 + el[i]).collect();
@@ -243,5 +300,37 @@ fn plots(dir: &Path, run: &LanderRun) -> Result<(), String> {
         ],
         false,
         &shade,
+    )
+}
+
+/// The energy terms through one impact, as changes from their values at the last sample before
+/// it (the document's Fig. 10): kinetic (linear, angular), potential, elastic, dissipated and
+/// their total, from the sample before touchdown to the one after lift-off (or the run's end).
+fn impact_energy_plot(dir: &Path, run: &LanderRun, impact: &Impact) -> Result<(), String> {
+    let from = run.rows.iter().rposition(|r| r[0] < impact.time).unwrap_or(0);
+    let end = if impact.liftoff.is_finite() { impact.liftoff } else { run.final_time };
+    let to = run.rows.iter().position(|r| r[0] > end).unwrap_or(run.rows.len());
+    let rows = &run.rows[from..to];
+    if rows.len() < 3 {
+        return Ok(());
+    }
+    let t: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let change =
+        |f: &dyn Fn(&[f64; COLUMNS.len()]) -> f64| rows.iter().map(|r| f(r) - f(&rows[0])).collect::<Vec<f64>>();
+    let dissipated = |r: &[f64; COLUMNS.len()]| r[20] + r[21] + r[22];
+    line_plot(
+        &dir.join("impact_energy"),
+        &format!("Energy through the impact at {:.2} s (changes from before it)", impact.time),
+        "time [s]",
+        "energy change [J]",
+        &[
+            Series { label: "total".into(), x: &t, y: change(&|r| r[16] + r[17] + r[18] + r[19]) },
+            Series { label: "kinetic, linear".into(), x: &t, y: change(&|r| r[16]) },
+            Series { label: "kinetic, angular".into(), x: &t, y: change(&|r| r[17]) },
+            Series { label: "potential".into(), x: &t, y: change(&|r| r[18]) },
+            Series { label: "elastic".into(), x: &t, y: change(&|r| r[19]) },
+            Series { label: "dissipated".into(), x: &t, y: change(&dissipated) },
+        ],
+        false,
     )
 }

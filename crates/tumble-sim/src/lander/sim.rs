@@ -3,6 +3,7 @@
 //! deepest penetration — and the energy budget, with a diagnosis instead of garbage when the
 //! state stops being finite or the energy grows.
 
+use super::impact::{Impact, ImpactLog, dissipated};
 use super::local::LocalSurface;
 use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
 use crate::pipeline::{
@@ -69,6 +70,11 @@ pub struct LanderSettings {
     /// Radius of the local surface models around each vertex, m (0: query the surface
     /// exactly; see [`super::local`]).
     pub surface_expansion: f64,
+    /// During an impact, a sample every this many steps besides the output schedule (0: none);
+    /// touchdown and lift-off steps are always sampled then (see [`super::impact`]).
+    pub impact_every: u64,
+    /// How long after each vertex touchdown the impact samples go on, s.
+    pub impact_window: f64,
 }
 
 impl LanderSettings {
@@ -104,6 +110,8 @@ impl LanderSettings {
             energy_tolerance: f64::INFINITY,
             flight_steps: 1,
             surface_expansion: 0.0,
+            impact_every: 0,
+            impact_window: 0.0,
         }
     }
 }
@@ -191,6 +199,8 @@ pub struct LanderRun {
     pub rows: Vec<[f64; COLUMNS.len()]>,
     /// Contact starts and ends.
     pub contacts: Vec<ContactEvent>,
+    /// Each touchdown's loads, in order.
+    pub impacts: Vec<Impact>,
     /// Hops fired: time and impulse.
     pub hops: Vec<(f64, Vec3)>,
     /// Ending.
@@ -260,6 +270,7 @@ fn refused(y0: [f64; STATE_LEN], e: &BuildError) -> LanderRun {
     LanderRun {
         rows: vec![],
         contacts: vec![],
+        impacts: vec![],
         hops: vec![],
         outcome: LanderOutcome::Failed(Diagnosis::new(0.0, format!("the run cannot start: {e}"), "fix the input")),
         final_time: 0.0,
@@ -293,6 +304,9 @@ pub struct LanderSim<S = Box<LanderSystem>> {
     remainder: f64,
     err: f64,
     in_contact: bool,
+    impact_log: ImpactLog,
+    /// Energy dissipated by the last observation, J.
+    lost: f64,
     calm_since: Option<f64>,
     /// Scratch of the support test (the touching vertices).
     touching: Vec<Vec3>,
@@ -329,6 +343,8 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             h_last: s.dt,
             e0: snap.energy(),
             in_contact: snap.normal.active > 0,
+            impact_log: ImpactLog::new(snap.normal.active),
+            lost: dissipated(&y0),
             snap,
             hop_work: 0.0,
             remainder: 0.0,
@@ -340,6 +356,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             run: LanderRun {
                 rows: Vec::new(),
                 contacts: Vec::new(),
+                impacts: Vec::new(),
                 hops: Vec::new(),
                 outcome: LanderOutcome::Completed,
                 final_time: 0.0,
@@ -466,6 +483,20 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         if touching { Events::CONTACT_START } else { Events::CONTACT_END }
     }
 
+    /// Follows the impact of a step ending at `t` (`before`: the kinematics it started from);
+    /// whether the step is to be sampled for it: touchdowns and lift-offs, and every
+    /// `impact_every` steps within `impact_window` of a vertex touching down.
+    fn impact_samples(&mut self, t: f64, before: &tumble_contact::vertex_sdf::BodyKinematics, events: Events) -> bool {
+        let s = &self.settings;
+        let touched = self.impact_log.step(&mut self.run.impacts, t, &self.y, &self.snap, before, self.lost);
+        self.lost = dissipated(&self.y);
+        let window = self.impact_log.in_window(t, touched, s.impact_window);
+        s.impact_every > 0
+            && (events.contains(Events::CONTACT_START)
+                || events.contains(Events::CONTACT_END)
+                || (window && self.k.is_multiple_of(s.impact_every)))
+    }
+
     /// Whether the spacecraft has been calm for the dwell time (and so settles, or hops).
     fn calm_for_dwell(&mut self, t: f64) -> bool {
         let Some(st) = self.settings.settle else { return false };
@@ -516,6 +547,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
 
     fn observe(&mut self) -> StepReport {
         let t = self.time();
+        let before = self.snap.kin;
         self.look_again();
         let mut events = Events::NONE;
         if let Some(hop) = self.settings.hops.get(self.next_hop).copied() {
@@ -536,6 +568,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
         events.insert(self.contact_events(t));
         let mut report = StepReport::with(events);
+        report.record = self.impact_samples(t, &before, events);
         let centre = self.obs.sys.centre;
         let escaped = self.settings.escape_distance.is_some_and(|d| (self.snap.kin.x - centre).norm() > d);
         if escaped {

@@ -57,12 +57,15 @@ pub struct StepReport {
     pub stop: Option<Stop>,
     /// Whether this step ended on an output time and was recorded.
     pub sampled: bool,
+    /// Set by the application to record this step although it is not on an output time (a
+    /// contact transient the schedule would step over); it does not move the schedule.
+    pub record: bool,
 }
 
 impl StepReport {
     /// A step with these events that does not end the run.
     pub fn with(events: Events) -> Self {
-        Self { events, stop: None, sampled: false }
+        Self { events, ..Self::default() }
     }
 }
 
@@ -175,7 +178,7 @@ impl<S: Simulation> Driver<S> {
     }
 
     /// Takes one accepted step: advance, guard the state, observe, guard the energy, record on
-    /// an output time (and at the end). After the run has ended, returns how it ended again.
+    /// an output time, where the application asks ([`StepReport::record`]) and at the end. After the run has ended, returns how it ended again.
     pub fn step(&mut self) -> Result<StepReport, Diagnosis> {
         if let Some(end) = &self.ended {
             return end.clone().map(|stop| StepReport { stop: Some(stop), ..StepReport::default() });
@@ -226,6 +229,10 @@ impl<S: Simulation> Driver<S> {
             if self.next > self.samples && report.stop.is_none() {
                 report.stop = Some(Stop::Completed);
             }
+        }
+        if report.record && self.recorded_at < t {
+            self.sim.record();
+            self.recorded_at = t;
         }
         if let Some(stop) = report.stop {
             if self.recorded_at < t {
@@ -288,6 +295,8 @@ mod tests {
         lambda: f64,
         limit: f64,
         samples: Vec<(f64, f64)>,
+        /// Steps ending in this time window ask to be recorded.
+        window: (f64, f64),
     }
 
     impl Simulation for Growth {
@@ -304,7 +313,7 @@ mod tests {
             &self.x
         }
         fn observe(&mut self) -> StepReport {
-            StepReport::default()
+            StepReport { record: (self.window.0..=self.window.1).contains(&self.t), ..StepReport::default() }
         }
         fn energy(&self) -> Option<EnergyCheck> {
             Some(EnergyCheck { growth: self.x[0] * self.x[0] - 1.0, limit: self.limit })
@@ -318,7 +327,7 @@ mod tests {
     }
 
     fn growth(lambda: f64, limit: f64) -> Growth {
-        Growth { t: 0.0, x: [1.0], h: 0.3, lambda, limit, samples: vec![] }
+        Growth { t: 0.0, x: [1.0], h: 0.3, lambda, limit, samples: vec![], window: (f64::NAN, f64::NAN) }
     }
 
     #[test]
@@ -334,6 +343,21 @@ mod tests {
         // Stepping an ended run reports its end again and records nothing more.
         assert_eq!(d.step().map(|r| r.stop), Ok(Some(Stop::Completed)));
         assert_eq!(d.sim().samples.len(), 4);
+    }
+
+    #[test]
+    fn steps_the_application_asks_for_are_recorded_too_without_moving_the_schedule() {
+        let sim = Growth { window: (0.5, 1.2), ..growth(-1.0, 1.0) };
+        let mut d = Driver::new(sim, Schedule { duration: 2.5, output_interval: 1.0 });
+        assert_eq!(d.run(&mut |_| {}), Ok(Stop::Completed));
+        let t: Vec<f64> = d.sim().samples.iter().map(|s| s.0).collect();
+        // Steps end at 0.3, 0.6, 0.9, 1.0 (the output time), 1.3, …: 0.6 and 0.9 are asked
+        // for, 1.0 is recorded once, and the output times stay where they were.
+        let want = [0.0, 0.6, 0.9, 1.0, 2.0, 2.5];
+        assert_eq!(t.len(), want.len(), "{t:?}");
+        for (got, want) in t.iter().zip(want) {
+            assert!((got - want).abs() < 1e-12, "{t:?}");
+        }
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct SimulationSpec {
     /// Lander runs: in free flight, steps of up to this many `dt` (1: always `dt`).
     #[serde(default = "one")]
     pub flight_steps: u64,
+    /// Lander runs: time between the extra samples taken during impacts, s (a multiple of `dt`;
+    /// 0: none; default: a twentieth of a vertex's contact period).
+    pub impact_output_interval: Option<f64>,
 }
 
 fn one() -> u64 {
