@@ -10,6 +10,7 @@
 //! - [`campaign`]: a lander run as a campaign's row, and the report's landing maps.
 //! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
 //! - [`output`]: the run folder (time series, contact log, summary, plots).
+//! - [`samples`]: the columns of a sample and the row a state makes.
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
 pub mod builder;
@@ -19,6 +20,7 @@ pub mod impact;
 pub mod local;
 pub mod model;
 pub mod output;
+pub mod samples;
 pub mod sim;
 pub mod system;
 

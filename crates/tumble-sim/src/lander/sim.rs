@@ -5,6 +5,8 @@
 
 use super::impact::{Impact, ImpactLog, dissipated};
 use super::local::LocalSurface;
+pub use super::samples::COLUMNS;
+use super::samples::record;
 use super::system::{LanderSystem, Observing, STATE_LEN, Snapshot, WORK};
 use crate::pipeline::{
     BuildError, Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop,
@@ -155,42 +157,6 @@ pub struct ContactEvent {
     /// Angular rate relative to T, rad/s.
     pub rate: f64,
 }
-
-/// Recorded columns (one row per sample).
-pub const COLUMNS: [&str; 32] = [
-    "t [s]",
-    "x [m]",
-    "y [m]",
-    "z [m]",
-    "vx [m/s]",
-    "vy [m/s]",
-    "vz [m/s]",
-    "speed [m/s]",
-    "rate [rad/s]",
-    "qw [-]",
-    "qx [-]",
-    "qy [-]",
-    "qz [-]",
-    "contacts [-]",
-    "penetration [m]",
-    "tangential_speed [m/s]",
-    "kinetic_linear [J]",
-    "kinetic_angular [J]",
-    "potential [J]",
-    "elastic [J]",
-    "dissipated_damper [J]",
-    "dissipated_friction [J]",
-    "dissipated_rolling [J]",
-    "balance_error [J]",
-    "normal_load [N]",
-    "friction [N]",
-    "fx_contact [N]",
-    "fy_contact [N]",
-    "fz_contact [N]",
-    "rx_contact [m]",
-    "ry_contact [m]",
-    "rz_contact [m]",
-];
 
 /// What a run produced.
 #[derive(Clone, Debug)]
@@ -617,47 +583,4 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
             GuardFailure::EnergyGrew { growth, limit } => energy_grew(*growth, *limit, t, dt),
         }
     }
-}
-
-fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, err: f64) {
-    let (x, v) = (snap.kin.x, snap.kin.v);
-    // The contact's total force (normal, friction, rolling resistance; target axes) and its
-    // application point from the centre of mass.
-    let (n, tg) = (&snap.normal, &snap.tangential);
-    let f = n.force + tg.friction + tg.rolling_force;
-    let r = if n.active > 0 { n.r_p } else { Vec3::zeros() };
-    run.rows.push([
-        t,
-        x.x,
-        x.y,
-        x.z,
-        v.x,
-        v.y,
-        v.z,
-        v.norm(),
-        snap.kin.w.norm(),
-        y[6],
-        y[7],
-        y[8],
-        y[9],
-        snap.normal.active as f64,
-        snap.normal.max_penetration,
-        if snap.normal.active > 0 { snap.tangential.v_t.norm() } else { f64::NAN },
-        snap.kinetic_linear,
-        snap.kinetic_angular,
-        snap.potential,
-        snap.normal.elastic_energy,
-        -y[WORK],
-        -y[WORK + 1],
-        -y[WORK + 2],
-        err,
-        snap.normal.load,
-        snap.tangential.friction.norm(),
-        f.x,
-        f.y,
-        f.z,
-        r.x,
-        r.y,
-        r.z,
-    ]);
 }
