@@ -29,9 +29,17 @@ def test_samples_are_named_float_arrays_with_units():
     for name, column in s.items():
         assert column.dtype == np.float64 and column.shape == (n,), name
     assert s.units["speed"] == "m/s" and s.units["t"] == "s" and s.units["qw"] == "-"
-    # Samples on the output interval (0.5 s), the last at the settling time.
-    assert np.allclose(np.diff(s["t"][:-1]), 0.5)
-    assert s["t"][-1] == pytest.approx(sim.summary()["settle_time_s"])
+    # Samples on every output time (0.5 s), the last at the settling time, and more through
+    # impacts (touchdown and lift-off steps, and through each impact), in increasing time.
+    t = s["t"]
+    assert np.all(np.diff(t) > 0)
+    on_schedule = np.isclose(t / 0.5, np.round(t / 0.5), rtol=0, atol=1e-9)
+    assert np.allclose(t[on_schedule], 0.5 * np.arange(on_schedule.sum()), rtol=0, atol=1e-9)
+    assert on_schedule.sum() == int(t[-1] / 0.5) + 1
+    extra = ~on_schedule
+    extra[-1] = False
+    assert extra.sum() > 0
+    assert t[-1] == pytest.approx(sim.summary()["settle_time_s"])
     # speed is |v|: the columns agree with each other.
     assert np.allclose(s["speed"], np.sqrt(s["vx"] ** 2 + s["vy"] ** 2 + s["vz"] ** 2), rtol=1e-12, atol=1e-15)
 
