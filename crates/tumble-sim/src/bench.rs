@@ -179,7 +179,6 @@ fn lander_case(
             flight_steps: 1,
             surface_expansion,
             impact_every: 0,
-            impact_window: 0.0,
         };
         let start = Instant::now();
         let run = simulate(&mut sys, y0, &settings, &mut |_| {});

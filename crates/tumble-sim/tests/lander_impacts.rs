@@ -95,23 +95,25 @@ fn no_contact_phase_of_the_bundled_phobos_cube_falls_between_samples() {
     let run = simulate(&mut model.system, model.initial_state, &model.settings, &mut |_| {});
     assert!(run.impacts.len() >= 10, "{} touchdowns", run.impacts.len());
     let step = model.settings.dt * model.settings.impact_every as f64;
+    let mut worst: f64 = 1.0;
     for (n, i) in run.impacts.iter().enumerate() {
         let end = if i.liftoff.is_finite() { i.liftoff } else { run.final_time };
         let inside: Vec<&[f64; 32]> = run.rows.iter().filter(|r| r[0] >= i.time && r[0] <= end).collect();
         // Touchdown and lift-off are sampled, and the impact samples in between.
-        let want = ((end - i.time).min(model.settings.impact_window) / step).floor() as usize;
+        let window = tumble_sim::lander::impact::window(model.system.mass, model.system.contact.stiffness);
+        let want = ((end - i.time).min(window) / step).floor() as usize;
         assert!(
             inside.len() > want,
             "touchdown {n} at {:.3} s: {} samples, want more than {want}",
             i.time,
             inside.len()
         );
-        // Sampled at least every twentieth of a vertex's shortest contact period, the largest
-        // sampled load is within cos(π/10) = 0.95 of the step-resolution peak (a half-sine's
-        // peak lies at most half a sample spacing, π/20 of its phase, from a sample, for pulses
-        // as short as the shortest vertex's; the longer ones are sampled finer still), and no
-        // sample exceeds it.
+        // Sampled at least every twentieth of a vertex's shortest contact period, a half-sine
+        // pulse's peak lies at most π/20 of its phase from a sample: within cos(π/20) = 0.988 of
+        // it. Loads shared by several vertices are not half-sines; 0.95 allows that (measured
+        // worst over the 42 touchdowns: 0.996). No sample can exceed the step-resolution peak.
         let sampled = inside.iter().map(|r| r[24]).fold(0.0, f64::max);
+        worst = worst.min(sampled / i.peak_force);
         assert!(
             sampled <= i.peak_force * (1.0 + 1e-12) && sampled >= 0.95 * i.peak_force,
             "touchdown {n} at {:.3} s: sampled peak {sampled} N vs {} N",
@@ -120,4 +122,5 @@ fn no_contact_phase_of_the_bundled_phobos_cube_falls_between_samples() {
         );
         assert!(i.energy_lost > 0.0 && i.normal_speed > 0.0, "touchdown {n}: {i:?}");
     }
+    eprintln!("worst sampled peak / peak: {worst:.4}");
 }

@@ -71,6 +71,13 @@ impl ImpactMaxima {
     }
 }
 
+/// How long after a vertex touches down the impact samples go on, s: one period `2π√(m/k)` of
+/// a vertex spring of stiffness `k` (N/m) carrying the whole mass `m` (kg), longer than any
+/// single vertex's compression and restitution (its effective mass is at most `m`).
+pub fn window(mass: f64, stiffness: f64) -> f64 {
+    std::f64::consts::TAU * (mass / stiffness).sqrt()
+}
+
 /// The dissipation integrals' sum in a state (J, positive).
 pub(crate) fn dissipated(y: &[f64]) -> f64 {
     -(y[WORK] + y[WORK + 1] + y[WORK + 2])
@@ -85,12 +92,15 @@ pub(crate) struct ImpactLog {
     touching: usize,
     /// Samples are added until this time (after the last vertex touchdown), s.
     window_end: f64,
+    /// [`window`], s.
+    window: f64,
 }
 
 impl ImpactLog {
-    /// From a start with `touching` vertices in contact (a start on the ground is no impact).
-    pub(crate) fn new(touching: usize) -> Self {
-        Self { lost_before: 0.0, touching, window_end: f64::NEG_INFINITY }
+    /// From a start with `touching` vertices in contact (a start on the ground is no impact),
+    /// for a lander of `mass` (kg) on vertex springs of `stiffness` (N/m).
+    pub(crate) fn new(touching: usize, mass: f64, stiffness: f64) -> Self {
+        Self { lost_before: 0.0, touching, window_end: f64::NEG_INFINITY, window: window(mass, stiffness) }
     }
 
     /// After a step ending at `t`, from the state `y`, its observation `snap` and the
@@ -140,10 +150,10 @@ impl ImpactLog {
     }
 
     /// Whether a step ending at `t` falls in an impact's sampling window, which opens for
-    /// `window` (s) each time a vertex touches down (`touched`).
-    pub(crate) fn in_window(&mut self, t: f64, touched: bool, window: f64) -> bool {
+    /// [`window`] each time a vertex touches down (`touched`).
+    pub(crate) fn in_window(&mut self, t: f64, touched: bool) -> bool {
         if touched {
-            self.window_end = t + window;
+            self.window_end = t + self.window;
         }
         t <= self.window_end
     }

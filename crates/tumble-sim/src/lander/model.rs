@@ -434,9 +434,6 @@ impl LanderModel {
                 energy_tolerance: sim.max_energy_growth * energy_scale,
                 surface_expansion: nonneg("target.surface_expansion", t.surface_expansion, "m")?,
                 impact_every,
-                // One vertex spring's period with the whole mass on it: longer than any single
-                // vertex's compression and restitution (its effective mass is at most m).
-                impact_window: std::f64::consts::TAU * (mp.mass / contact.stiffness).sqrt(),
                 flight_steps: if (1..=10_000).contains(&sim.flight_steps) {
                     sim.flight_steps
                 } else {

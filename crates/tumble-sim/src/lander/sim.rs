@@ -75,8 +75,6 @@ pub struct LanderSettings {
     /// During an impact, a sample every this many steps besides the output schedule (0: none);
     /// touchdown and lift-off steps are always sampled then (see [`super::impact`]).
     pub impact_every: u64,
-    /// How long after each vertex touchdown the impact samples go on, s.
-    pub impact_window: f64,
 }
 
 impl LanderSettings {
@@ -113,7 +111,6 @@ impl LanderSettings {
             flight_steps: 1,
             surface_expansion: 0.0,
             impact_every: 0,
-            impact_window: 0.0,
         }
     }
 }
@@ -309,7 +306,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             h_last: s.dt,
             e0: snap.energy(),
             in_contact: snap.normal.active > 0,
-            impact_log: ImpactLog::new(snap.normal.active),
+            impact_log: ImpactLog::new(snap.normal.active, obs.sys.mass, obs.sys.contact.stiffness),
             lost: dissipated(&y0),
             snap,
             hop_work: 0.0,
@@ -451,12 +448,12 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
 
     /// Follows the impact of a step ending at `t` (`before`: the kinematics it started from);
     /// whether the step is to be sampled for it: touchdowns and lift-offs, and every
-    /// `impact_every` steps within `impact_window` of a vertex touching down.
+    /// `impact_every` steps within [`super::impact::window`] of a vertex touching down.
     fn impact_samples(&mut self, t: f64, before: &tumble_contact::vertex_sdf::BodyKinematics, events: Events) -> bool {
         let s = &self.settings;
         let touched = self.impact_log.step(&mut self.run.impacts, t, &self.y, &self.snap, before, self.lost);
         self.lost = dissipated(&self.y);
-        let window = self.impact_log.in_window(t, touched, s.impact_window);
+        let window = self.impact_log.in_window(t, touched);
         s.impact_every > 0
             && (events.contains(Events::CONTACT_START)
                 || events.contains(Events::CONTACT_END)
