@@ -4,7 +4,7 @@
 
 use crate::TriMesh;
 use crate::noise::Fbm;
-use crate::sdf::{Ellipsoid, GridError, GridSdf, Placed, Sdf, SmoothUnion, Sphere, Terrain, mesh_from_grid};
+use crate::sdf::{Ellipsoid, GridError, GridSdf, Placed, Region, Sdf, SmoothUnion, Sphere, Terrain, mesh_from_grid};
 use tumble_math::{Pose, UnitQuat, Vec3};
 
 /// The procedural shapes.
@@ -68,9 +68,12 @@ pub fn body_sdf(kind: BodyKind, length: f64, seed: u64, terrain: bool) -> Terrai
         sandy: fbm(1, 0.002, 0.125),
         rocky: fbm(2, 0.008, 0.0625),
         // The region mask only needs its large scales: two octaves.
-        region: Fbm { amplitude: 1.0, octaves: 2, ..fbm(3, 1.0, 0.5) },
-        threshold: 0.0,
-        width: 0.2,
+        region: Region::Noise {
+            field: Fbm { amplitude: 1.0, octaves: 2, ..fbm(3, 1.0, 0.5) },
+            threshold: 0.0,
+            width: 0.2,
+        },
+        origin: Vec3::zeros(),
     }
 }
 
@@ -130,7 +133,7 @@ mod tests {
         assert!(c.distance(&above_neck) > 0.0, "waist outside: {}", c.distance(&above_neck));
         // Terrain moves the surface by at most its bound.
         let t = body_sdf(BodyKind::BilobedComet, 1000.0, 1, true);
-        let bound = t.sandy.bound().max(t.rocky.bound());
+        let bound = t.height_bound();
         for p in [neck, above_neck, Vec3::new(-490.0, 0.0, 0.0)] {
             assert!((t.distance(&p) - c.distance(&p)).abs() <= bound);
         }

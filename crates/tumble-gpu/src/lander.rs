@@ -18,7 +18,7 @@ use std::sync::Arc;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
 use tumble_geometry::noise::Fbm;
-use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
+use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, Sdf, Terrain};
 use tumble_sim::lander::{
     ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
 };
@@ -67,10 +67,19 @@ struct SurfaceParts<'a> {
 
 fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
     let any = sdf as &dyn Any;
+    if any.is::<BoulderField>() {
+        return Err("boulder fields (`target.terrain.boulders`) are not implemented on the GPU path".into());
+    }
     let (base, terrain) = match any.downcast_ref::<Terrain>() {
         Some(t) => (t.base.as_ref(), Some(t)),
         None => (sdf, None),
     };
+    if let Some(t) = terrain {
+        region_parts(&t.region)?;
+        if t.origin != tumble_math::Vec3::zeros() {
+            return Err("terrain measured from a point other than the target's origin (`[target.terrain]` on a shape whose centre of mass is off its origin) is not implemented on the GPU path".into());
+        }
+    }
     let base = base as &dyn Any;
     if let Some(p) = base.downcast_ref::<HalfSpace>() {
         return Ok(SurfaceParts { plane: Some(p), grid: None, terrain });
@@ -123,6 +132,18 @@ fn fbm_parts(m: &mut [f64], at: usize, f: &Fbm) {
 
 /// A run's `model` record: spacecraft, contact, target, step-loop settings; its vertices start
 /// at `vertex_offset` in `verts`.
+/// The region field, threshold and width the kernel blends with: a noise region as it is; one
+/// terrain type everywhere as a zero field below its threshold (weight 0).
+fn region_parts(region: &Region) -> Result<(Fbm, f64, f64), String> {
+    match region {
+        Region::Noise { field, threshold, width } => Ok((*field, *threshold, *width)),
+        Region::Uniform => {
+            Ok((Fbm { seed: 0, octaves: 1, lacunarity: 2.0, gain: 0.5, amplitude: 0.0, frequency: 1.0 }, 1.0, 1.0))
+        }
+        Region::Grid(_) => Err("the GPU path implements noise region masks, not latitude–longitude grids".into()),
+    }
+}
+
 fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> Result<[f64; MODEL_LEN], String> {
     if let Some(why) = unsupported(sys, s) {
         return Err(why);
@@ -174,11 +195,12 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     m[44] = sys.vertices.len() as f64;
     if let Some(t) = parts.terrain {
         m[45] = 1.0;
-        for (k, f) in [t.sandy, t.rocky, t.region].iter().enumerate() {
+        let (region, threshold, width) = region_parts(&t.region)?;
+        for (k, f) in [t.sandy, t.rocky, region].iter().enumerate() {
             fbm_parts(&mut m, 46 + 7 * k, f);
         }
-        m[67] = t.threshold;
-        m[68] = t.width;
+        m[67] = threshold;
+        m[68] = width;
     }
     m[69] = vertex_offset as f64;
     m[70] = s.dt;
@@ -214,7 +236,9 @@ pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
 fn step_loops(sys: &LanderSystem) -> usize {
     let octaves = |f: &Fbm| f.octaves as usize * 9;
     let field = match surface_parts(sys.surface.as_ref()) {
-        Ok(SurfaceParts { terrain: Some(t), .. }) => 6 + octaves(&t.sandy) + octaves(&t.rocky) + octaves(&t.region),
+        Ok(SurfaceParts { terrain: Some(t), .. }) => {
+            6 + octaves(&t.sandy) + octaves(&t.rocky) + region_parts(&t.region).map_or(0, |r| octaves(&r.0))
+        }
         _ => 6,
     };
     // Without an expansion every evaluation sweeps the polyhedron.

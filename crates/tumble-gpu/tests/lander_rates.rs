@@ -144,9 +144,8 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
             base: Box::new(grid),
             sandy: f(11, 0.01, 3.0),
             rocky: f(12, 0.03, 8.0),
-            region: f(13, 1.0, 0.4),
-            threshold: 0.0,
-            width: 0.3,
+            region: tumble_geometry::sdf::Region::Noise { field: f(13, 1.0, 0.4), threshold: 0.0, width: 0.3 },
+            origin: Vec3::zeros(),
         }),
         ..cpu
     };

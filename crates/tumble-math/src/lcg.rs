@@ -1,5 +1,5 @@
 //! A fixed 64-bit linear congruential generator (Knuth's MMIX constants) for reproducible test
-//! points, benchmark inputs and sample states: not for Monte Carlo campaigns, which use
+//! points, benchmark inputs, sample states and procedural geometry (boulder fields): not for Monte Carlo campaigns, which use
 //! per-run xoshiro256** streams.
 
 /// The generator's state.

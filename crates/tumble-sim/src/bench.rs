@@ -212,14 +212,8 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
     let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, false, 128, 200.0).expect("a valid layout");
     let t = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
     let six = |f: Fbm| Fbm { octaves: 6, ..f };
-    let terrain = Terrain {
-        base: Box::new(grid),
-        sandy: six(t.sandy),
-        rocky: six(t.rocky),
-        region: t.region,
-        threshold: t.threshold,
-        width: t.width,
-    };
+    let terrain =
+        Terrain { base: Box::new(grid), sandy: six(t.sandy), rocky: six(t.rocky), region: t.region, origin: t.origin };
     // Walk down from above the large lobe to the surface, then up by half the cube.
     let mut p = Vec3::new(-760.0, 0.0, 1200.0);
     for _ in 0..50 {

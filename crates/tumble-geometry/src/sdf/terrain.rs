@@ -1,9 +1,10 @@
-//! Procedural terrain: a base body perturbed by fBm heights, with two surface types blended by
-//! a low-frequency region field (smooth "sandy" and rough "rocky" ground).
+//! Procedural terrain: a base body perturbed by fBm heights, with two surface types (smooth
+//! "sandy" and rough "rocky" ground, the document's words) blended by a region mask.
 //!
-//! Height `h(p) = (1 − w) F_s(p) + w F_r(p)`, with the region weight
-//! `w = S((R(p) − threshold)/width)` (`S` the cubic smoothstep clamped to [0, 1], `R` an fBm),
-//! and field `φ(p) = φ_base(p) − h(p)`: positive heights raise the ground. The gradient is exact:
+//! Height `h(p) = (1 − w) F_s(p) + w F_r(p)`, with the rocky weight `w ∈ [0, 1]` of the
+//! [`Region`] (a noise field or a latitude–longitude grid), and field `φ(p) = φ_base(p) − h(p)`:
+//! positive heights raise the ground; the heights and a noise mask take `p − origin`, so terrain
+//! moves with a shape translated along with its origin. The gradient is exact:
 //! `∇φ = ∇φ_base − (1 − w)∇F_s − w∇F_r − (F_r − F_s)∇w`.
 //!
 //! The perturbed field is no longer an exact distance: it is Lipschitz with constant
@@ -11,6 +12,7 @@
 //! as a distance.
 
 use super::Sdf;
+use super::region::Region;
 use crate::noise::Fbm;
 use tumble_math::Vec3;
 
@@ -22,25 +24,27 @@ pub struct Terrain {
     pub sandy: Fbm,
     /// Heights of the rough ground.
     pub rocky: Fbm,
-    /// Region field: where it exceeds `threshold` the ground is rocky.
-    pub region: Fbm,
-    /// Region value at the middle of the transition.
-    pub threshold: f64,
-    /// Width of the transition in region values (> 0).
-    pub width: f64,
+    /// Where the ground is rocky.
+    pub region: Region,
+    /// The point the heights and a noise mask are measured from (a shape's centre of mass, so
+    /// that terrain moves with it), m.
+    pub origin: Vec3,
 }
 
 impl Terrain {
     /// Rocky weight `w ∈ [0, 1]` and its gradient at `p`.
     pub fn rocky_weight(&self, p: &Vec3) -> (f64, Vec3) {
-        let (r, dr) = self.region.eval(p);
-        let x = (r - self.threshold) / self.width + 0.5;
-        if x <= 0.0 {
-            (0.0, Vec3::zeros())
-        } else if x >= 1.0 {
-            (1.0, Vec3::zeros())
-        } else {
-            (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x) / self.width * dr)
+        match &self.region {
+            Region::Noise { .. } => self.region.weight(&(p - self.origin)),
+            _ => self.region.weight(p),
+        }
+    }
+
+    /// A bound of `|h|` everywhere, m.
+    pub fn height_bound(&self) -> f64 {
+        match self.region {
+            Region::Uniform => self.sandy.bound(),
+            _ => self.sandy.bound().max(self.rocky.bound()),
         }
     }
 }
@@ -49,17 +53,18 @@ impl Sdf for Terrain {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
         let (d, g) = self.base.eval(p);
         let (w, dw) = self.rocky_weight(p);
+        let q = p - self.origin;
         // Inside a region only its own heights count (and ∇w = 0 there).
         if w == 0.0 {
-            let (s, ds) = self.sandy.eval(p);
+            let (s, ds) = self.sandy.eval(&q);
             return (d - s, g - ds);
         }
         if w == 1.0 {
-            let (r, dr) = self.rocky.eval(p);
+            let (r, dr) = self.rocky.eval(&q);
             return (d - r, g - dr);
         }
-        let (s, ds) = self.sandy.eval(p);
-        let (r, dr) = self.rocky.eval(p);
+        let (s, ds) = self.sandy.eval(&q);
+        let (r, dr) = self.rocky.eval(&q);
         let h = (1.0 - w) * s + w * r;
         (d - h, g - (1.0 - w) * ds - w * dr - (r - s) * dw)
     }
@@ -76,9 +81,8 @@ mod tests {
             base: Box::new(Sphere { center: Vec3::zeros(), radius: 100.0 }),
             sandy: f(1, 0.2, 0.05),
             rocky: f(2, 2.0, 0.2),
-            region: f(3, 1.0, 0.01),
-            threshold: 0.0,
-            width: 0.3,
+            region: Region::Noise { field: f(3, 1.0, 0.01), threshold: 0.0, width: 0.3 },
+            origin: Vec3::zeros(),
         }
     }
 

@@ -9,6 +9,7 @@
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
 //! - [`campaign`]: a lander run as a campaign's row, and the report's landing maps.
 //! - [`model`]: building a run from a scenario's `[target]` and `[lander]`.
+//! - [`terrain`]: `[target.terrain]`: fBm heights, their regions and boulders on any target.
 //! - [`output`]: the run folder (time series, contact log, summary, plots).
 //! - [`samples`]: the columns of a sample and the row a state makes.
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
@@ -23,6 +24,7 @@ pub mod output;
 pub mod samples;
 pub mod sim;
 pub mod system;
+pub mod terrain;
 
 pub use builder::LanderBuilder;
 pub use frame::SiteFrame;

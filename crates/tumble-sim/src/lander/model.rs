@@ -5,6 +5,7 @@
 use super::frame::{SiteFrame, target_frame};
 use super::sim::{Hop, HopTrigger, LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
+use super::terrain::{Heights, Placement, with_terrain};
 use crate::model::{build_gravity, mass_properties};
 use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key};
 use crate::scenario::lander::{LanderSpec, TargetShape, TargetSpec, VertexSpec};
@@ -13,7 +14,7 @@ use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::Gravity;
 use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
-use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf, Terrain};
+use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
 use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
@@ -117,24 +118,81 @@ fn build_target_checked(sc: &Scenario) -> Check<Target> {
         crate::scenario::GravitySpec::Polyhedron { cells, .. } => cells,
         _ => 48,
     };
-    let (surface, mesh, size, grid_box, marched) = surface(sc, spec, gravity_cells)?;
-    let mass = mesh.as_ref().or(marched.as_ref()).map(|m| m.mass_properties(1.0));
-    let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, mesh.as_ref())?);
-    Ok(Target { surface, gravity, size, grid_box, mesh: mesh.map(Arc::new), mass })
+    let shape = surface(sc, spec, gravity_cells)?;
+    let mass =
+        shape.mesh.as_ref().or(shape.marched.as_ref().filter(|m| m.report().outward)).map(|m| m.mass_properties(1.0));
+    let gravity: Arc<dyn Gravity> = Arc::from(build_gravity(sc, shape.mesh.as_ref())?);
+    let mut target = Target {
+        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
+        gravity,
+        size: shape.size,
+        grid_box: shape.grid_box,
+        mesh: None,
+        mass,
+    };
+    // Stated terrain is measured from the centre of mass (a plane's point), and a
+    // latitude–longitude mask in the frame sites are measured in.
+    let frame = match (&spec.terrain, shape.plane) {
+        (None, _) => (Vec3::zeros(), None),
+        (Some(_), Some((point, _))) => (point, None),
+        (Some(_), None) => {
+            let sites = target_frame(spec, &target)?.sites;
+            (sites.centre, Some(sites))
+        }
+    };
+    let placement = match (&shape.mesh, &shape.marched, shape.plane) {
+        (Some(m), _, _) | (None, Some(m), _) => Placement::Mesh(m),
+        (None, None, Some((point, normal))) => Placement::Plane { point, normal },
+        (None, None, None) => return err("target.shape", "has no surface to place terrain on"),
+    };
+    let surface = with_terrain(spec.terrain.as_ref(), shape.base, shape.builtin, placement, frame)?;
+    if spec.terrain.is_some() && matches!(spec.shape, TargetShape::Body { terrain: false, .. }) {
+        return err("target.shape.terrain", "is false but [target.terrain] is given: remove one");
+    }
+    target.surface = Arc::from(surface);
+    target.mesh = shape.mesh.map(Arc::new);
+    Ok(target)
 }
 
-/// The surface, the mesh of the shape (for gravity and drawing), its size, the box of its grid,
-/// and for a saved field the closed surface marched from its samples (when it closes).
-type Surface = (Arc<dyn Sdf>, Option<TriMesh>, Option<f64>, Option<(Vec3, Vec3)>, Option<TriMesh>);
+/// A target's shape before terrain: the surface, a procedural body's built-in heights, the mesh
+/// of the shape (for gravity and drawing), its size, the box of its grid, the surface marched
+/// from a saved field's samples, and a plane's point and normal.
+struct Shape {
+    base: Box<dyn Sdf>,
+    builtin: Option<Heights>,
+    mesh: Option<TriMesh>,
+    size: Option<f64>,
+    grid_box: Option<(Vec3, Vec3)>,
+    marched: Option<TriMesh>,
+    plane: Option<(Vec3, Vec3)>,
+}
 
-fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surface> {
+fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Shape> {
+    let shape = |base: Box<dyn Sdf>, mesh: Option<TriMesh>, size: f64, grid_box: (Vec3, Vec3)| Shape {
+        base,
+        builtin: None,
+        mesh,
+        size: Some(size),
+        grid_box: Some(grid_box),
+        marched: None,
+        plane: None,
+    };
     Ok(match &spec.shape {
         TargetShape::Plane { normal, point } => {
             let n = finite3("target.shape.normal", *normal)?;
             let Some(n) = n.try_normalize(0.0) else {
                 return err("target.shape.normal", "must be a non-zero vector");
             };
-            (Arc::new(HalfSpace { point: finite3("target.shape.point", *point)?, normal: n }), None, None, None, None)
+            let point = finite3("target.shape.point", *point)?;
+            Shape {
+                base: Box::new(HalfSpace { point, normal: n }),
+                builtin: None,
+                mesh: None,
+                size: None,
+                grid_box: None,
+                marched: None,
+                plane: Some((point, n)),
+            }
         }
         TargetShape::Body { kind, length, seed, terrain, cells } => {
             let kind: BodyKind = kind.parse().map_err(|e: String| ("target.shape.kind".to_string(), e))?;
@@ -144,15 +202,14 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             }
             let layout = |e: tumble_geometry::sdf::GridError| ("target.shape".to_string(), e.to_string());
             let grid = body_grid(kind, length, *seed, false, *cells, 0.05 * length).map_err(layout)?;
-            let grid_box = Some((grid.origin, grid.upper()));
-            let surface: Arc<dyn Sdf> = if *terrain {
-                // The smooth body from the grid; the terrain's fBm evaluated exactly on top.
-                Arc::new(Terrain { base: Box::new(grid), ..body_sdf(kind, length, *seed, true) })
-            } else {
-                Arc::new(grid)
-            };
+            let grid_box = (grid.origin, grid.upper());
             let mesh = body_mesh(kind, length, *seed, false, gravity_cells).map_err(layout)?;
-            (surface, Some(mesh), Some(length), grid_box, None)
+            // The smooth body from the grid; the terrain's fBm evaluated exactly on top.
+            let builtin = terrain.then(|| {
+                let t = body_sdf(kind, length, *seed, true);
+                (t.sandy, t.rocky, t.region, t.origin)
+            });
+            Shape { builtin, ..shape(Box::new(grid), Some(mesh), length, grid_box) }
         }
         TargetShape::Mesh { path, unit, resolution } => {
             let mesh = read_mesh_key(sc, "target.shape", path, unit)?;
@@ -173,16 +230,16 @@ fn surface(sc: &Scenario, spec: &TargetSpec, gravity_cells: usize) -> Check<Surf
             let size = (hi - lo).max();
             let grid = GridSdf::from_mesh(&mesh, *resolution, 0.05 * size)
                 .map_err(|e| ("target.shape".to_string(), e.to_string()))?;
-            let grid_box = Some((grid.origin, grid.upper()));
-            (Arc::new(grid), Some(mesh), Some(size), grid_box, None)
+            let grid_box = (grid.origin, grid.upper());
+            shape(Box::new(grid), Some(mesh), size, grid_box)
         }
         TargetShape::Sdf { path } => {
             let grid =
                 GridSdf::load(&sc.resolve(path)).map_err(|e| ("target.shape.path".to_string(), e.to_string()))?;
             let size = (grid.upper() - grid.origin).max();
-            let grid_box = Some((grid.origin, grid.upper()));
-            let marched = Some(tumble_geometry::sdf::mesh_from_grid(&grid)).filter(|m| m.report().outward);
-            (Arc::new(grid), None, Some(size), grid_box, marched)
+            let grid_box = (grid.origin, grid.upper());
+            let marched = Some(tumble_geometry::sdf::mesh_from_grid(&grid));
+            Shape { marched, ..shape(Box::new(grid), None, size, grid_box) }
         }
     })
 }

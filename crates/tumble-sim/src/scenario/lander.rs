@@ -35,6 +35,131 @@ pub struct TargetSpec {
     /// Radius of local quadratic surface models around each vertex, m (0: exact queries).
     #[serde(default)]
     pub surface_expansion: f64,
+    /// fBm terrain, its regions and boulders, on any shape.
+    pub terrain: Option<TerrainSpec>,
+}
+
+/// `[target.terrain]`: procedural relief on the target's surface (documented in
+/// `docs/lander.md`, "Terrain and boulders").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainSpec {
+    /// Seed of the heights, the region noise and the boulders.
+    #[serde(default)]
+    pub seed: u64,
+    /// Heights of the smooth ground: everywhere, or where the mask is 0.
+    pub sandy: Option<FbmSpec>,
+    /// Heights of the rough ground, where the mask is 1 (needs `sandy` and `mask`).
+    pub rocky: Option<FbmSpec>,
+    /// Where the ground is rocky.
+    pub mask: Option<MaskSpec>,
+    /// A boulder field on the ground.
+    pub boulders: Option<BouldersSpec>,
+}
+
+/// fBm heights: `A Σ gainᵒ n(lacunarityᵒ p / wavelength)` over `octaves` octaves.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FbmSpec {
+    /// Amplitude of the first octave, m.
+    pub amplitude: f64,
+    /// Wavelength of the first octave, m.
+    pub wavelength: f64,
+    /// Number of octaves.
+    #[serde(default = "five")]
+    pub octaves: u32,
+    /// Wavelength divisor between octaves.
+    #[serde(default = "two")]
+    pub lacunarity: f64,
+    /// Amplitude factor between octaves.
+    #[serde(default = "half")]
+    pub gain: f64,
+}
+
+/// `target.terrain.mask`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MaskSpec {
+    /// An fBm region field of unit amplitude: rocky where it exceeds `threshold`.
+    Noise {
+        /// Wavelength of its first octave, m.
+        wavelength: f64,
+        /// Octaves.
+        #[serde(default = "two_octaves")]
+        octaves: u32,
+        /// Region value at the middle of the transition.
+        #[serde(default)]
+        threshold: f64,
+        /// Width of the transition in region values.
+        #[serde(default = "transition")]
+        width: f64,
+    },
+    /// Rocky weights in [0, 1] on latitude–longitude nodes (about the centre of mass and the
+    /// spin axis): rows pole to pole south first, columns from longitude −180° eastward.
+    Grid {
+        /// `values[row][column]`.
+        values: Vec<Vec<f64>>,
+    },
+}
+
+/// `target.terrain.boulders`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BouldersSpec {
+    /// Exponent α of the cumulative size–frequency distribution `N(>D) ∝ D^−α`.
+    pub alpha: f64,
+    /// Smallest longest dimension, m.
+    pub d_min: f64,
+    /// Largest longest dimension, m.
+    pub d_max: f64,
+    /// Boulders at least `d_min` long per m² of ground.
+    pub density: f64,
+    /// `[b/a, c/a]`.
+    #[serde(default = "fragment_ratios")]
+    pub axis_ratios: [f64; 2],
+    /// Fraction of each boulder's height below the ground.
+    #[serde(default = "burial")]
+    pub burial: f64,
+    /// Only within `radius` of this point (shape coordinates, m).
+    pub center: Option<[f64; 3]>,
+    /// Radius of that region, m.
+    pub radius: Option<f64>,
+    /// `everywhere` or `rocky` (density weighted by the mask).
+    #[serde(default)]
+    pub on: BoulderGround,
+}
+
+/// `target.terrain.boulders.on`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoulderGround {
+    /// The same density everywhere.
+    #[default]
+    Everywhere,
+    /// The density times the rocky weight.
+    Rocky,
+}
+
+fn five() -> u32 {
+    5
+}
+fn two() -> f64 {
+    2.0
+}
+fn half() -> f64 {
+    0.5
+}
+fn two_octaves() -> u32 {
+    2
+}
+fn transition() -> f64 {
+    0.2
+}
+fn fragment_ratios() -> [f64; 2] {
+    [0.71, 0.5]
+}
+fn burial() -> f64 {
+    0.3
 }
 
 /// `target.spin`.
