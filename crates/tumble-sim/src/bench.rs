@@ -93,6 +93,44 @@ fn sdf_queries(n: u64) -> BenchResult {
     time_queries("sdf_grid_query_comet_128", &grid, &pts, n)
 }
 
+/// Boulder-field queries on a plane strewn within `radius` (m) of the origin at `density`
+/// boulders per m² (0.2 to 4 m, α = 3.1), at points uniform over a disc of radius `spread` (m)
+/// from 0.5 m below the ground to 2.5 m above it: the cost of the culled smooth union alone, as
+/// the boulder count grows with the area (same density) or with the density. A lander's
+/// vertices query a few metres of ground (`spread` 10 m: what it touches stays in cache);
+/// points spread over the whole field measure memory latency instead.
+fn boulder_queries(n: u64, density: f64, radius: f64, spread: f64) -> BenchResult {
+    use tumble_geometry::TriMesh;
+    use tumble_geometry::sdf::{BoulderField, BoulderSpec, HalfSpace, place_boulders};
+    let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
+    let square = TriMesh {
+        vertices: [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+            .map(|[x, y]| Vec3::new(radius * x, radius * y, 0.0))
+            .to_vec(),
+        faces: vec![[0, 1, 2], [0, 2, 3]],
+    };
+    let spec = BoulderSpec {
+        seed: 1,
+        alpha: 3.1,
+        diameters: [0.2, 4.0],
+        density,
+        axis_ratios: [0.71, 0.5],
+        burial: 0.3,
+        within: Some((Vec3::zeros(), radius)),
+    };
+    let boulders = place_boulders(&plane, &square, &spec, &|_| 1.0).expect("fits");
+    let name = format!("sdf_boulders_query_{}_at_{density}_per_m2_within_{spread}_m", boulders.len());
+    let field = BoulderField::new(Box::new(plane), boulders);
+    let mut rng = tumble_math::Lcg::new(4u64);
+    let pts: Vec<Vec3> = (0..4096)
+        .map(|_| {
+            let (r, a) = (spread * rng.unit().sqrt(), std::f64::consts::TAU * rng.unit());
+            Vec3::new(r * a.cos(), r * a.sin(), rng.uniform(-0.5, 2.5))
+        })
+        .collect();
+    time_queries(&name, &field, &pts, n)
+}
+
 /// Grid SDF queries on a mesh grid (a 20,480-face ellipsoid of 2 × 1.4 × 1 km at 128 cells along
 /// its length) within ±1 cell of the surface, where the exact refinement answers.
 fn mesh_sdf_queries(n: u64) -> BenchResult {
@@ -112,8 +150,7 @@ fn mesh_sdf_queries(n: u64) -> BenchResult {
     time_queries("sdf_mesh_grid_query_ellipsoid_128", &grid, &pts, n)
 }
 
-fn time_queries(name: &str, grid: &tumble_geometry::sdf::GridSdf, pts: &[Vec3], n: u64) -> BenchResult {
-    use tumble_geometry::sdf::Sdf;
+fn time_queries(name: &str, grid: &dyn tumble_geometry::sdf::Sdf, pts: &[Vec3], n: u64) -> BenchResult {
     let mut best = f64::INFINITY;
     for _ in 0..5 {
         let start = Instant::now();
@@ -202,18 +239,43 @@ fn lander_plane(n: u64) -> BenchResult {
     )
 }
 
-/// The cube on a 4 km procedural comet: smooth body on a 128-cell grid, with 6-octave fBm
-/// terrain evaluated exactly at every query (`surface_expansion` 0) or through local models of
-/// that radius (m); resting on the top of the large lobe.
-fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
-    use tumble_geometry::bodies::{BodyKind, body_grid, body_sdf};
+/// The cube on a 4 km procedural comet: smooth body on a 128-cell grid, with fBm terrain of
+/// `octaves` octaves (6: finest wavelength 7.8 m on the rocky ground; 13: 6 cm, so features down
+/// to 0.1 m) evaluated exactly at every query (`surface_expansion` 0) or through local models of
+/// that radius (m); resting on the top of the large lobe. With `boulders`, a boulder field of
+/// that density (per m², 0.2 to 4 m, α = 3.1) within 150 m of the cube.
+fn lander_comet(n: u64, surface_expansion: f64, octaves: u32, boulders: Option<f64>) -> BenchResult {
+    use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
     use tumble_geometry::noise::Fbm;
-    use tumble_geometry::sdf::{Sdf, Terrain};
+    use tumble_geometry::sdf::{BoulderField, BoulderSpec, Sdf, Terrain, place_boulders};
     let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, false, 128, 200.0).expect("a valid layout");
     let t = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
-    let six = |f: Fbm| Fbm { octaves: 6, ..f };
-    let terrain =
-        Terrain { base: Box::new(grid), sandy: six(t.sandy), rocky: six(t.rocky), region: t.region, origin: t.origin };
+    let fine = |f: Fbm| Fbm { octaves, ..f };
+    let terrain = Terrain {
+        base: Box::new(grid),
+        sandy: fine(t.sandy),
+        rocky: fine(t.rocky),
+        region: t.region,
+        origin: t.origin,
+    };
+    let top = Vec3::new(-760.0, 0.0, 960.0);
+    let terrain: Box<dyn Sdf> = match boulders {
+        None => Box::new(terrain),
+        Some(density) => {
+            let mesh = body_mesh(BodyKind::BilobedComet, 4000.0, 1, false, 128).expect("a valid layout");
+            let spec = BoulderSpec {
+                seed: 1,
+                alpha: 3.1,
+                diameters: [0.2, 4.0],
+                density,
+                axis_ratios: [0.71, 0.5],
+                burial: 0.3,
+                within: Some((top, 150.0)),
+            };
+            let field = place_boulders(&terrain, &mesh, &spec, &|_| 1.0).expect("fits");
+            Box::new(BoulderField::new(Box::new(terrain), field))
+        }
+    };
     // Walk down from above the large lobe to the surface, then up by half the cube.
     let mut p = Vec3::new(-760.0, 0.0, 1200.0);
     for _ in 0..50 {
@@ -222,9 +284,14 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
     }
     let (_, g) = terrain.eval(&p);
     let up = g.normalize();
-    let surface: std::sync::Arc<dyn Sdf> = std::sync::Arc::new(terrain);
-    let name =
-        if surface_expansion > 0.0 { "lander_cube_comet_fbm6_local_models" } else { "lander_cube_comet_sdf_128_fbm6" };
+    let surface: std::sync::Arc<dyn Sdf> = std::sync::Arc::from(terrain);
+    let count = (surface.as_ref() as &dyn std::any::Any).downcast_ref::<BoulderField>().map(|b| b.boulders().len());
+    let name = match (surface_expansion > 0.0, count) {
+        (false, None) => format!("lander_cube_comet_sdf_128_fbm{octaves}"),
+        (true, None) => format!("lander_cube_comet_fbm{octaves}_local_models"),
+        (false, Some(k)) => format!("lander_cube_comet_fbm{octaves}_boulders ({k})"),
+        (true, Some(k)) => format!("lander_cube_comet_fbm{octaves}_boulders_local_models ({k})"),
+    };
     // Face down on the local tangent plane, raised until the lowest corner just touches the
     // rough ground (the terrain's metre-scale relief would otherwise bury corners).
     let q = tumble_math::UnitQuat::rotation_between(&Vec3::z(), &up).expect("not antiparallel");
@@ -234,7 +301,7 @@ fn lander_comet(n: u64, surface_expansion: f64) -> BenchResult {
         let lowest = corners.iter().map(|c| surface.distance(&(x0 + q * c))).fold(f64::INFINITY, f64::min);
         x0 -= up * lowest;
     }
-    lander_case(name, surface, (x0, q), -up * 5.7e-3, n, surface_expansion)
+    lander_case(&name, surface, (x0, q), -up * 5.7e-3, n, surface_expansion)
 }
 
 /// The membrane of the drop test: the 4.5 m procedural pear (1764 faces) with its centre at
@@ -343,9 +410,26 @@ pub fn run_matching(scale: f64, only: &str) -> Vec<BenchResult> {
         ),
         (&["sdf_grid_query_comet_128"], Box::new(|| vec![sdf_queries(steps(2e6))])),
         (&["sdf_mesh_grid_query_ellipsoid_128"], Box::new(|| vec![mesh_sdf_queries(steps(2e5))])),
+        (
+            &["sdf_boulders_query"],
+            Box::new(|| {
+                [(0.2, 50.0, 10.0), (0.2, 150.0, 10.0), (0.2, 450.0, 10.0), (0.02, 150.0, 10.0), (2.0, 150.0, 10.0)]
+                    .into_iter()
+                    .chain([(0.2, 50.0, 50.0), (0.2, 150.0, 150.0), (0.2, 450.0, 450.0)])
+                    .map(|(d, r, spread)| boulder_queries(steps(2e5), d, r, spread))
+                    .collect()
+            }),
+        ),
         (&["lander_cube_plane"], Box::new(|| vec![lander_plane(steps(2e5))])),
-        (&["lander_cube_comet_sdf_128_fbm6"], Box::new(|| vec![lander_comet(steps(2e5), 0.0)])),
-        (&["lander_cube_comet_fbm6_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3)])),
+        (&["lander_cube_comet_sdf_128_fbm6"], Box::new(|| vec![lander_comet(steps(2e5), 0.0, 6, None)])),
+        (&["lander_cube_comet_fbm6_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3, 6, None)])),
+        (&["lander_cube_comet_sdf_128_fbm13"], Box::new(|| vec![lander_comet(steps(1e5), 0.0, 13, None)])),
+        (&["lander_cube_comet_fbm13_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3, 13, None)])),
+        (&["lander_cube_comet_fbm13_boulders"], Box::new(|| vec![lander_comet(steps(1e5), 0.0, 13, Some(0.2))])),
+        (
+            &["lander_cube_comet_fbm13_boulders_local_models"],
+            Box::new(|| vec![lander_comet(steps(2e5), 2e-3, 13, Some(0.2))]),
+        ),
         (&["membrane_hull", "membrane_evaluate"], Box::new(|| membrane_cases(steps(1e5), 0.6).into())),
         (&["membrane_hull", "membrane_evaluate"], Box::new(|| membrane_cases(steps(2e4), -1.2).into())),
         (&["asteroid_capture_rk4_0.1s"], Box::new(|| vec![asteroid_capture(if scale < 1.0 { 1 } else { 5 })])),

@@ -132,10 +132,16 @@ fn robust_length(v: &[f64]) -> f64 {
 
 /// Root of `Σ (rᵢ zᵢ / (s + rᵢ))² − 1 = 0` for `s` by bisection (Eberly's GetRoot).
 fn get_root(r: &[f64], z: &[f64], g: f64) -> f64 {
-    let n: Vec<f64> = r.iter().zip(z).map(|(ri, zi)| ri * zi).collect();
+    // At most three terms: kept on the stack (this runs inside every contact query).
+    let mut buf = [0.0; 3];
+    let n = &mut buf[..z.len()];
+    for (ni, (ri, zi)) in n.iter_mut().zip(r.iter().zip(z)) {
+        *ni = ri * zi;
+    }
+    let n = &*n;
     let last = z.len() - 1;
     let mut s0 = z[last] - 1.0;
-    let mut s1 = if g < 0.0 { 0.0 } else { robust_length(&n) - 1.0 };
+    let mut s1 = if g < 0.0 { 0.0 } else { robust_length(n) - 1.0 };
     let mut s = 0.0;
     for _ in 0..MAX_BISECTIONS {
         s = 0.5 * (s0 + s1);
