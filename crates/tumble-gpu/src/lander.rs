@@ -96,8 +96,8 @@ fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
 
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
 pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
-    if !s.hops.is_empty() {
-        return Some("hops (`lander.hops`) are not implemented on the GPU path".into());
+    if !s.hops.is_empty() || sys.actuation != Default::default() {
+        return Some("hops (`lander.hops`) and the internal actuator are not implemented on the GPU path".into());
     }
     if s.surface_expansion > 0.0 {
         return Some(

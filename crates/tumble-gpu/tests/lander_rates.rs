@@ -101,6 +101,7 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     };
     let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
@@ -179,6 +180,7 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     };
     let y = pack(
         Vec3::new(0.0, 0.0, 3000.0),

@@ -76,6 +76,7 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     };
     let settings = LanderSettings {
         output_every: 50,

@@ -203,6 +203,7 @@ fn lander_case(
             centre: Vec3::zeros(),
             expansion_radius: 0.0,
             expansion: None,
+            actuation: Default::default(),
         };
         let y0 = pack(x0, q0 * Vec3::new(0.01, 0.0, 0.0), q0, Vec3::zeros(), UnitQuat::identity(), Vec3::zeros());
         let settings = LanderSettings {
@@ -212,7 +213,9 @@ fn lander_case(
             settle: None,
             escape_distance: None,
             hops: vec![],
+            actuator: None,
             energy_tolerance: f64::INFINITY,
+            energy_growth: 0.0,
             flight_steps: 1,
             surface_expansion,
             impact_every: 0,

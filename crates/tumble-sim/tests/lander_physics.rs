@@ -47,6 +47,7 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     }
 }
 
@@ -77,6 +78,7 @@ fn a_vertex_rebounds_with_the_restitution_of_the_compression_only_damper() {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     };
     let y0 = pack(
         Vec3::new(0.0, 0.0, 0.001),
@@ -301,6 +303,7 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
             centre,
             expansion_radius: 0.0,
             expansion: None,
+            actuation: Default::default(),
         };
         let (x0, v0, w0, omega0) = (
             Vec3::new(100.0, -50.0, 20.0),
@@ -365,6 +368,7 @@ fn rolling_resistance_slows_a_rolling_cylinder_as_the_model_predicts() {
         centre: Vec3::zeros(),
         expansion_radius: 0.0,
         expansion: None,
+        actuation: Default::default(),
     };
     let v0 = 0.2;
     let y0 = pack(
@@ -416,6 +420,7 @@ fn local_surface_models_follow_the_exact_terrain() {
             centre: Vec3::zeros(),
             expansion_radius: 0.0,
             expansion: None,
+            actuation: Default::default(),
         };
         sys.contact.v_star = 0.01;
         sys.contact.w_star = 0.01;

@@ -80,10 +80,10 @@ fn hops_fire_at_their_time_and_when_settled_and_the_budget_counts_them() {
     );
     let (_, r) = run(&d, &text, &[("simulation.duration", "3000.0")]);
     assert_eq!(r.hops.len(), 2, "{:?}", r.hops);
-    assert!(r.hops[0].0 >= 200.0 && r.hops[0].0 < 200.0 + 0.003);
-    assert!(r.hops[1].0 > r.hops[0].0);
+    assert!(r.hops[0].time >= 200.0 && r.hops[0].time < 200.0 + 0.003);
+    assert!(r.hops[1].time > r.hops[0].time);
     let LanderOutcome::Settled(t) = r.outcome else { panic!("{:?}", r.outcome) };
-    assert!(t > r.hops[1].0);
+    assert!(t > r.hops[1].time);
     // The hops put energy in; the balance still closes to the integration error.
     assert!(r.external_work > 0.0);
     assert!(r.max_balance_error < 1e-3 * r.external_work, "{} vs {}", r.max_balance_error, r.external_work);

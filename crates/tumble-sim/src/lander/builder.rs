@@ -192,6 +192,7 @@ impl LanderBuilder {
             centre: self.centre,
             expansion_radius: self.expansion_radius,
             expansion: None,
+            actuation: Default::default(),
         })
     }
 }

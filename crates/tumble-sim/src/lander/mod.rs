@@ -4,6 +4,7 @@
 //! uniform gravity.
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
+//! - [`hop`], [`aim`]: hops, the actuator that delivers them, the aimed hop's estimate.
 //! - [`frame`]: the centre of mass the target turns about, its spin axis, landing sites.
 //! - [`impact`]: per-touchdown impact loads and the samples taken during impacts.
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
@@ -14,9 +15,11 @@
 //! - [`samples`]: the columns of a sample and the row a state makes.
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
+pub mod aim;
 pub mod builder;
 pub mod campaign;
 pub mod frame;
+pub mod hop;
 pub mod impact;
 pub mod local;
 pub mod model;
@@ -28,11 +31,11 @@ pub mod terrain;
 
 pub use builder::LanderBuilder;
 pub use frame::SiteFrame;
+pub use hop::{Actuator, ActuatorKind, Hop, HopCommand, HopRecord, HopTrigger};
 pub use impact::{Impact, ImpactMaxima};
 pub use model::{LanderModel, Target, build_target};
 pub use output::{animation, timeseries, write_lander_run};
 pub use sim::{
-    ContactEvent, Hop, HopTrigger, LanderOutcome, LanderRun, LanderSettings, LanderSim, Settle, energy_grew,
-    not_finite, simulate,
+    ContactEvent, LanderOutcome, LanderRun, LanderSettings, LanderSim, Settle, energy_grew, not_finite, simulate,
 };
 pub use system::{LanderSystem, STATE_LEN, Snapshot, pack};

@@ -3,7 +3,7 @@
 //! time step too coarse for the contact is warned about before the run.
 
 use super::frame::{SiteFrame, target_frame};
-use super::sim::{Hop, HopTrigger, LanderSettings, Settle};
+use super::sim::{LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
 use super::terrain::{Heights, Placement, with_terrain};
 use crate::model::{build_gravity, mass_properties};
@@ -378,18 +378,7 @@ impl LanderModel {
                 dwell: nonneg("lander.settle.dwell", s.dwell, "s")?,
             }),
         };
-        let mut hops = Vec::new();
-        for (i, h) in l.hops.iter().enumerate() {
-            let key = format!("lander.hops.{i}");
-            let trigger = match h.time {
-                Some(at) => HopTrigger::At(nonneg(&format!("{key}.time"), at, "s")?),
-                None if settle.is_some() => HopTrigger::Settled,
-                None => {
-                    return err(format!("{key}.time"), "a hop without `time` fires when settled: add [lander.settle]");
-                }
-            };
-            hops.push(Hop { trigger, impulse: finite3(&format!("{key}.impulse"), h.impulse)? });
-        }
+        let (hops, actuator) = super::hop::hops_of(l, settle.is_some())?;
         let escape_distance = match t.escape_distance {
             Some(d) => Some(positive("target.escape_distance", d, "m")?),
             None => target.size.map(|s| 5.0 * s),
@@ -413,6 +402,7 @@ impl LanderModel {
                 _ => 0.0,
             },
             expansion: None,
+            actuation: Default::default(),
             gravity: target.gravity.clone(),
         };
         let r_ts = q0.to_rotation_matrix();
@@ -488,7 +478,9 @@ impl LanderModel {
                 settle,
                 escape_distance,
                 hops,
+                actuator,
                 energy_tolerance: sim.max_energy_growth * energy_scale,
+                energy_growth: sim.max_energy_growth,
                 surface_expansion: nonneg("target.surface_expansion", t.surface_expansion, "m")?,
                 impact_every,
                 flight_steps: if (1..=10_000).contains(&sim.flight_steps) {

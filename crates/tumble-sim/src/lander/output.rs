@@ -37,7 +37,12 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         "latitude_deg": if lat.is_finite() { Some(lat) } else { None },
         "longitude_deg": if lon.is_finite() { Some(lon) } else { None },
         "bounces": run.bounces(),
-        "hops": run.hops.iter().map(|(t, i)| json!({ "time_s": t, "impulse_body_Nms": i.as_slice() })).collect::<Vec<_>>(),
+        "hops": run.hops.iter().map(|h| json!({
+            "time_s": h.time,
+            "impulse_body_Nms": h.impulse.as_slice(),
+            "aim_m": h.aim.map(|a| a.as_slice().to_vec()),
+            "saturated": h.saturated,
+        })).collect::<Vec<_>>(),
         "max_penetration_m": run.max_penetration,
         "impacts": impact_summary(&run.impacts),
         "energy": {

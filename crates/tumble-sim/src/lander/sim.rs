@@ -3,6 +3,7 @@
 //! deepest penetration — and the energy budget, with a diagnosis instead of garbage when the
 //! state stops being finite or the energy grows.
 
+use super::hop::{Actuator, Drive, Hop, HopRecord, HopTrigger};
 use super::impact::{Impact, ImpactLog, dissipated};
 use super::local::LocalSurface;
 pub use super::samples::COLUMNS;
@@ -15,26 +16,10 @@ use std::ops::DerefMut;
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
+mod drive;
+
 /// Sub-steps of a step in which a vertex touches down.
 const TOUCHDOWN_SUBSTEPS: usize = 16;
-
-/// When a hop fires.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum HopTrigger {
-    /// At this time, s.
-    At(f64),
-    /// The first time the spacecraft is found settled after the previous hop.
-    Settled,
-}
-
-/// An internal-wheel hop: an angular impulse on the spacecraft body (S axes), N·m·s.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hop {
-    /// When.
-    pub trigger: HopTrigger,
-    /// Angular impulse, body axes, N·m·s.
-    pub impulse: Vec3,
-}
 
 /// Settling thresholds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,8 +47,14 @@ pub struct LanderSettings {
     pub escape_distance: Option<f64>,
     /// Hops in order.
     pub hops: Vec<Hop>,
+    /// The actuator that delivers hops (`None`: unlimited, instantaneous impulses only).
+    pub actuator: Option<Actuator>,
     /// Largest growth of the budget's total energy before the run stops, J.
     pub energy_tolerance: f64,
+    /// Further growth allowed per joule of work the hops' actuator has done (a fraction: the
+    /// scenario's `simulation.max_energy_growth`, as `energy_tolerance` is of the initial
+    /// energy scale).
+    pub energy_growth: f64,
     /// In free flight, steps of up to this many `dt` (1: always `dt`). A long step is taken
     /// only when no vertex can reach the surface within twice its length at the current
     /// speed and rate, so contact is always integrated at `dt`; the choice depends on the
@@ -107,7 +98,9 @@ impl LanderSettings {
             settle: None,
             escape_distance: None,
             hops: vec![],
+            actuator: None,
             energy_tolerance: f64::INFINITY,
+            energy_growth: 0.0,
             flight_steps: 1,
             surface_expansion: 0.0,
             impact_every: 0,
@@ -164,8 +157,8 @@ pub struct LanderRun {
     pub contacts: Vec<ContactEvent>,
     /// Each touchdown's loads, in order.
     pub impacts: Vec<Impact>,
-    /// Hops fired: time and impulse.
-    pub hops: Vec<(f64, Vec3)>,
+    /// Hops fired, as delivered.
+    pub hops: Vec<HopRecord>,
     /// Ending.
     pub outcome: LanderOutcome,
     /// Final time, s (a failed run: that of its last recorded sample).
@@ -274,6 +267,13 @@ pub struct LanderSim<S = Box<LanderSystem>> {
     /// Scratch of the support test (the touching vertices).
     touching: Vec<Vec3>,
     next_hop: usize,
+    /// The torque profile being delivered, if any.
+    drive: Option<Drive>,
+    /// Angular impulse delivered by the current hop, body axes (a torquer's per-hop limit).
+    delivered: Vec3,
+    /// A bound of the work hops and the actuator have done, J (`Σ |τ| |ω| h` and `|ΔE|` of
+    /// impulses): what the energy check's limit grows with.
+    actuator_work: f64,
     reach: f64,
     run: LanderRun,
 }
@@ -315,6 +315,9 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             calm_since: None,
             touching: Vec::with_capacity(obs.sys.vertices.len()),
             next_hop: 0,
+            drive: None,
+            delivered: Vec3::zeros(),
+            actuator_work: 0.0,
             reach,
             run: LanderRun {
                 rows: Vec::new(),
@@ -353,21 +356,6 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         &self.run
     }
 
-    /// Fires a hop now: an angular impulse on the spacecraft (body axes, N·m·s) from its
-    /// internal wheel. The energy it adds is carried by the budget as work.
-    pub fn hop(&mut self, impulse: Vec3) {
-        let y = &mut self.y;
-        let sys = &self.obs.sys;
-        let w = Vec3::new(y[10], y[11], y[12]);
-        let w_new = w + sys.inertia_inv * impulse;
-        self.hop_work += 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
-        y[10..13].copy_from_slice(w_new.as_slice());
-        self.run.hops.push((self.k as f64 * self.settings.dt, impulse));
-        self.calm_since = None;
-        self.snap = self.obs.observe(&self.y);
-        self.err = self.balance();
-    }
-
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> LanderRun {
         let t = self.time();
@@ -394,7 +382,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     /// surface, ending on the next output sample or hop at the latest.
     fn span(&self) -> u64 {
         let s = &self.settings;
-        if s.flight_steps <= 1 || self.snap.normal.active > 0 {
+        if s.flight_steps <= 1 || self.snap.normal.active > 0 || self.drive.is_some() {
             return 1;
         }
         let k = self.k;
@@ -511,9 +499,12 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     fn observe(&mut self) -> StepReport {
         let t = self.time();
         let before = self.snap.kin;
+        if self.drive.is_some() {
+            self.drove(self.h_last);
+        }
         self.look_again();
         let mut events = Events::NONE;
-        if let Some(hop) = self.settings.hops.get(self.next_hop).copied() {
+        if let Some(hop) = self.settings.hops.get(self.next_hop).copied().filter(|_| self.drive.is_none()) {
             let fire = match hop.trigger {
                 HopTrigger::At(at) => t >= at,
                 HopTrigger::Settled => {
@@ -522,7 +513,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
             };
             if fire {
                 self.next_hop += 1;
-                self.hop(hop.impulse);
+                self.command(hop.command);
                 events.insert(Events::HOP);
             }
         }
@@ -536,7 +527,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         let escaped = self.settings.escape_distance.is_some_and(|d| (self.snap.kin.x - centre).norm() > d);
         if escaped {
             report.stop = Some(Stop::Escaped);
-        } else if self.calm_for_dwell(t) && self.next_hop >= self.settings.hops.len() {
+        } else if self.calm_for_dwell(t) && self.next_hop >= self.settings.hops.len() && self.drive.is_none() {
             report.stop = Some(Stop::Settled);
         } else if self.k >= self.steps {
             report.stop = Some(Stop::Completed);
@@ -547,7 +538,8 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     /// The budget's error (energy now less energy at the start less the work of contact, frame
     /// rotation, hops and model refreshes) may not exceed `energy_tolerance`.
     fn energy(&self) -> Option<EnergyCheck> {
-        Some(EnergyCheck { growth: self.err, limit: self.settings.energy_tolerance })
+        let s = &self.settings;
+        Some(EnergyCheck { growth: self.err, limit: s.energy_tolerance + s.energy_growth * self.actuator_work })
     }
 
     fn record(&mut self) {

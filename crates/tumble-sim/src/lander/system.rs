@@ -51,6 +51,22 @@ pub struct LanderSystem {
     pub expansion_radius: f64,
     /// The current expansion (kept by [`LanderSystem::refresh_gravity`] between steps).
     pub expansion: Option<Expansion>,
+    /// The internal actuator's torque on the body and stored momentum, held over a step (set
+    /// by the step loop between steps; zero without hops).
+    pub actuation: Actuation,
+}
+
+/// What an internal actuator does to the spacecraft over a step: a torque on the body
+/// (the reaction of the torque it applies to its rotor) and the angular momentum its rotor
+/// stores, both body axes. The body's equation gains `τ − ω_abs × h`
+/// (`ω_abs = ω + Ω_S`, a gyrostat's coupling), whose power `ω·(τ − Ω_S × h)` the budget books as
+/// the actuator's work with the frame's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Actuation {
+    /// Torque on the body, body axes, N·m.
+    pub torque: Vec3,
+    /// Momentum stored in the rotor, body axes, N·m·s (zero for a torquer that stores none).
+    pub momentum: Vec3,
 }
 
 /// The system as the step loop drives it: RK4's first stage of a step evaluates the state the
@@ -211,12 +227,16 @@ impl LanderSystem {
                 &(r_ts.transpose() * torque_w),
             )
         };
+        // The actuator's torque and its rotor's gyroscopic coupling, in T axes.
+        let Actuation { torque: tau, momentum: h } = self.actuation;
+        let internal_s = tau - (w + omega_s).cross(&h);
+        let internal = r_ts * internal_s;
         let a0 = a_free + normal.force / self.mass;
-        let alpha0 = alpha(&normal.torque);
+        let alpha0 = alpha(&(normal.torque + internal));
         let tangential = tangential_phase(&self.contact, &kin, &body, &normal, &a0, &alpha0);
 
         let force = normal.force + tangential.friction + tangential.rolling_force;
-        let torque = normal.torque + normal.r_p.cross(&tangential.friction) + tangential.rolling_torque;
+        let torque = normal.torque + normal.r_p.cross(&tangential.friction) + tangential.rolling_torque + internal;
         let mut rates = [0.0; STATE_LEN];
         put(&mut rates, 0, &v);
         put(&mut rates, 3, &(a_free + force / self.mass));
@@ -235,7 +255,7 @@ impl LanderSystem {
             &omega_dot,
             &(w + omega_s),
             &omega_dot_s,
-        );
+        ) + w.dot(&internal_s);
 
         Snapshot {
             kin,

@@ -260,6 +260,8 @@ pub struct LanderSpec {
     /// Hops, in order.
     #[serde(default)]
     pub hops: Vec<HopSpec>,
+    /// The actuator that delivers them.
+    pub actuator: Option<ActuatorSpec>,
 }
 
 /// `lander.vertices`.
@@ -329,12 +331,43 @@ pub struct SettleSpec {
     pub dwell: f64,
 }
 
-/// `[[lander.hops]]`: an internal-wheel angular impulse.
+/// `[[lander.hops]]`: a hop by the internal actuator: one of `impulse`, `torque` (with
+/// `duration`) or `aim`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HopSpec {
     /// Time of the hop, s; absent: when next found settled.
     pub time: Option<f64>,
-    /// Angular impulse on the body, body axes, N·m·s.
-    pub impulse: [f64; 3],
+    /// An instantaneous angular impulse on the body, body axes, N·m·s.
+    pub impulse: Option<[f64; 3]>,
+    /// A constant torque on the body, body axes, N·m ...
+    pub torque: Option<[f64; 3]>,
+    /// ... for this long, s.
+    pub duration: Option<f64>,
+    /// A point of the target to hop to (the shape's coordinates, m).
+    pub aim: Option<[f64; 3]>,
+}
+
+/// `[lander.actuator]`: the internal rotor that delivers hops.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActuatorSpec {
+    /// `wheel` (keeps its momentum) or `torquer` (stores none).
+    #[serde(default, rename = "type")]
+    pub kind: ActuatorType,
+    /// Largest torque, N·m.
+    pub max_torque: f64,
+    /// Largest momentum the rotor holds (a torquer: per hop), N·m·s.
+    pub max_momentum: f64,
+}
+
+/// `lander.actuator.type`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActuatorType {
+    /// A reaction wheel.
+    #[default]
+    Wheel,
+    /// A torquer.
+    Torquer,
 }

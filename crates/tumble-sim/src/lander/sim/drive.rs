@@ -1,0 +1,124 @@
+//! Hops as the step loop delivers them: instantaneous impulses, torque profiles held over steps
+//! within the actuator's limits, and aimed hops (see [`crate::lander::hop`]).
+
+use super::LanderSim;
+use crate::lander::hop::{Actuator, ActuatorKind, Drive, HopCommand, HopRecord};
+use crate::lander::system::LanderSystem;
+use std::ops::DerefMut;
+use tumble_math::Vec3;
+
+impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
+    /// Fires a hop now: an angular impulse on the spacecraft (body axes, N·m·s) from its
+    /// internal rotor, scaled down to what the actuator's momentum limit admits. The energy it
+    /// adds is carried by the budget as work.
+    pub fn hop(&mut self, impulse: Vec3) {
+        self.fire(None);
+        let mut impulse = impulse;
+        if let Some(a) = self.settings.actuator {
+            let s = a.fraction(&self.rotor(), &-impulse);
+            self.record_saturation(s < 1.0);
+            impulse *= s;
+            if a.kind == ActuatorKind::Wheel {
+                self.obs.sys.actuation.momentum -= impulse;
+            }
+        }
+        let y = &mut self.y;
+        let sys = &self.obs.sys;
+        let w = Vec3::new(y[10], y[11], y[12]);
+        let w_new = w + sys.inertia_inv * impulse;
+        let work = 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+        self.hop_work += work;
+        self.actuator_work += work.abs();
+        y[10..13].copy_from_slice(w_new.as_slice());
+        if let Some(last) = self.run.hops.last_mut() {
+            last.impulse = impulse;
+        }
+        self.snap = self.obs.observe(&self.y);
+        self.err = self.balance();
+    }
+
+    /// Starts a hop's record (and the calm period over).
+    pub(super) fn fire(&mut self, aim: Option<Vec3>) {
+        let time = self.k as f64 * self.settings.dt;
+        self.run.hops.push(HopRecord { time, impulse: Vec3::zeros(), aim, saturated: false });
+        self.delivered = Vec3::zeros();
+        self.calm_since = None;
+    }
+
+    fn record_saturation(&mut self, saturated: bool) {
+        if let Some(last) = self.run.hops.last_mut() {
+            last.saturated |= saturated;
+        }
+    }
+
+    /// The momentum the actuator's limit applies to: a wheel's rotor, or what a torquer has
+    /// delivered in this hop (as the reaction it took).
+    fn rotor(&self) -> Vec3 {
+        match self.settings.actuator.map(|a| a.kind) {
+            Some(ActuatorKind::Torquer) => -self.delivered,
+            _ => self.obs.sys.actuation.momentum,
+        }
+    }
+
+    /// Starts a torque profile now (the torque limited to the actuator's).
+    fn drive(&mut self, torque: Vec3, duration: f64, aim: Option<Vec3>) {
+        self.fire(aim);
+        let torque = self.settings.actuator.map_or(torque, |a| a.limit_torque(torque));
+        let (steps, last) = crate::lander::aim::pulse_steps(duration, self.settings.dt);
+        self.drive = Some(Drive { torque, steps: steps as u64, last });
+        self.next_drive_step();
+    }
+
+    /// After a step of the profile: the rotor's momentum, then the next step's torque (zero
+    /// once the profile ends or the rotor would pass its limit).
+    pub(super) fn drove(&mut self, h: f64) {
+        let Some(d) = self.drive.as_mut() else { return };
+        let dl = self.obs.sys.actuation.torque * h;
+        self.actuator_work += dl.norm() * Vec3::new(self.y[10], self.y[11], self.y[12]).norm();
+        d.steps -= 1;
+        self.delivered += dl;
+        if self.settings.actuator.is_none_or(|a| a.kind == ActuatorKind::Wheel) {
+            self.obs.sys.actuation.momentum -= dl;
+        }
+        if let Some(last) = self.run.hops.last_mut() {
+            last.impulse = self.delivered;
+        }
+        self.next_drive_step();
+    }
+
+    /// Sets the actuator's torque for the next step, ending the drive where it is done or the
+    /// rotor would saturate.
+    fn next_drive_step(&mut self) {
+        let Some(d) = self.drive else { return };
+        let torque = if d.steps == 1 { d.torque * d.last } else { d.torque };
+        let fits = self.settings.actuator.is_none_or(|a| a.admits(&self.rotor(), &(-torque * self.settings.dt)));
+        if d.steps == 0 || !fits {
+            self.record_saturation(!fits && d.steps > 0);
+            self.drive = None;
+            self.obs.sys.actuation.torque = Vec3::zeros();
+        } else {
+            self.obs.sys.actuation.torque = torque;
+        }
+    }
+
+    /// Fires `hop`'s command.
+    pub(super) fn command(&mut self, command: HopCommand) {
+        match command {
+            HopCommand::Impulse(j) => return self.hop(j),
+            HopCommand::Torque { torque, duration } => self.drive(torque, duration, None),
+            HopCommand::Aim(target) => {
+                // A scenario's aimed hop needs an actuator; a program that set none gets an
+                // unlimited wheel of 1 N·m.
+                let a = self.settings.actuator.unwrap_or(Actuator {
+                    kind: ActuatorKind::Wheel,
+                    max_torque: 1.0,
+                    max_momentum: f64::INFINITY,
+                });
+                let aimed = crate::lander::aim::aim(&self.obs.sys, &self.y, &target, &a, self.settings.dt);
+                self.drive(aimed.axis * a.max_torque, aimed.impulse / a.max_torque, Some(target));
+            }
+        }
+        self.snap = self.obs.observe(&self.y);
+        self.err = self.balance();
+    }
+}
