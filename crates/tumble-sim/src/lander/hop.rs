@@ -7,8 +7,9 @@
 //! ballistic estimate. The actuator ([`Actuator`]) bounds the torque's magnitude and the
 //! momentum its rotor may hold; a profile that would exceed the momentum stops where the rotor
 //! saturates. A reaction wheel keeps the momentum it took (the body then carries a gyrostat's
-//! coupling `−ω_abs × h`); a torquer stores none. The torque's power is booked in the energy
-//! budget as work (with the frame's: `energy.frame_and_hop_work_J`).
+//! coupling `−ω_abs × h`); a torquer stores none, and hops without an actuator act as an
+//! unlimited torquer. The torque's power is booked in the energy budget as work (with the
+//! frame's: `energy.frame_and_hop_work_J`).
 
 use crate::scenario::check::{Check, err, finite3, positive};
 use crate::scenario::lander::{ActuatorType, LanderSpec};

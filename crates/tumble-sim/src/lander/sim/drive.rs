@@ -77,7 +77,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         self.actuator_work += dl.norm() * Vec3::new(self.y[10], self.y[11], self.y[12]).norm();
         d.steps -= 1;
         self.delivered += dl;
-        if self.settings.actuator.is_none_or(|a| a.kind == ActuatorKind::Wheel) {
+        if self.settings.actuator.is_some_and(|a| a.kind == ActuatorKind::Wheel) {
             self.obs.sys.actuation.momentum -= dl;
         }
         if let Some(last) = self.run.hops.last_mut() {
@@ -107,10 +107,10 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             HopCommand::Impulse(j) => return self.hop(j),
             HopCommand::Torque { torque, duration } => self.drive(torque, duration, None),
             HopCommand::Aim(target) => {
-                // A scenario's aimed hop needs an actuator; a program that set none gets an
-                // unlimited wheel of 1 N·m.
+                // A scenario's aimed hop needs an actuator; a program that set none gets what
+                // hops without one are, an unlimited torquer (here of 1 N·m).
                 let a = self.settings.actuator.unwrap_or(Actuator {
-                    kind: ActuatorKind::Wheel,
+                    kind: ActuatorKind::Torquer,
                     max_torque: 1.0,
                     max_momentum: f64::INFINITY,
                 });
