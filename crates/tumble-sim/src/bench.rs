@@ -93,6 +93,20 @@ fn sdf_queries(n: u64) -> BenchResult {
     time_queries("sdf_grid_query_comet_128", &grid, &pts, n)
 }
 
+/// The benchmarks' boulder field: `density` boulders per m² from 0.2 to 4 m, α = 3.1, within
+/// the disc `within` (centre, radius in m).
+fn bench_boulders(density: f64, within: (Vec3, f64)) -> tumble_geometry::sdf::BoulderSpec {
+    tumble_geometry::sdf::BoulderSpec {
+        seed: 1,
+        alpha: 3.1,
+        diameters: [0.2, 4.0],
+        density,
+        axis_ratios: [0.71, 0.5],
+        burial: 0.3,
+        within: Some(within),
+    }
+}
+
 /// Boulder-field queries on a plane strewn within `radius` (m) of the origin at `density`
 /// boulders per m² (0.2 to 4 m, α = 3.1), at points uniform over a disc of radius `spread` (m)
 /// from 0.5 m below the ground to 2.5 m above it: the cost of the culled smooth union alone, as
@@ -101,7 +115,7 @@ fn sdf_queries(n: u64) -> BenchResult {
 /// points spread over the whole field measure memory latency instead.
 fn boulder_queries(n: u64, density: f64, radius: f64, spread: f64) -> BenchResult {
     use tumble_geometry::TriMesh;
-    use tumble_geometry::sdf::{BoulderField, BoulderSpec, HalfSpace, place_boulders};
+    use tumble_geometry::sdf::{BoulderField, HalfSpace, place_boulders};
     let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
     let square = TriMesh {
         vertices: [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
@@ -109,15 +123,7 @@ fn boulder_queries(n: u64, density: f64, radius: f64, spread: f64) -> BenchResul
             .to_vec(),
         faces: vec![[0, 1, 2], [0, 2, 3]],
     };
-    let spec = BoulderSpec {
-        seed: 1,
-        alpha: 3.1,
-        diameters: [0.2, 4.0],
-        density,
-        axis_ratios: [0.71, 0.5],
-        burial: 0.3,
-        within: Some((Vec3::zeros(), radius)),
-    };
+    let spec = bench_boulders(density, (Vec3::zeros(), radius));
     let boulders = place_boulders(&plane, &square, &spec, &|_| 1.0).expect("fits");
     let name = format!("sdf_boulders_query_{}_at_{density}_per_m2_within_{spread}_m", boulders.len());
     let field = BoulderField::new(Box::new(plane), boulders);
@@ -250,7 +256,7 @@ fn lander_plane(n: u64) -> BenchResult {
 fn lander_comet(n: u64, surface_expansion: f64, octaves: u32, boulders: Option<f64>) -> BenchResult {
     use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
     use tumble_geometry::noise::Fbm;
-    use tumble_geometry::sdf::{BoulderField, BoulderSpec, Sdf, Terrain, place_boulders};
+    use tumble_geometry::sdf::{BoulderField, Sdf, Terrain, place_boulders};
     let grid = body_grid(BodyKind::BilobedComet, 4000.0, 1, false, 128, 200.0).expect("a valid layout");
     let t = body_sdf(BodyKind::BilobedComet, 4000.0, 1, true);
     let fine = |f: Fbm| Fbm { octaves, ..f };
@@ -266,15 +272,7 @@ fn lander_comet(n: u64, surface_expansion: f64, octaves: u32, boulders: Option<f
         None => Box::new(terrain),
         Some(density) => {
             let mesh = body_mesh(BodyKind::BilobedComet, 4000.0, 1, false, 128).expect("a valid layout");
-            let spec = BoulderSpec {
-                seed: 1,
-                alpha: 3.1,
-                diameters: [0.2, 4.0],
-                density,
-                axis_ratios: [0.71, 0.5],
-                burial: 0.3,
-                within: Some((top, 150.0)),
-            };
+            let spec = bench_boulders(density, (top, 150.0));
             let field = place_boulders(&terrain, &mesh, &spec, &|_| 1.0).expect("fits");
             Box::new(BoulderField::new(Box::new(terrain), field))
         }

@@ -3,7 +3,9 @@
 //! "Frames"). Shapes: ellipsoids drawn at random orientations and offsets, the procedural comet,
 //! and the real Itokawa model (skipped without `../shared/data`).
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::tmp;
+use std::path::Path;
 use std::sync::Arc;
 use tumble_dynamics::{FieldSample, Gravity};
 use tumble_geometry::TriMesh;
@@ -12,13 +14,6 @@ use tumble_geometry::sdf::{Sdf, radial_extent};
 use tumble_math::{Lcg, UnitQuat, Vec3};
 use tumble_sim::Scenario;
 use tumble_sim::lander::{LanderModel, LanderRun, build_target, simulate};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 /// A 10 kg, 0.3 m box lander dropped onto a mesh target with polyhedron gravity, spinning at
 /// `spin_rate` about its axis of major inertia; `{path}`, `{unit}`, `{density}`, `{rate}` and

@@ -2,17 +2,12 @@
 //! actuator's limits with their work in the energy budget, and aimed hops that land nearer
 //! their aim than unaimed ones on a plane.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::tmp;
+use std::path::Path;
 use tumble_math::Vec3;
 use tumble_sim::Scenario;
 use tumble_sim::lander::{LanderModel, LanderOutcome, LanderRun, simulate};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 /// A 10 kg, 0.3 m cube resting face down on a plane under Phobos's gravity; `{yaw}` (its
 /// attitude about the vertical, `[w, x, y, z]`), `{actuator}` and `{hops}` filled in.

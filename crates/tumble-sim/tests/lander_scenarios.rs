@@ -2,16 +2,11 @@
 //! targets, tumbling targets, hops, escape, long flight steps, and the start-outside-grid
 //! warning.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::tmp;
+use std::path::Path;
 use tumble_sim::Scenario;
 use tumble_sim::lander::{LanderModel, LanderOutcome, LanderRun, simulate};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 const CUBE: &str = r#"
 name = "t"

@@ -2,20 +2,15 @@
 //! heights, a noise or latitude–longitude mask between two terrain types, boulder fields; the
 //! keys' errors; a cube landing among boulders.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::tmp;
+use std::path::Path;
 use tumble_geometry::TriMesh;
 use tumble_geometry::mesh::{LengthUnit, write_obj};
 use tumble_geometry::sdf::{BoulderField, GridSdf, Sdf, Sphere, Terrain};
 use tumble_math::{Lcg, Vec3};
 use tumble_sim::Scenario;
 use tumble_sim::lander::{LanderModel, LanderOutcome, Target, build_target, simulate};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
-}
 
 /// A 10 kg, 0.3 m cube lander; `{gravity}`, `{shape}`, `{terrain}` and `{position}` filled in.
 const CASE: &str = r#"
