@@ -81,6 +81,9 @@ pub struct HopRecord {
     pub impulse: Vec3,
     /// The point aimed at, if any (T, m).
     pub aim: Option<Vec3>,
+    /// Where the aim's ballistic estimate lands for the hop it chose (T, m): far from `aim`
+    /// when the actuator cannot reach it.
+    pub predicted: Option<Vec3>,
     /// Whether the rotor saturated (the profile was cut short or the impulse scaled down).
     pub saturated: bool,
 }

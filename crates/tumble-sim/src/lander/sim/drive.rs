@@ -40,7 +40,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     /// Starts a hop's record (and the calm period over).
     pub(super) fn fire(&mut self, aim: Option<Vec3>) {
         let time = self.k as f64 * self.settings.dt;
-        self.run.hops.push(HopRecord { time, impulse: Vec3::zeros(), aim, saturated: false });
+        self.run.hops.push(HopRecord { time, impulse: Vec3::zeros(), aim, predicted: None, saturated: false });
         self.delivered = Vec3::zeros();
         self.calm_since = None;
     }
@@ -116,6 +116,9 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
                 });
                 let aimed = crate::lander::aim::aim(&self.obs.sys, &self.y, &target, &a, self.settings.dt);
                 self.drive(aimed.axis * a.max_torque, aimed.impulse / a.max_torque, Some(target));
+                if let Some(last) = self.run.hops.last_mut() {
+                    last.predicted = Some(aimed.landing);
+                }
             }
         }
         self.snap = self.obs.observe(&self.y);
