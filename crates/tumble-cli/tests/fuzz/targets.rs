@@ -20,7 +20,7 @@ use tumble_sim::scenario::Kind;
 /// Bundled scenarios whose model builds a signed distance field from a shape: 5 to 20 s each in
 /// a debug build (a fraction of a second optimised), too slow for the bounded run's hundreds of
 /// cases. They are fuzzed in an optimised build and in the long mode.
-const SLOW_IN_DEBUG: [&str; 3] = ["comet_drop.toml", "hopper_comet.toml", "lander_on_mesh.toml"];
+const SLOW_IN_DEBUG: [&str; 4] = ["comet_drop.toml", "hopper_67p.toml", "hopper_comet.toml", "lander_on_mesh.toml"];
 
 /// The bundled scenarios and their texts (less [`SLOW_IN_DEBUG`] in a bounded debug run).
 fn scenarios() -> &'static [(PathBuf, String)] {

@@ -15,12 +15,13 @@
 //! comes back to its resting height above the surface (`φ(x) = φ(x₀)`, interpolated). Newton's
 //! method on the azimuth of `d` and `L`, with finite differences and backtracking, drives the
 //! landing point's tangential offset from the aim below 0.1 % of the range (at most
-//! [`ITERATIONS`]). Where no halved step helps (the finite differences straddle a kink of the
+//! 16 iterations). Where no halved step helps (the finite differences straddle a kink of the
 //! launch), a shooting correction is tried: the azimuth turned by the angle from the landing
 //! to the aim about `n`, the impulse scaled by the square root of the ranges' ratio (the
-//! flat-ground range grows as L²). The start comes from a rigid pivot about the foremost
-//! touching vertices `p` (the ground's impulse acts through it): `ω = L / I_p`, `v₀ = ω a × (x − p)`, `I_p = aᵀ J a + m |(x − p) × a|²`, and the
-//! flat-ground range `v₀² = g R / sin 2θ`. What the estimate leaves out: the bounces after
+//! flat-ground range grows as L²), at full, half and a quarter step, then a compass search
+//! at the scale of the miss. The start comes from a rigid pivot about the foremost touching
+//! vertices `p` (the ground's impulse acts through it): `ω = L / I_p`,
+//! `v₀ = ω a × (x − p)`, `I_p = aᵀ J a + m |(x − p) × a|²`, and the flat-ground range `v₀² = g R / sin 2θ`. What the estimate leaves out: the bounces after
 //! landing, the attitude's effect on the flight (none for the centre of mass in a uniform
 //! field), and the terrain between launch and landing other than where it ends.
 

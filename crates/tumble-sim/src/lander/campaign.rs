@@ -3,6 +3,7 @@
 //! landing maps, settling times and impact loads.
 
 use super::frame::{SiteFrame, target_frame};
+use super::hop::HopRecord;
 use super::impact::ImpactMaxima;
 use super::model::{LanderModel, Target, build_target};
 use super::output::write_lander_run;
@@ -20,7 +21,7 @@ use tumble_math::Vec3;
 const MAP_ROWS: usize = 45;
 
 /// Result columns of a lander campaign.
-pub const LANDER_COLUMNS: [&str; 14] = [
+pub const LANDER_COLUMNS: [&str; 15] = [
     "settle_time [s]",
     "final_time [s]",
     "x [m]",
@@ -35,6 +36,7 @@ pub const LANDER_COLUMNS: [&str; 14] = [
     "max_impact_tangential_speed [m/s]",
     "max_impact_force [N]",
     "max_impact_energy_lost [J]",
+    "hop_miss [m]",
 ];
 
 /// What a lander campaign records of a run's end (from either backend).
@@ -55,6 +57,8 @@ pub struct LanderEnd<'a> {
     pub max_balance_error: f64,
     /// The largest impact loads.
     pub impacts: ImpactMaxima,
+    /// The last aimed hop's landing's distance from its aim, m (NaN without one).
+    pub hop_miss: f64,
 }
 
 /// A lander run's row: status (`settled`, `escaped`, `completed`, `failed`), results in
@@ -84,8 +88,14 @@ pub fn lander_results(end: &LanderEnd) -> Finished {
         end.impacts.tangential_speed,
         end.impacts.force,
         end.impacts.energy_lost,
+        end.hop_miss,
     ];
     Finished::new(status, results, diagnosis)
+}
+
+/// The last aimed hop's landing's distance from its aim, m; NaN if no aimed hop landed.
+pub fn hop_miss(hops: &[HopRecord]) -> f64 {
+    hops.iter().rev().find_map(|h| Some((h.landing? - h.aim?).norm())).unwrap_or(f64::NAN)
 }
 
 /// Builds a lander run of `sc` on the campaign's shared target, if it has one.
@@ -136,6 +146,7 @@ impl CampaignKind for LanderRuns {
             max_penetration: run.max_penetration,
             max_balance_error: run.max_balance_error,
             impacts: ImpactMaxima::of(&run.impacts),
+            hop_miss: hop_miss(&run.hops),
         }))
     }
 

@@ -11,6 +11,7 @@
 //! unlimited torquer. The torque's power is booked in the energy budget as work (with the
 //! frame's: `energy.frame_and_hop_work_J`).
 
+use super::sim::ContactEvent;
 use crate::scenario::check::{Check, err, finite3, positive};
 use crate::scenario::lander::{ActuatorType, LanderSpec};
 use tumble_math::Vec3;
@@ -84,8 +85,28 @@ pub struct HopRecord {
     /// Where the aim's ballistic estimate lands for the hop it chose (T, m): far from `aim`
     /// when the actuator cannot reach it.
     pub predicted: Option<Vec3>,
+    /// Where it landed (centre of mass, T, m; see [`find_landings`]), once the run is done.
+    pub landing: Option<Vec3>,
     /// Whether the rotor saturated (the profile was cut short or the impulse scaled down).
     pub saturated: bool,
+}
+
+/// How far from its lift-off a hop's landing is, at least, m: a spinning hopper strikes the
+/// ground again as it leaves, and those strikes belong to the launch.
+pub const LANDING_AWAY: f64 = 1.0;
+
+/// Fills each hop's landing from a run's `contacts`: the centre of mass at the first touchdown
+/// after the hop's lift-off (the first contact end after it fired) more than [`LANDING_AWAY`]
+/// from the lift-off, before the next hop; none where it never left or never came down.
+pub fn find_landings(hops: &mut [HopRecord], contacts: &[ContactEvent]) {
+    for i in 0..hops.len() {
+        let until = hops.get(i + 1).map_or(f64::INFINITY, |h| h.time);
+        let mut after = contacts.iter().filter(|c| c.time > hops[i].time && c.time < until);
+        hops[i].landing = after.find(|c| !c.start).and_then(|lift| {
+            let away = |c: &&ContactEvent| c.start && (c.position - lift.position).norm() > LANDING_AWAY;
+            after.find(away).map(|c| c.position)
+        });
+    }
 }
 
 /// A torque profile being delivered.

@@ -42,6 +42,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
             "impulse_body_Nms": h.impulse.as_slice(),
             "aim_m": h.aim.map(|a| a.as_slice().to_vec()),
             "predicted_landing_m": h.predicted.map(|a| a.as_slice().to_vec()),
+            "landing_m": h.landing.map(|a| a.as_slice().to_vec()),
             "saturated": h.saturated,
         })).collect::<Vec<_>>(),
         "max_penetration_m": run.max_penetration,

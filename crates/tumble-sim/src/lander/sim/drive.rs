@@ -40,7 +40,14 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     /// Starts a hop's record (and the calm period over).
     pub(super) fn fire(&mut self, aim: Option<Vec3>) {
         let time = self.k as f64 * self.settings.dt;
-        self.run.hops.push(HopRecord { time, impulse: Vec3::zeros(), aim, predicted: None, saturated: false });
+        self.run.hops.push(HopRecord {
+            time,
+            impulse: Vec3::zeros(),
+            aim,
+            predicted: None,
+            landing: None,
+            saturated: false,
+        });
         self.delivered = Vec3::zeros();
         self.calm_since = None;
     }
