@@ -21,9 +21,10 @@
 //! flat-ground range grows as L²), at full, half and a quarter step, then a compass search
 //! at the scale of the miss. The start comes from a rigid pivot about the foremost touching
 //! vertices `p` (the ground's impulse acts through it): `ω = L / I_p`,
-//! `v₀ = ω a × (x − p)`, `I_p = aᵀ J a + m |(x − p) × a|²`, and the flat-ground range `v₀² = g R / sin 2θ`. What the estimate leaves out: the bounces after
-//! landing, the attitude's effect on the flight (none for the centre of mass in a uniform
-//! field), and the terrain between launch and landing other than where it ends.
+//! `v₀ = ω a × (x − p)`, `I_p = aᵀ J a + m |(x − p) × a|²`, and the flat-ground range
+//! `v₀² = g R / sin 2θ`. What the estimate leaves out: the bounces after landing, the
+//! attitude's effect on the flight (none for the centre of mass in a uniform field), and the
+//! terrain between launch and landing other than where it ends.
 
 use super::hop::{Actuator, ActuatorKind};
 use super::system::{LanderSystem, STATE_LEN};
