@@ -53,9 +53,13 @@ fn run(dir: &Path, yaw: f64, actuator: &str, hops: &str) -> (LanderModel, Lander
         .replace("{yaw}", &format!("[{c:?}, 0.0, 0.0, {s:?}]"))
         .replace("{actuator}", actuator)
         .replace("{hops}", hops);
-    let file = dir.join("case.toml");
-    std::fs::write(&file, text).expect("write");
-    let sc = Scenario::load(&file, &[]).expect("scenario");
+    run_text(&dir.join("case.toml"), &text)
+}
+
+/// Writes the scenario `text` to `file`, builds it and runs it.
+fn run_text(file: &Path, text: &str) -> (LanderModel, LanderRun) {
+    std::fs::write(file, text).expect("write");
+    let sc = Scenario::load(file, &[]).expect("scenario");
     let mut m = LanderModel::build(&sc).expect("model");
     let r = simulate(&mut m.system, m.initial_state, &m.settings, &mut |_| {});
     (m, r)
@@ -191,12 +195,7 @@ dwell = 20.0
 "#;
 
 fn comet_run(file: &Path, pos: &Vec3, hops: &str) -> (LanderModel, LanderRun) {
-    let text = COMET.replace("{pos}", &format!("[{:?}, {:?}, {:?}]", pos.x, pos.y, pos.z)).replace("{hops}", hops);
-    std::fs::write(file, text).expect("write");
-    let sc = Scenario::load(file, &[]).expect("scenario");
-    let mut m = LanderModel::build(&sc).expect("model");
-    let r = simulate(&mut m.system, m.initial_state, &m.settings, &mut |_| {});
-    (m, r)
+    run_text(file, &COMET.replace("{pos}", &format!("[{:?}, {:?}, {:?}]", pos.x, pos.y, pos.z)).replace("{hops}", hops))
 }
 
 #[test]

@@ -38,8 +38,8 @@ use tumble_math::{UnitQuat, Vec3};
 const LAUNCH_TIME: f64 = 100.0;
 
 /// Most Newton iterations (each simulates three launches and flights, more when it
-/// backtracks): on a 1 km comet's half-hour flights over rough ground the aim converged in
-/// 4–10.
+/// backtracks): the comet test's six searches (half-hour flights) ended after 5–13, counted
+/// before the compass step was added.
 const ITERATIONS: usize = 16;
 
 /// The aimed hop.
