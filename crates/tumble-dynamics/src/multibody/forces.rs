@@ -10,12 +10,19 @@
 //! give the damping coefficient `c(|δ|)` on the same kind of segments: torque `c(|δ|) δ̇`.
 //!
 //! **Flexible joint** (Spong 1987; document eqs. 1–2): the link coordinate `q` and a motor
-//! coordinate `θ` with inertia `B` and damping `D` are coupled through the transmission,
-//! `H q̈ + c(q, q̇) = −κ(q − θ) − c_t(q − θ)(q̇ − θ̇) + Jᵀ F_e`,
-//! `B θ̈ + D θ̇ = τ + κ(q − θ) + c_t(q − θ)(q̇ − θ̇)`.
-//! With a linear `κ = K δ` a link of inertia `J` on a free motor oscillates at
-//! `ω = √(K (1/J + 1/B))`. The motor torque is `τ = τ_c + k_s (θ_ref − θ)`: a constant command
-//! plus an optional position servo (the arm holding its pose, with `D` as its rate gain).
+//! coordinate `θ` (the document's `q_m`) with inertia `B` are coupled through the transmission,
+//! `H q̈ + c(q, q̇) + κ(q − θ) = Jᵀ F_e` (1),
+//! `B θ̈ + D(q − θ) θ̇ − κ(q − θ) = τ` (2).
+//! Eq. (2) as the document writes it: the viscosity `D` is the *motor's* viscous damping,
+//! acting on the motor rate `θ̇`, and Table 2 gives it as a function of the deflection
+//! `Δq = q − θ` as it does the stiffness; here `D(Δq) = D₀ + D_n(|Δq|)` with `D₀` a constant
+//! motor damping ([`Flexible::damping`]) and `D_n` the table ([`Flexible::viscosity`]).
+//! [`ViscosityOn::Deflection`] instead puts the table on the deflection rate
+//! (`± D_n (q̇ − θ̇)` in both equations, the usual transmission damping of Spong's model); it
+//! is kept for comparison: with Table 2 and the motor free it overdamps the joint below 0.04°
+//! (see docs/multibody.md). With a linear `κ = K δ` a link of inertia `J` on a free, undamped
+//! motor oscillates at `ω = √(K (1/J + 1/B))`. The motor torque is `τ = τ_c + k_s (θ_ref − θ)`:
+//! a constant command plus an optional position servo (`D₀` is then its rate gain).
 
 /// A piecewise function of `|δ|`: value `values[i]` on `[breaks[i], breaks[i+1])`, the last one
 /// beyond. `breaks[0] = 0`.
@@ -190,6 +197,16 @@ impl BallSpring {
     }
 }
 
+/// Which rate a flexible joint's viscosity table multiplies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ViscosityOn {
+    /// The motor rate `θ̇`, as the document's eq. (2) writes it.
+    #[default]
+    Motor,
+    /// The deflection rate `q̇ − θ̇`, on link and motor alike (transmission damping).
+    Deflection,
+}
+
 /// A flexible joint: a motor coordinate behind a joint's link coordinate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flexible {
@@ -197,23 +214,39 @@ pub struct Flexible {
     pub dof: usize,
     /// Motor-side inertia `B`, kg·m² (or kg), > 0.
     pub inertia: f64,
-    /// Motor damping `D`.
+    /// Constant motor damping `D₀` on `θ̇`, N·m·s/rad.
     pub damping: f64,
     /// Transmission stiffness `κ(q − θ)`.
     pub stiffness: Spring,
-    /// Transmission viscosity on `q̇ − θ̇`.
+    /// Viscosity `D_n(|q − θ|)`, on the rate [`Flexible::viscosity_on`] names.
     pub viscosity: Option<Damper>,
+    /// The rate the viscosity multiplies.
+    pub viscosity_on: ViscosityOn,
     /// Position servo on the motor `(k_s, θ_ref)`: torque `k_s (θ_ref − θ)`, N·m/rad and rad.
     pub servo: Option<(f64, f64)>,
 }
 
 impl Flexible {
-    /// Transmission torque on the motor (its negative acts on the link) and spring energy.
+    /// Transmission torque on the motor (its negative acts on the link) and spring energy: the
+    /// spring `κ(q − θ)`, plus the viscosity when it acts on the deflection rate.
     pub fn transmission(&self, q: f64, qd: f64, theta: f64, theta_d: f64) -> (f64, f64) {
         let d = q - theta;
         let (t, e) = self.stiffness.eval(d);
-        let v = self.viscosity.as_ref().map_or(0.0, |c| c.eval(d, qd - theta_d));
+        let v = match (&self.viscosity, self.viscosity_on) {
+            (Some(c), ViscosityOn::Deflection) => c.eval(d, qd - theta_d),
+            _ => 0.0,
+        };
         (t + v, e)
+    }
+
+    /// The motor's damping torque `D(q − θ) θ̇` (eq. 2): `D₀`, plus the viscosity when it acts
+    /// on the motor rate.
+    pub fn motor_damping(&self, q: f64, theta: f64, theta_d: f64) -> f64 {
+        let table = match (&self.viscosity, self.viscosity_on) {
+            (Some(c), ViscosityOn::Motor) => c.eval(q - theta, theta_d),
+            _ => 0.0,
+        };
+        self.damping * theta_d + table
     }
 
     /// The servo's torque on the motor at angle `theta` and its potential energy.

@@ -186,10 +186,11 @@ impl MultibodySystem {
         self.tau = tau;
         let mb = &self.model;
         for (i, fl) in self.flexible.iter().enumerate() {
-            let (t, _) = fl.transmission(q[mb.q_index(fl.dof)], v[fl.dof], theta[i], theta_d[i]);
+            let qi = q[mb.q_index(fl.dof)];
+            let (t, _) = fl.transmission(qi, v[fl.dof], theta[i], theta_d[i]);
             let motor = self.motor_torques.get(i).copied().unwrap_or(0.0) + fl.servo(theta[i]).0;
             dydt[nq + nv + i] = theta_d[i];
-            dydt[nq + nv + nf + i] = (motor + t - fl.damping * theta_d[i]) / fl.inertia;
+            dydt[nq + nv + nf + i] = (motor + t - fl.motor_damping(qi, theta[i], theta_d[i])) / fl.inertia;
         }
     }
 }

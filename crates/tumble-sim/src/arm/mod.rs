@@ -5,12 +5,12 @@
 use crate::output::RunDir;
 use crate::pipeline::Diagnosis;
 use crate::plot::{Series, line_plot};
-use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec};
+use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec, FlexibleSpec};
 use crate::scenario::check::{Check, err, finite3, mass_and_inertia, positive};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
 use std::path::Path;
 use tumble_dynamics::Method;
-use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table};
+use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table, ViscosityOn};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
@@ -242,39 +242,61 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize, angle: f64) -> Check
     }
     let flex = match &js.flexible {
         None => None,
-        Some(fs) => {
-            let deg = std::f64::consts::PI / 180.0;
-            let (stiffness, viscosity) = match (&fs.stiffness, &fs.table) {
-                (Some(k), None) => (Spring::Linear(nonneg("flexible.stiffness", *k)?), None),
-                (None, Some(t)) => {
-                    let to_rad = |v: &[f64]| v.iter().map(|x| x / deg).collect::<Vec<f64>>();
-                    let breaks: Vec<f64> = t.breaks_deg.iter().map(|b| b * deg).collect();
-                    let bad = |e: String| (format!("{key}.flexible.table"), e);
-                    let k = Table::new(breaks.clone(), to_rad(&t.stiffness_per_deg)).map_err(bad)?;
-                    let c = if t.viscosity_per_deg.is_empty() {
-                        None
-                    } else {
-                        Some(Damper::Table(Table::new(breaks, to_rad(&t.viscosity_per_deg)).map_err(bad)?))
-                    };
-                    (Spring::Table(k), c)
-                }
-                _ => return err(format!("{key}.flexible"), "give exactly one of `stiffness` or `table`"),
-            };
-            let inertia = positive(&format!("{key}.flexible.motor_inertia"), fs.motor_inertia, "kg·m²")?;
-            let damping = nonneg("flexible.motor_damping", fs.motor_damping)?;
-            let start = fs.motor_angle.unwrap_or(angle);
-            if !start.is_finite() {
-                return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
-            }
-            let servo = match fs.motor_servo {
-                Some(k) => Some((nonneg("flexible.motor_servo", k)?, start)),
-                None => None,
-            };
-            Some((Flexible { dof, inertia, damping, stiffness, viscosity, servo }, fs.motor_torque, start))
-        }
+        Some(fs) => Some(flexible(key, fs, dof, angle)?),
     };
     let any = f.spring.is_some() || f.damper.is_some() || f.pd.is_some() || f.limits.is_some() || f.feed_forward != 0.0;
     Ok((any.then_some(f), flex))
+}
+
+/// The flexible transmission of the joint at velocity index `dof` (link at `angle`), with its
+/// constant motor torque and the motor's initial angle.
+fn flexible(key: &str, fs: &FlexibleSpec, dof: usize, angle: f64) -> Check<(Flexible, f64, f64)> {
+    let nonneg = |k: &str, x: f64| {
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            err(format!("{key}.flexible.{k}"), format!("must be a finite number >= 0, got {x}"))
+        }
+    };
+    let deg = std::f64::consts::PI / 180.0;
+    let mut viscosity_on = ViscosityOn::Motor;
+    let (stiffness, viscosity) = match (&fs.stiffness, &fs.table) {
+        (Some(k), None) => (Spring::Linear(nonneg("stiffness", *k)?), None),
+        (None, Some(t)) => {
+            let to_rad = |v: &[f64]| v.iter().map(|x| x / deg).collect::<Vec<f64>>();
+            let breaks: Vec<f64> = t.breaks_deg.iter().map(|b| b * deg).collect();
+            let bad = |e: String| (format!("{key}.flexible.table"), e);
+            let k = Table::new(breaks.clone(), to_rad(&t.stiffness_per_deg)).map_err(bad)?;
+            viscosity_on = match t.viscosity_on.as_deref() {
+                None | Some("motor") => ViscosityOn::Motor,
+                Some("deflection") => ViscosityOn::Deflection,
+                Some(other) => {
+                    return err(
+                        format!("{key}.flexible.table.viscosity_on"),
+                        format!("`{other}` is not a rate: give \"motor\" (eq. 2) or \"deflection\""),
+                    );
+                }
+            };
+            let c = if t.viscosity_per_deg.is_empty() {
+                None
+            } else {
+                Some(Damper::Table(Table::new(breaks, to_rad(&t.viscosity_per_deg)).map_err(bad)?))
+            };
+            (Spring::Table(k), c)
+        }
+        _ => return err(format!("{key}.flexible"), "give exactly one of `stiffness` or `table`"),
+    };
+    let inertia = positive(&format!("{key}.flexible.motor_inertia"), fs.motor_inertia, "kg·m²")?;
+    let damping = nonneg("motor_damping", fs.motor_damping)?;
+    let start = fs.motor_angle.unwrap_or(angle);
+    if !start.is_finite() {
+        return err(format!("{key}.flexible.motor_angle"), "must be finite (rad)");
+    }
+    let servo = match fs.motor_servo {
+        Some(k) => Some((nonneg("motor_servo", k)?, start)),
+        None => None,
+    };
+    Ok((Flexible { dof, inertia, damping, stiffness, viscosity, viscosity_on, servo }, fs.motor_torque, start))
 }
 
 /// Links declared inline, in order.
@@ -326,7 +348,7 @@ fn inline(arm: &ArmSpec, gravity: Vec3) -> Check<(Multibody, Vec<Option<String>>
 }
 
 /// Writes `timeseries.csv`, `summary.json` and plots (joint angles, rates, reaction moments,
-/// energy) into `dir`.
+/// flexible joints' motor angles and deflections, energy) into `dir`.
 pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSummary, String> {
     let out = RunDir::create(dir)?;
     out.csv("timeseries.csv", |w| run.timeseries().write_csv(w))?;
@@ -385,6 +407,26 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSu
         &moments,
         false,
     )?;
+    // Flexible joints: each motor's angle and each transmission's deflection.
+    let named = |suffix: &str| -> Vec<Series> {
+        run.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.split(' ').next().is_some_and(|n| n.ends_with(suffix)))
+            .take(6)
+            .map(|(i, c)| Series {
+                label: c.split(' ').next().unwrap_or(c).trim_end_matches(suffix).to_string(),
+                x: &t,
+                y: run.rows.iter().map(|r| r[i]).collect(),
+            })
+            .collect()
+    };
+    if !model.system.flexible.is_empty() {
+        let (motors, deflections) = (named(".motor"), named(".deflection"));
+        line_plot(&plots.join("motor_angles"), "Motor angles θ", "time [s]", "θ [rad]", &motors, false)?;
+        let title = "Joint deflections q − θ";
+        line_plot(&plots.join("joint_deflections"), title, "time [s]", "q − θ [deg]", &deflections, false)?;
+    }
     // The energy's change from the start: a conservative tree's drift reads directly, and a
     // damped or driven one's loss or gain.
     let mut energy = series("energy", 1);

@@ -1,5 +1,7 @@
 //! An arm on the pipeline: [`ArmSim`] integrates the multibody system (RK4 or DOPRI5) and
-//! records joint coordinates, rates, joint reaction wrenches and the energy at every output time.
+//! records joint coordinates, rates, joint reaction wrenches, each flexible joint's motor angle
+//! and deflection `q − θ` (in degrees, as Table 2 of the snare-wire document) and the energy at
+//! every output time.
 
 use super::{ArmModel, ArmRun};
 use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
@@ -66,6 +68,11 @@ impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
             let n = label(l);
             columns.extend(["mx", "my", "mz"].map(|c| format!("{n}.{c} [N·m]")));
             columns.extend(["fx", "fy", "fz"].map(|c| format!("{n}.{c} [N]")));
+        }
+        for fl in &model.system.flexible {
+            let link = (0..mb.links.len()).find(|&l| mb.links[l].joint.nv() > 0 && mb.v_index(l) == fl.dof);
+            let n = link.map_or_else(|| format!("dof{}", fl.dof), label);
+            columns.extend([format!("{n}.motor [rad]"), format!("{n}.deflection [deg]")]);
         }
         columns.push("energy [J]".into());
         let mut y = model.initial_state.clone();
@@ -177,6 +184,10 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
         row.extend_from_slice(&y[..nq + nv]);
         for &l in &self.moving {
             row.extend(wrenches[l].iter());
+        }
+        let nf = sys.flexible.len();
+        for (fl, theta) in sys.flexible.iter().zip(&y[nq + nv..nq + nv + nf]) {
+            row.extend([*theta, (y[sys.model.q_index(fl.dof)] - theta).to_degrees()]);
         }
         row.push(sys.energy(y));
         self.run.rows.push(row);

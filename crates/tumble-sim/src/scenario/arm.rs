@@ -103,7 +103,8 @@ pub struct ArmJointSpec {
 pub struct FlexibleSpec {
     /// Motor inertia, kg·m², > 0.
     pub motor_inertia: f64,
-    /// Motor damping, N·m·s/rad.
+    /// Constant motor damping `D₀` on the motor rate, N·m·s/rad (added to the table's
+    /// viscosity when that acts on the motor rate).
     #[serde(default)]
     pub motor_damping: f64,
     /// Linear transmission stiffness, N·m/rad (or give `table`).
@@ -131,4 +132,7 @@ pub struct FlexTableSpec {
     /// Viscosity per segment, N·m·s/deg.
     #[serde(default)]
     pub viscosity_per_deg: Vec<f64>,
+    /// The rate the viscosity multiplies: `"motor"` (the motor rate, the document's eq. 2; the
+    /// default) or `"deflection"` (the deflection rate, on link and motor).
+    pub viscosity_on: Option<String>,
 }

@@ -406,6 +406,7 @@ fn a_flexible_joint_oscillates_at_the_two_inertia_frequency() {
         damping: 0.0,
         stiffness: Spring::Linear(k),
         viscosity: None,
+        viscosity_on: Default::default(),
         servo: None,
     });
     let mut y = vec![0.01, 0.0, 0.0, 0.0];
