@@ -14,6 +14,13 @@
 //! with `ΔL(δ) = √(s² + δ²) + √((l − s)² + δ²) − L` and tension `T = EA ΔL/L`, the shaft feels
 //! `T (δ/√(s² + δ²) + δ/√((l − s)² + δ²)) = T ∂ΔL/∂δ` on top of `F(Q)`: the force is continuous
 //! at `Q` and derives from the potential `E(min(δ, Q)) + F(Q)(δ − Q)⁺ + EA ΔL⁺²/(2L)`.
+//!
+//! **Validity.** The identified law holds to `Q` (the document: "the phenomena after the point
+//! Q will change due to the stretch of the total length of the wire"); the elastic stretch
+//! beyond it holds while the tension stays below the wire's yield load `σ_y A`
+//! ([`LooseWire::tension`], [`LooseWire::yield_load`]). Past it the steel deforms plastically
+//! and then breaks (SUS-304 annealed: `σ_y` ≥ 205 MPa, `σ_u` ≥ 520 MPa; 362 N and 920 N for the
+//! 1.5 mm wire), which this model does not follow: a simulation stops there and says so.
 
 use crate::laws::{ContactLaw, Damping, Stiffness};
 
@@ -32,10 +39,16 @@ pub struct LooseWire {
     pub axial_stiffness: f64,
     /// Largest slack deflection `Q`, m.
     pub slack: f64,
+    /// Tension at which the steel yields, `σ_y A`, N: the end of the model's validity.
+    pub yield_load: f64,
 }
 
 /// `EA` of the document's SUS-304 wire, 1.5 mm diameter, N.
-pub const SUS304_1_5MM_EA: f64 = 193e9 * std::f64::consts::PI * 0.75e-3 * 0.75e-3;
+pub const SUS304_1_5MM_EA: f64 = 193e9 * SUS304_1_5MM_AREA;
+/// Cross-section of a 1.5 mm wire, m².
+const SUS304_1_5MM_AREA: f64 = std::f64::consts::PI * 0.75e-3 * 0.75e-3;
+/// Yield load `σ_y A` of the 1.5 mm SUS-304 wire (annealed, 0.2 % proof stress ≥ 205 MPa), N.
+pub const SUS304_1_5MM_YIELD: f64 = 205e6 * SUS304_1_5MM_AREA;
 
 impl LooseWire {
     /// A wire with the given law; checks `0 < l < L`, `0 < s < l`, `EA > 0` and the law.
@@ -53,7 +66,7 @@ impl LooseWire {
         }
         law.validate()?;
         let slack = slack_deflection(length, span, position);
-        Ok(Self { length, span, position, law, axial_stiffness, slack })
+        Ok(Self { length, span, position, law, axial_stiffness, slack, yield_load: SUS304_1_5MM_YIELD })
     }
 
     /// The document's wire (Table 3: `L` = 180 mm, `l` = 175 mm, SUS-304 1.5 mm) at `s` (m),
@@ -82,6 +95,26 @@ impl LooseWire {
         (ra + rb - self.length, delta / ra + delta / rb)
     }
 
+    /// Axial tension `EA ΔL⁺ / L` of the straightened wire at penetration `delta` (m), N: zero
+    /// while slack.
+    pub fn tension(&self, delta: f64) -> f64 {
+        if delta <= self.slack {
+            return 0.0;
+        }
+        self.axial_stiffness * self.stretch(delta).0.max(0.0) / self.length
+    }
+
+    /// The penetration at which the tension reaches the yield load, m (bisection; the tension
+    /// grows with `δ` beyond `Q`): the end of the model's validity.
+    pub fn yield_penetration(&self) -> f64 {
+        let (mut lo, mut hi) = (self.slack, self.slack + self.length);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.tension(mid) < self.yield_load { lo = mid } else { hi = mid }
+        }
+        0.5 * (lo + hi)
+    }
+
     /// Force on the shaft at penetration `delta` (m) and rate `rate` (m/s, closing), N ≥ 0.
     pub fn force(&self, delta: f64, rate: f64, v0: f64) -> f64 {
         if delta <= 0.0 {
@@ -91,8 +124,7 @@ impl LooseWire {
         if delta <= self.slack {
             return slack;
         }
-        let (dl, ddl) = self.stretch(delta);
-        slack + self.axial_stiffness * dl.max(0.0) / self.length * ddl
+        slack + self.tension(delta) * self.stretch(delta).1
     }
 
     /// Potential energy at penetration `delta`, J.
@@ -144,6 +176,16 @@ mod tests {
             let num = (w.energy(d + h) - w.energy(d - h)) / (2.0 * h);
             assert!((num - w.force(d, 0.0, 0.0)).abs() < 1e-5 * w.force(d, 0.0, 0.0).max(1.0), "δ = {d}: {num}");
         }
+        // Tension: none while slack, EA ΔL/L beyond; the yield load (205 MPa × 1.77 mm²) is
+        // reached 0.4 mm past Q (ΔL = 362 N × 0.18 m / 3.41e5 N over ∂ΔL/∂δ ≈ 0.46).
+        assert_eq!(w.tension(q), 0.0);
+        assert!((w.yield_load - 362.3).abs() < 0.1, "{}", w.yield_load);
+        let y = w.yield_penetration();
+        assert!(
+            (w.tension(y) - w.yield_load).abs() < 1e-6 * w.yield_load && (y - q - 4.1e-4).abs() < 0.3e-4,
+            "{}",
+            y - q
+        );
         // Table 4 at its rows, and symmetry about the middle.
         let w40 = LooseWire::table4(0.040, 0.0).expect("wire");
         let row = ContactLaw::snare_wire_table4(40).expect("row");

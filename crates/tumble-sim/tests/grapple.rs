@@ -283,3 +283,51 @@ fn the_energy_balance_holds_and_an_oversized_step_is_stopped() {
         run.samples.iter().all(|s| s.t <= d.time && s.balance <= limit && s.velocity.iter().all(|v| v.is_finite()))
     );
 }
+
+/// The one-wire outcomes are told by where the shaft ends (`outcome`'s geometric rules), and
+/// the document's 10 m/s hit ends honestly: the wire reaches its yield load within
+/// milliseconds, the run stops there with that physical reason (the step split so that the
+/// yield is found within an eighth of the 0.4 mm from `Q` to it), nothing recorded is
+/// non-finite and the loads are the model's at its limit.
+#[test]
+fn outcomes_follow_the_geometry_and_the_10_m_s_hit_stops_at_the_wire_s_yield() {
+    use tumble_sim::grapple::outcome;
+    let r = 0.0125;
+    // The bundled hit: back on the side it came from.
+    let cap = build("jemrms_one_wire.toml", &[]);
+    let run = cap.run();
+    assert_eq!(outcome(&cap, &run), "bounced off");
+    assert!(run.final_side < -r, "{}", run.final_side);
+    // Touching the wire 12 mm from its end while sliding along it: it slips off the end and
+    // goes on beyond the wire's line.
+    let past_the_end = [
+        ("grapple.payload.position", "[1.03, -0.0135, 0.07]"),
+        ("grapple.payload.velocity", "[0.0, 0.02, 0.1]"),
+        ("simulation.duration", "3.0"),
+    ];
+    let cap = build("jemrms_one_wire.toml", &past_the_end);
+    let run = cap.run();
+    assert!(run.diagnosis.is_none() && run.wire.is_some(), "{:?}", run.diagnosis);
+    assert_eq!(outcome(&cap, &run), "passed through");
+    assert!(run.final_side > r, "{}", run.final_side);
+    // Missing the wire altogether.
+    let cap = build("jemrms_one_wire.toml", &[("grapple.payload.position", "[1.03, -0.0425, 0.12]")]);
+    assert_eq!(outcome(&cap, &cap.run()), "no contact");
+    // 10 m/s (25 kJ against a wire that stores 2.7 J at Q): failed, with the wire's yield.
+    let cap = build("jemrms_one_wire.toml", &[("grapple.payload.velocity", "[0.0, 10.0, 0.0]")]);
+    let run = cap.run();
+    assert_eq!(outcome(&cap, &run), "failed");
+    let d = run.diagnosis.as_ref().expect("a diagnosis");
+    assert!(d.what.contains("the wire yielded") && d.likely_cause.contains("slower approach"), "{d:?}");
+    let w = run.wire.as_ref().expect("engaged");
+    let last = run.samples.last().expect("samples");
+    // Stopped within one sub-step past the yield: an eighth of the way from Q to the yield
+    // penetration is at most ~15 % more tension (the tension grows about linearly there).
+    let tension = w.tension(last.penetration);
+    assert!(tension > w.yield_load && tension < 1.15 * w.yield_load, "{tension} N");
+    assert!(last.t < 0.01 && (last.t - d.time).abs() < 1e-12, "{} / {}", last.t, d.time);
+    assert!(run.samples.iter().all(|s| s.velocity.iter().chain(&s.wire_force).all(|x| x.is_finite())));
+    // The loads at the limit are the model's: the stretch's and the damping's at 10 m/s.
+    let peak = run.samples.iter().map(|s| s.wire_force.iter().map(|f| f * f).sum::<f64>().sqrt()).fold(0.0, f64::max);
+    assert!(peak < 2e3, "peak wire force {peak} N");
+}

@@ -215,6 +215,9 @@ pub struct GrappleRun {
     pub wire: Option<LooseWire>,
     /// Largest wire penetration, m.
     pub max_penetration: f64,
+    /// Where the shaft ended across the wire's line, effector `y`, m: its axis where it crosses
+    /// the wire's plane, or its base when it no longer does (negative: the side it came from).
+    pub final_side: f64,
     /// Wall time of the integration, s.
     pub wall_s: f64,
 }

@@ -123,18 +123,28 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
     Ok(summary)
 }
 
-/// How the capture ended: `rigidised`, `captured`, `not captured` (a snare), or for a single
-/// wire `no contact`, `bounced off` or `held against the wire`.
+/// How the capture ended, by where things are at the end:
+/// - `failed`: the run stopped early (its diagnosis says why: a wire past its yield load, or a
+///   failure of the integration);
+/// - a snare: `rigidised` (the plate on the face with the preload), `captured` (the shaft held
+///   by the three wires), `not captured`;
+/// - one wire: `no contact` (never engaged), `held against the wire` (in contact at the end),
+///   `passed through` (the whole shaft beyond the wire's line, `final_side > r`: past its ends
+///   or through it), else `bounced off` (back on the side it came from, free of the wire).
 pub fn outcome(cap: &GrappleCapture, run: &GrappleRun) -> &'static str {
     let held = run.samples.last().is_some_and(|s| s.penetration > 0.0);
+    if run.diagnosis.is_some() {
+        return "failed";
+    }
     match (&cap.effector, run.captured_at.is_some(), run.rigidised_at) {
         (_, _, Some(_)) => "rigidised",
         (_, true, None) => "captured",
         (Effector::Snare(_), false, _) => "not captured",
         (Effector::Wire { .. }, _, _) => match (&run.wire, held) {
             (None, _) => "no contact",
-            (Some(_), false) => "bounced off",
             (Some(_), true) => "held against the wire",
+            (Some(_), false) if run.final_side > cap.payload.shaft_radius => "passed through",
+            (Some(_), false) => "bounced off",
         },
     }
 }

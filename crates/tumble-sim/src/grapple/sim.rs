@@ -54,6 +54,8 @@ pub(super) struct Contact {
     pub(super) crossing_velocity: Vec3,
     /// Shaft tip's `x`, effector frame, m.
     pub(super) tip: f64,
+    /// The shaft's base (on the plate), effector frame, m.
+    pub(super) base: Vec3,
 }
 
 /// The coupled arm–payload ODE.
@@ -79,6 +81,12 @@ impl Coupled<'_> {
         let out = self.contact_with(t, y, &k);
         self.kin = k;
         out
+    }
+
+    /// Whether the engaged wire's tension at `(t, y)` is past its yield load.
+    fn wire_yields(&mut self, t: f64, y: &[f64]) -> bool {
+        let delta = self.contact(t, y).1.penetration;
+        self.wire.as_ref().is_some_and(|w| w.tension(delta) > w.yield_load)
     }
 
     /// The arm's kinematics at `y`, in the scratch taken out of `self` (put it back).
@@ -121,14 +129,16 @@ impl Coupled<'_> {
             c.crossing_velocity = rel(oe + re * ce);
         }
         c.tip = a.x + pl.shaft_length * u.x;
+        c.base = a;
         let r = pl.shaft_radius;
         match (&cap.effector, self.phase) {
             (Effector::Wire { .. }, _) => {
                 if let (Some(w), Some((ce, _))) = (&self.wire, c.crossing) {
                     let delta = ce.y + r;
                     let along = ce.z + 0.5 * WIRE_SPAN;
-                    c.penetration = delta;
                     if delta > 0.0 && along > 0.0 && along < WIRE_SPAN {
+                        // Only where the shaft pushes the wire: past its ends it does not.
+                        c.penetration = delta;
                         let x = oe + re * ce;
                         let v = rel(x);
                         let n = w.force(delta, v.y, self.v0);
@@ -340,6 +350,8 @@ pub struct GrappleSim<'a> {
     tau: Vec<f64>,
     on_step: &'a mut dyn FnMut(f64, &[f64]),
     run: GrappleRun,
+    /// Where a step split at the wire's yield ended the run, s.
+    stopped_at: Option<f64>,
 }
 
 impl<'a> GrappleSim<'a> {
@@ -360,6 +372,7 @@ impl<'a> GrappleSim<'a> {
             check: EnergyCheck { growth: 0.0, limit: 0.0 },
             tau: Vec::with_capacity(cap.arm.system.model.nv()),
             on_step,
+            stopped_at: None,
             run: GrappleRun {
                 samples: Vec::with_capacity((steps / every + 1) as usize),
                 closing_started: None,
@@ -369,6 +382,7 @@ impl<'a> GrappleSim<'a> {
                 diagnosis: None,
                 wire: None,
                 max_penetration: 0.0,
+                final_side: 0.0,
                 wall_s: 0.0,
             },
         };
@@ -389,7 +403,47 @@ impl<'a> GrappleSim<'a> {
             self.run.diagnosis = Some(d);
         }
         self.run.wire = self.ode.wire.take();
+        let c = &self.contact;
+        self.run.final_side = c.crossing.map_or(c.base.y, |(ce, _)| ce.y);
         self.run
+    }
+
+    /// Sub-steps for the next step: one, unless the engaged wire may go taut within it; then
+    /// enough that each crosses an eighth of the span from `Q` to the yield penetration (0.4 mm
+    /// for the document's wire), so the step in which the wire yields is found to that.
+    fn parts(&self) -> u32 {
+        let (Some(w), c) = (&self.ode.wire, &self.contact) else { return 1 };
+        let speed = c.crossing_velocity.y.max(0.0);
+        if c.penetration + speed * self.cap.dt < 0.95 * w.slack {
+            return 1;
+        }
+        let span = w.yield_penetration() - w.slack;
+        (speed * self.cap.dt / (span / 8.0)).ceil().clamp(1.0, 4096.0) as u32
+    }
+
+    /// A diagnosis when the engaged wire's tension has passed its yield load: beyond it the
+    /// steel deforms plastically and breaks, which the wire's model does not follow.
+    fn overload(&self) -> Option<Diagnosis> {
+        let w = self.ode.wire.as_ref()?;
+        let delta = self.contact.penetration;
+        let tension = w.tension(delta);
+        (tension > w.yield_load).then(|| {
+            let s = &self.y[self.ode.na + 7..self.ode.na + 10];
+            let kinetic = 0.5 * self.cap.payload.mass * (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+            Diagnosis::new(
+                self.time(),
+                format!(
+                    "the wire yielded: its tension reached {tension:.0} N, past its yield load of {:.0} N, with the shaft {:.1} mm into it (its slack limit Q is {:.2} mm)",
+                    w.yield_load,
+                    1e3 * delta,
+                    1e3 * w.slack
+                ),
+                format!(
+                    "the payload still carries {kinetic:.3e} J, far more than the wire stores before it yields ({:.2} J): a slower approach, or a stronger wire",
+                    w.energy(delta)
+                ),
+            )
+        })
     }
 
     /// The contact at the current state, the phase it advances (and the contact again where the
@@ -466,12 +520,19 @@ impl<'a> GrappleSim<'a> {
 
 impl Simulation for GrappleSim<'_> {
     fn time(&self) -> f64 {
-        self.clock.time()
+        self.stopped_at.unwrap_or(self.clock.time())
     }
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
-        self.clock.step(&mut self.ode, &mut self.y);
-        (self.on_step)(self.clock.time(), &self.y);
+        match self.parts() {
+            1 => self.clock.step(&mut self.ode, &mut self.y),
+            parts => {
+                let yields = |ode: &mut Coupled<'_>, t: f64, y: &[f64]| ode.wire_yields(t, y);
+                self.stopped_at = self.clock.step_parts(&mut self.ode, &mut self.y, parts, yields);
+            }
+        }
+        let t = self.time();
+        (self.on_step)(t, &self.y);
         Ok(())
     }
 
@@ -485,6 +546,11 @@ impl Simulation for GrappleSim<'_> {
         self.energy0.1 = self.energy0.1.max(scale).max(work.abs());
         let limit = self.cap.arm.max_energy_growth * (self.energy0.1 + 1e-12);
         self.check = EnergyCheck { growth: energy - work - self.energy0.0, limit };
+        if let Some(d) = self.overload() {
+            // The wire left the model's validity: the run ends here, recorded, with the reason.
+            self.run.diagnosis = Some(d);
+            return StepReport { stop: Some(Stop::Completed), ..StepReport::default() };
+        }
         StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 

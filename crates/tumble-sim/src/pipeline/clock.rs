@@ -48,6 +48,31 @@ impl FixedSteps {
         self.k += 1;
     }
 
+    /// One step of `sys` from the current time as `parts` RK4 sub-steps of `dt / parts`, with
+    /// `stop(sys, t, y)` asked after each: when it holds, the step ends there and the time
+    /// reached is returned (the clock does not move on: the run ends at that time); otherwise
+    /// the whole step is taken and the clock moves on. For an event inside a step that a
+    /// fixed step would jump over.
+    pub fn step_parts<S: OdeSystem + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        y: &mut [f64],
+        parts: u32,
+        mut stop: impl FnMut(&mut S, f64, &[f64]) -> bool,
+    ) -> Option<f64> {
+        let (t0, h) = (self.time(), self.dt / f64::from(parts.max(1)));
+        for j in 0..parts.max(1) {
+            let t = t0 + f64::from(j) * h;
+            self.integ.step_once(sys, t, y, h);
+            let reached = if j + 1 == parts.max(1) { (self.k + 1) as f64 * self.dt } else { t + h };
+            if stop(sys, reached, y) {
+                return Some(reached);
+            }
+        }
+        self.k += 1;
+        None
+    }
+
     /// Whether the run has taken all its steps.
     pub fn done(&self) -> bool {
         self.k >= self.steps
