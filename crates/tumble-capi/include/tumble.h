@@ -15,11 +15,27 @@
 // Failure: see [`tumble_last_error`].
 #define TUMBLE_ERROR -1
 
+// A loaded capture design.
+typedef struct TumbleCaptureCheck TumbleCaptureCheck;
+
 // An engine: objects, their pairings and per-contact friction state.
 typedef struct TumbleEngine TumbleEngine;
 
 // A loaded contact model (shared by every object made from it).
 typedef struct TumbleModel TumbleModel;
+
+// A verdict: `V₀` of the predicted post-capture state, the funnel inlet `ρ₀`, the margin
+// `V₀/ρ₀` and whether the detumble is predicted to succeed (`safe`: 1 when `V₀ < ρ₀`, else 0).
+typedef struct TumbleVerdict {
+  // `V₀ = (x₀ − x_nom)ᵀ S₀ (x₀ − x_nom)`.
+  double v0;
+  // Funnel inlet `ρ₀`.
+  double rho0;
+  // `V₀ / ρ₀`.
+  double margin;
+  // 1: predicted to detumble; 0: not.
+  int safe;
+} TumbleVerdict;
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,6 +142,39 @@ int tumble_engine_wrench(struct TumbleEngine *engine_,
 // # Safety
 // `engine` is NULL or live.
 int tumble_engine_contact_count(struct TumbleEngine *engine_);
+
+// Loads and validates a capture study's design file (`design.json`). NULL on failure.
+//
+// # Safety
+// `path` is NULL or a NUL-terminated string.
+struct TumbleCaptureCheck *tumble_capture_check_load(const char *path);
+
+// Frees a design (NULL is ignored).
+//
+// # Safety
+// `check` is NULL or from [`tumble_capture_check_load`], not yet freed.
+void tumble_capture_check_free(struct TumbleCaptureCheck *check);
+
+// The number of chaser velocity coordinates a verdict takes (base `[ω; v]`, then joint
+// rates), or [`crate::TUMBLE_ERROR`] for a NULL design.
+//
+// # Safety
+// `check` is NULL or a live design.
+int tumble_capture_check_chaser_velocities(const struct TumbleCaptureCheck *check);
+
+// The verdict for a capture: `chaser` (`n_chaser` velocity coordinates), `target`
+// (`[v_G; ω]`, 6) and the impulse measured at the grasp (`[N·s; N·m·s about the grasp
+// point]`, 6), all SI and world axes, written into `out`.
+//
+// # Safety
+// `check` is NULL or a live design; `chaser` is NULL or points to `n_chaser` doubles, `target`
+// and `impulse` to 6; `out` is NULL or writable.
+int tumble_capture_check_verdict(const struct TumbleCaptureCheck *check,
+                                 const double *chaser,
+                                 int n_chaser,
+                                 const double *target,
+                                 const double *impulse,
+                                 struct TumbleVerdict *out);
 
 #ifdef __cplusplus
 }  // extern "C"

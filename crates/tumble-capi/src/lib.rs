@@ -1,7 +1,8 @@
 //! C interface of Tumble's interference contact engine ([`tumble_contact::interference`]), so
 //! that an external multibody code can drive it as Pong is driven by MBDyn: load contact models,
 //! instantiate and pair objects, then at each step set the pose and twist of every movable
-//! body, evaluate, read the contact wrenches back and commit the friction state.
+//! body, evaluate, read the contact wrenches back and commit the friction state. Also the online
+//! pre-capture check from a capture study's saved design (`tumble_capture_check_*`).
 //!
 //! The header `include/tumble.h` is generated from this file by cbindgen (the test
 //! `header_is_current` fails when it is stale; `TUMBLE_BLESS=1 cargo test -p tumble-capi`
@@ -13,6 +14,9 @@
 //! [`TUMBLE_ERROR`]; functions returning a pointer give NULL on failure. After a failure,
 //! [`tumble_last_error`] describes it. Objects are not shared between threads by this
 //! interface: use one engine per thread (the engine itself runs its testers in parallel).
+
+mod capture;
+pub use capture::*;
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -37,7 +41,7 @@ thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
-fn fail(message: impl Into<String>) -> c_int {
+pub(crate) fn fail(message: impl Into<String>) -> c_int {
     let text = message.into().replace('\0', " ");
     LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(text).unwrap_or_default());
     TUMBLE_ERROR
@@ -54,7 +58,7 @@ pub extern "C" fn tumble_last_error() -> *const c_char {
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string.
-unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, c_int> {
+pub(crate) unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, c_int> {
     if s.is_null() {
         return Err(fail(format!("{what} is NULL")));
     }
@@ -66,7 +70,7 @@ unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, c_int> {
 ///
 /// # Safety
 /// `p` is NULL or points to `N` doubles.
-unsafe fn array<const N: usize>(p: *const f64, what: &str) -> Result<[f64; N], c_int> {
+pub(crate) unsafe fn array<const N: usize>(p: *const f64, what: &str) -> Result<[f64; N], c_int> {
     if p.is_null() {
         return Err(fail(format!("{what} is NULL")));
     }

@@ -120,3 +120,109 @@ fn errors_are_reported_with_their_cause() {
         tumble_engine_free(e);
     }
 }
+
+/// A design file for a one-joint chaser (nv = 7, state 8) with simple matrices: the map adds
+/// half the impulse to the base rates (`P_c = 1`, `P_t = 0`, `P_i = ½` on the first six), the
+/// nominal is at rest, `S₀ = 2·1`, `ρ₀ = 1`; so `V₀ = 2 |v_c + ½ I|²`.
+fn small_design() -> tumble_control::capture_check::DesignFile {
+    use tumble_control::capture_check::{DesignFile, FORMAT, FRAMES, MapRows, VERSION};
+    let eye =
+        |n: usize, m: usize, d: f64| (0..n).map(|i| (0..m).map(|j| if i == j { d } else { 0.0 }).collect()).collect();
+    DesignFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        scenario: "small".into(),
+        seed: 0,
+        frames: FRAMES.into(),
+        chaser_velocities: 7,
+        joint_angles: vec![0.5],
+        nominal_chaser_velocity: vec![0.0; 7],
+        nominal_target_velocity: vec![0.0; 6],
+        dt: 0.1,
+        stride: 1,
+        x_nom: vec![[0.5].into_iter().chain([0.0; 7]).collect()],
+        u_nom: vec![],
+        s: vec![eye(8, 8, 2.0)],
+        rho0: 1.0,
+        rho: vec![1.0],
+        funnel_bounded: true,
+        map: MapRows { name: "chaser".into(), chaser: eye(7, 7, 1.0), target: eye(7, 6, 0.0), impulse: eye(7, 6, 0.5) },
+    }
+}
+
+#[test]
+fn the_c_capture_check_answers_the_rust_verdicts() {
+    use std::io::Write;
+    use tumble_control::capture_check::{CaptureCheck, write_design};
+    let tmp = std::env::temp_dir().join(format!("tumble_capture_check_{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let design = tmp.join("design.json");
+    write_design(&design, &small_design()).unwrap();
+    let exe = tmp.join("capture_check");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .arg(crate_dir().join("examples/c/capture_check.c"))
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg("-L")
+        .arg(lib_dir())
+        .arg("-ltumble_capi")
+        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+        .args(["-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+    assert!(status.success(), "compiling capture_check.c failed");
+    // v_c = 0.25 on the first rate, I = 0.5 there: v⁺ = 0.5, V₀ = 2 · 0.25 = 0.5 (safe); with
+    // I = 2.5 there: v⁺ = 1.5, V₀ = 4.5 (unsafe). Target velocities do not enter (P_t = 0).
+    let captures = [
+        ([0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.1; 6], [0.5, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        ([0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0; 6], [2.5, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        ([0.01, -0.02, 0.03, 0.1, 0.0, -0.1, 0.3], [0.2; 6], [0.1, 0.2, -0.3, 0.05, 0.0, 0.7]),
+    ];
+    let mut child = Command::new(&exe)
+        .arg(&design)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for (c, t, i) in &captures {
+        let line: Vec<String> = c.iter().chain(t).chain(i).map(|x| format!("{x:e}")).collect();
+        input += &(line.join(" ") + "\n");
+    }
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Vec<f64>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0], vec![1.0, 0.5, 1.0, 0.5]);
+    assert_eq!(rows[1], vec![0.0, 4.5, 1.0, 4.5]);
+    let check = CaptureCheck::load(&design).unwrap();
+    for ((c, t, i), row) in captures.iter().zip(&rows) {
+        let v = check.verdict(c, t, i).unwrap();
+        assert_eq!(row, &vec![f64::from(u8::from(v.safe)), v.v0, v.rho0, v.margin]);
+    }
+    // A wrong count is refused with the reason; a missing file gives NULL with the path.
+    use std::ffi::{CStr, CString};
+    use tumble_capi::*;
+    let path = CString::new(design.display().to_string()).unwrap();
+    let missing = CString::new("/nonexistent/design.json").unwrap();
+    // SAFETY: valid NUL-terminated strings, arrays of the lengths passed, pointers from this API.
+    unsafe {
+        let h = tumble_capture_check_load(path.as_ptr());
+        assert_eq!(tumble_capture_check_chaser_velocities(h), 7);
+        let (c, z) = ([0.0; 6], [0.0; 6]);
+        let mut v = TumbleVerdict::default();
+        assert_eq!(tumble_capture_check_verdict(h, c.as_ptr(), 6, z.as_ptr(), z.as_ptr(), &mut v), TUMBLE_ERROR);
+        assert!(CStr::from_ptr(tumble_last_error()).to_str().unwrap().contains("7 velocity coordinates expected"));
+        tumble_capture_check_free(h);
+        assert!(tumble_capture_check_load(missing.as_ptr()).is_null());
+        assert!(CStr::from_ptr(tumble_last_error()).to_str().unwrap().contains("/nonexistent/design.json"));
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+}

@@ -1,6 +1,6 @@
 //! `tumble capture-map`: the capture-map study.
 
-use crate::{failed, invalid, overrides};
+use crate::{Failure, failed, invalid, overrides};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -81,4 +81,83 @@ pub(crate) fn capture(
         say!("{total} detumbles in {wall:.1} s on {threads} threads; outputs in {}", out.display());
     }
     ExitCode::SUCCESS
+}
+
+/// `tumble capture …` subcommands.
+#[derive(clap::Subcommand)]
+pub(crate) enum CaptureCommand {
+    /// The online pre-capture check (the capture document's eq. 30): loads a study's saved
+    /// design (`design.json`) once and answers whether the detumble will succeed from the
+    /// pre-capture velocities and the impulse measured at the grasp, with its margin V₀/ρ₀.
+    #[command(after_help = "Units and frames (SI, world axes): --state is the chaser's velocity coordinates (free base
+[ω; v], then joint rates) followed by the target's [v_G; ω]; --impulse is what the target gives the
+chaser at the grasp point, [N·s; N·m·s about the grasp point]. Exit status 0 whatever the verdict.")]
+    Check {
+        /// A capture study's design.json.
+        design: PathBuf,
+        /// Pre-capture velocities, comma-separated: the chaser's nv then the target's six.
+        #[arg(long, allow_hyphen_values = true)]
+        state: String,
+        /// Impulse measured at the grasp, six comma-separated numbers.
+        #[arg(long, allow_hyphen_values = true)]
+        impulse: String,
+        /// Print the verdict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Comma-separated numbers of the flag `--name`.
+fn numbers(name: &str, text: &str) -> Result<Vec<f64>, String> {
+    text.split(',')
+        .map(|x| {
+            x.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                format!("--{name}: `{}` is not a finite number (give comma-separated numbers)", x.trim())
+            })
+        })
+        .collect()
+}
+
+/// `tumble capture check`.
+pub(crate) fn check(cmd: &CaptureCommand) -> Result<(), Failure> {
+    use tumble_control::capture_check::CaptureCheck;
+    let CaptureCommand::Check { design, state, impulse, json } = cmd;
+    let started = Instant::now();
+    let check = CaptureCheck::load(design)?;
+    let loaded = started.elapsed();
+    let (state, impulse) = (numbers("state", state)?, numbers("impulse", impulse)?);
+    let nv = check.chaser_velocities();
+    if state.len() != nv + 6 {
+        return Err(format!(
+            "--state needs {} numbers (the chaser's {nv} velocity coordinates: base [ω; v] then joint rates; then the target's [v_G; ω]), got {}",
+            nv + 6,
+            state.len()
+        )
+        .into());
+    }
+    if impulse.len() != 6 {
+        return Err(format!("--impulse needs 6 numbers ([N·s; N·m·s] at the grasp), got {}", impulse.len()).into());
+    }
+    let asked = Instant::now();
+    let v = check.verdict(&state[..nv], &state[nv..], &impulse)?;
+    let answered = asked.elapsed();
+    if *json {
+        let out = serde_json::json!({
+            "safe": v.safe, "V0": v.v0, "rho0": v.rho0, "margin": v.margin,
+            "predicted_state": v.state.as_slice(), "answer_s": answered.as_secs_f64(),
+            "design": design.display().to_string(), "scenario": check.file.scenario,
+        });
+        say!("{}", serde_json::to_string_pretty(&out).map_err(crate::output)?);
+    } else {
+        say!(
+            "{}: V0 = {:.4e}, rho0 = {:.4e}, margin V0/rho0 = {:.3e} (answered in {:.1} µs; design loaded in {:.1} ms)",
+            if v.safe { "safe" } else { "unsafe" },
+            v.v0,
+            v.rho0,
+            v.margin,
+            answered.as_secs_f64() * 1e6,
+            loaded.as_secs_f64() * 1e3
+        );
+    }
+    Ok(())
 }

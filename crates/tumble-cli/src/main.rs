@@ -83,16 +83,23 @@ enum Command {
     /// Capture of a tumbling target by a chaser with an arm (`[arm]` + `[capture]`): the
     /// post-capture state by every capture map, the TVLQR detumble, its funnel ρ(t) from sampled
     /// captures, and the verdict X₀ᵀS₀X₀ < ρ₀ checked against detumble simulations.
+    /// The study writes `design.json`; `tumble capture check DESIGN` answers a verdict from it.
     #[command(
         name = "capture-map",
         alias = "capture",
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true,
         after_help = "Examples:
   tumble capture-map scenarios/capture_map/tumbling_500kg.toml
-  tumble capture-map scenarios/capture_map/tumbling_500kg.toml --samples 100 --verify 200 --threads 2"
+  tumble capture-map scenarios/capture_map/tumbling_500kg.toml --samples 100 --verify 200 --threads 2
+  tumble capture check out/capture_tumbling_500kg/design.json --state 0,0,0,0,0,0,0,0,0,0,0,0,0.01,-0.01,0.005,0.02,0.04,-0.03 --impulse 1.65,-1.06,-0.28,1.43,0.99,0.56"
     )]
     Capture {
+        #[command(subcommand)]
+        check: Option<capture_map::CaptureCommand>,
         /// Scenario file (TOML) with `[arm]` (free base) and `[capture]`.
-        scenario: PathBuf,
+        #[arg(required = true)]
+        scenario: Option<PathBuf>,
         /// Output folder [default: out/NAME].
         #[arg(long)]
         out: Option<PathBuf>,
@@ -305,10 +312,12 @@ fn main() -> ExitCode {
         Command::View { dir, port } => exit(view::serve(&dir, port)),
         Command::Arm(cmd) => exit(arm::run(cmd)),
         Command::Fit(cmd) => exit(fit::run(cmd)),
-        Command::Capture { scenario, out, samples, verify, threads, set, quiet } => {
+        Command::Capture { check: Some(cmd), .. } => exit(capture_map::check(&cmd)),
+        Command::Capture { scenario, out, samples, verify, threads, set, quiet, .. } => {
             let mut set = set;
             set.extend(samples.map(|n| format!("capture.roa.samples={n}")));
             set.extend(verify.map(|n| format!("capture.roa.verify={n}")));
+            let scenario = scenario.unwrap_or_default();
             capture_map::capture(&scenario, out, threads, &set, quiet)
         }
         Command::Lqr { file, json } => exit(lqr::run(&file, json)),

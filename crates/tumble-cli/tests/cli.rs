@@ -319,7 +319,32 @@ fn capture_writes_its_study_and_refuses_bad_input() {
     for f in ["plots/funnel.png", "plots/funnel.svg", "plots/verdict.png"] {
         assert!(d.join("out").join(f).exists(), "{f}");
     }
+    // The online check from the saved design answers the study's own online check, exactly.
+    let design = d.join("out/design.json").display().to_string();
+    let list = |v: &serde_json::Value| -> String {
+        v.as_array().expect("array").iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+    };
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&design).expect("design.json")).expect("json");
+    let state = format!("{},{}", list(&file["nominal_chaser_velocity"]), list(&file["nominal_target_velocity"]));
+    let impulse = list(&summary["online_check"]["measured_impulse"]);
+    let out = tumble(&["capture", "check", &design, "--state", &state, "--impulse", &impulse, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).expect("verdict json");
+    assert_eq!(verdict["margin"].as_f64(), summary["online_check"]["margin"].as_f64());
+    assert_eq!(verdict["safe"], summary["online_check"]["predicted_safe"]);
+    let out = tumble(&["capture", "check", &design, "--state", &state, "--impulse", &impulse]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("margin V0/rho0"));
+    let mut old = file.clone();
+    old["version"] = serde_json::json!(99);
+    let stale = d.join("stale.json");
+    std::fs::write(&stale, old.to_string()).expect("write");
+    let stale = stale.display().to_string();
     for (args, expected) in [
+        (vec!["capture", "check", &design, "--state", "0,0,0", "--impulse", &impulse], "--state needs"),
+        (vec!["capture", "check", &design, "--state", &state, "--impulse", "1,2,x,4,5,6"], "--impulse: `x`"),
+        (vec!["capture", "check", "missing.json", "--state", &state, "--impulse", &impulse], "missing.json"),
+        (vec!["capture", "check", &stale, "--state", &state, "--impulse", &impulse], "`version`"),
         (vec!["capture-map", &s, "--set", "capture.tool=\"hand\""], "capture.tool"),
         (vec!["capture-map", &s, "--threads", "0"], "--threads"),
         (vec!["capture-map", "missing.toml"], "missing.toml"),

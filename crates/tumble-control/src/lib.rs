@@ -3,7 +3,9 @@
 //!
 //! - [`lqr`](mod@lqr): the continuous algebraic Riccati equation and the LQR gain.
 //! - [`tvlqr`](mod@tvlqr): finite-horizon time-varying LQR (the Riccati differential equation backward).
+//! - [`capture_check`]: a capture study's saved design and the online pre-capture check.
 
+pub mod capture_check;
 pub mod lqr;
 pub mod tvlqr;
 

@@ -8,6 +8,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
+use tumble_control::capture_check::{CaptureCheck, write_design};
 use tumble_math::nalgebra::DVector;
 use tumble_sim::capture_map::{CaptureStudy, Controller, write_capture};
 
@@ -163,6 +164,16 @@ impl PyCaptureStudy {
         Ok(out)
     }
 
+    /// Writes the designed controller (`design()` first if it has not been called) as a
+    /// versioned design file at `path`, the one `tumble capture check` and `CaptureCheck` load.
+    fn save_design(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        if self.controller.is_none() {
+            self.design(py, None)?;
+        }
+        let c = self.controller.as_ref().ok_or_else(|| TumbleError::new_err("no controller"))?;
+        write_design(&path, &self.study.design_file(&c.design, &c.funnel)).map_err(TumbleError::new_err)
+    }
+
     /// Runs the whole study as `tumble capture-map` does (maps, design, funnel, verification
     /// samples) and writes its outputs into `out` (default `out/NAME`); returns the summary as
     /// JSON text.
@@ -179,7 +190,53 @@ impl PyCaptureStudy {
     }
 }
 
-/// Adds `CaptureStudy` to the module.
+/// The online pre-capture check from a saved design (`design.json`): loaded once, then a
+/// verdict per call without simulating.
+#[pyclass(module = "tumble._tumble", name = "CaptureCheck", frozen)]
+pub struct PyCaptureCheck {
+    check: CaptureCheck,
+}
+
+#[pymethods]
+impl PyCaptureCheck {
+    /// Loads and validates the design file at `path`.
+    #[new]
+    fn new(path: PathBuf) -> PyResult<Self> {
+        Ok(Self { check: CaptureCheck::load(&path).map_err(bad_input)? })
+    }
+
+    /// Chaser velocity coordinates a verdict takes (base `[ω; v]`, then joint rates).
+    #[getter]
+    fn chaser_velocities(&self) -> usize {
+        self.check.chaser_velocities()
+    }
+
+    /// The verdict for pre-capture `chaser_velocity` (nv), `target_velocity` (`[v_G; ω]`) and
+    /// the `impulse` measured at the grasp (`[N·s; N·m·s]`, world axes): a dict with `safe`,
+    /// `V0`, `rho0`, `margin` (`V0/rho0`) and the predicted post-capture `state`.
+    fn verdict<'py>(
+        &self,
+        py: Python<'py>,
+        chaser_velocity: PyReadonlyArray1<'py, f64>,
+        target_velocity: PyReadonlyArray1<'py, f64>,
+        impulse: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let v = self
+            .check
+            .verdict(chaser_velocity.as_slice()?, target_velocity.as_slice()?, impulse.as_slice()?)
+            .map_err(bad_input)?;
+        let out = PyDict::new(py);
+        out.set_item("safe", v.safe)?;
+        out.set_item("V0", v.v0)?;
+        out.set_item("rho0", v.rho0)?;
+        out.set_item("margin", v.margin)?;
+        out.set_item("state", PyArray1::from_slice(py, v.state.as_slice()))?;
+        Ok(out)
+    }
+}
+
+/// Adds `CaptureStudy` and `CaptureCheck` to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyCaptureStudy>()
+    m.add_class::<PyCaptureStudy>()?;
+    m.add_class::<PyCaptureCheck>()
 }

@@ -265,7 +265,7 @@ def test_a_scenario_built_in_code_is_the_file():
         tumble.Simulation(tumble.scenario(spec, path="scenarios/lander/in_code.toml"))
 
 
-def test_the_pre_capture_verdict():
+def test_the_pre_capture_verdict(tmp_path):
     study = tumble.CaptureStudy(
         "scenarios/capture_map/tumbling_500kg.toml", overrides={"capture.roa.samples": 40, "capture.roa.verify": 0}
     )
@@ -287,6 +287,20 @@ def test_the_pre_capture_verdict():
         study.verdict(target_velocity=np.zeros(5))
     with pytest.raises(tumble.ScenarioError, match="capture study"):
         tumble.Simulation(tumble.load("scenarios/capture_map/tumbling_500kg.toml"))
+    # The saved design answers the same verdicts without the study, bit for bit.
+    path = tmp_path / "design.json"
+    study.save_design(path)
+    check = tumble.CaptureCheck(path)
+    assert check.chaser_velocities == 12
+    for target in (study.target_velocity, fast):
+        full = study.verdict(target_velocity=target, impulse=nominal["impulse"])
+        online = check.verdict(study.chaser_velocity, target, nominal["impulse"])
+        assert online["V0"] == full["v0_predicted"] and online["safe"] == full["safe"]
+        assert online["state"].shape == (18,)
+    with pytest.raises(tumble.ScenarioError, match="6 target velocities"):
+        check.verdict(study.chaser_velocity, np.zeros(5), nominal["impulse"])
+    with pytest.raises(tumble.ScenarioError, match="missing.json"):
+        tumble.CaptureCheck(tmp_path / "missing.json")
 
 
 def test_capture_maps_agree_where_the_document_says_they_do():

@@ -217,7 +217,18 @@ pub fn scatter_plot(
     y_label: &str,
     points: &[(f64, f64)],
 ) -> Result<(), String> {
-    svg_and_png!(stem, draw_points((title, x_label, y_label), points, &[]))
+    svg_and_png!(stem, draw_points((title, x_label, y_label), &[("", points)], &[]))
+}
+
+/// [`scatter_plot`] of labelled groups of points, each in its own colour, with a legend.
+pub fn scatter_groups(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    groups: &[(&str, &[(f64, f64)])],
+) -> Result<(), String> {
+    svg_and_png!(stem, draw_points((title, x_label, y_label), groups, &[]))
 }
 
 /// [`scatter_plot`] with a curve drawn over the points (e.g. a fitted law over its data).
@@ -227,32 +238,48 @@ pub fn scatter_and_curve(
     points: &[(f64, f64)],
     curve: &[(f64, f64)],
 ) -> Result<(), String> {
-    svg_and_png!(stem, draw_points((title, x_label, y_label), points, curve))
+    svg_and_png!(stem, draw_points((title, x_label, y_label), &[("", points)], curve))
 }
 
 fn draw_points<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
     (title, x_label, y_label): (&str, &str, &str),
-    points: &[(f64, f64)],
+    groups: &[(&str, &[(f64, f64)])],
     curve: &[(f64, f64)],
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (x0, x1) = range(points.iter().chain(curve).map(|p| p.0));
-    let (y0, y1) = range(points.iter().chain(curve).map(|p| p.1));
+    let all = || groups.iter().flat_map(|g| g.1.iter()).chain(curve);
+    let (x0, x1) = range(all().map(|p| p.0));
+    let (y0, y1) = range(all().map(|p| p.1));
     let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
-    chart.draw_series(
-        points
-            .iter()
-            .filter(|(a, b)| a.is_finite() && b.is_finite())
-            .map(|&p| Circle::new(p, 4, COLORS[0].mix(0.7).filled())),
-    )?;
+    for (i, (label, points)) in groups.iter().enumerate() {
+        // Groups: green, red, then the rest (a good and a bad outcome read at a glance).
+        let c = if groups.len() > 1 { COLORS[[2, 1, 3, 4, 5, 0][i % 6]] } else { COLORS[0] };
+        let drawn = chart.draw_series(
+            points
+                .iter()
+                .filter(|(a, b)| a.is_finite() && b.is_finite())
+                .map(move |&p| Circle::new(p, 4, c.mix(0.7).filled())),
+        )?;
+        if !label.is_empty() {
+            drawn.label(label.to_string()).legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+        }
+    }
     chart.draw_series(LineSeries::new(
         curve.iter().copied().filter(|(a, b)| a.is_finite() && b.is_finite()),
         COLORS[1].stroke_width(2),
     ))?;
+    if groups.iter().any(|g| !g.0.is_empty()) {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+    }
     root.present()?;
     Ok(())
 }

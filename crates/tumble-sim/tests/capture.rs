@@ -326,3 +326,60 @@ fn from_file_control() -> tumble_sim::scenario::capture::CaptureControlSpec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIO);
     Scenario::load(&path, &[]).expect("scenario").file.capture.expect("[capture]").control
 }
+
+/// The online check from a saved design (`design.json`) answers what the study answers, bit
+/// for bit, for captures it has not seen: the design file keeps every number exactly (JSON
+/// round trip) and the check evaluates the same operations in the same order. The linear
+/// operator of eq. (23) is the map itself.
+#[test]
+fn a_saved_design_gives_the_study_s_verdicts_bit_for_bit() {
+    use tumble_control::capture_check::{CaptureCheck, write_design};
+    let s = study(&[("capture.roa.samples", "40"), ("capture.roa.verify", "0")]);
+    let controller = s.controller(2).expect("design");
+    let dir = std::env::temp_dir().join(format!("tumble-capture-design-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("design.json");
+    write_design(&path, &s.design_file(&controller.design, &controller.funnel)).expect("written");
+    let check = CaptureCheck::load(&path).expect("loads");
+    std::fs::remove_dir_all(&dir).ok();
+    let exact = s.map.constrained(&s.v_c, &s.v_t).expect("map").impulse;
+    let (mut safe, mut unsafe_) = (0, 0);
+    for k in 0..24 {
+        // Spread pre-capture states and impulse errors of growing size (deterministic).
+        let a = 0.25 * k as f64;
+        let mut v_t = s.v_t.clone();
+        v_t[3] += 0.02 * a * (1.3 * a).sin();
+        v_t[5] -= 0.015 * a * (0.7 * a).cos();
+        let v_c = s.v_c.map(|x| x * (1.0 + 0.01 * a.sin()));
+        let measured = exact.map(|x| x * (1.0 + 0.04 * a * (2.1 * a).cos()));
+        let study = s.verdict(&controller, &v_c, &v_t, Some(&measured)).expect("study verdict");
+        let online = check.verdict(v_c.as_slice(), v_t.as_slice(), measured.as_slice()).expect("online verdict");
+        assert_eq!(
+            online.v0.to_bits(),
+            study.v0_predicted.to_bits(),
+            "state {k}: {} vs {}",
+            online.v0,
+            study.v0_predicted
+        );
+        assert_eq!((online.safe, online.rho0.to_bits()), (study.safe, study.rho0.to_bits()), "state {k}");
+        if online.safe {
+            safe += 1
+        } else {
+            unsafe_ += 1
+        }
+        let eq23 = s.map.eq23(&v_c, &v_t, &measured).expect("eq. 23").chaser;
+        let operator = s.prediction.apply(&v_c, &v_t, &measured);
+        // K is indefinite with rcond ~1e-3 here: the two evaluations differ by rounding times
+        // its condition number, ~1e-13 of |v|.
+        assert!((&eq23 - &operator).norm() < 1e-11 * eq23.norm(), "state {k}: operator {operator} vs {eq23}");
+    }
+    assert!(safe > 3 && unsafe_ > 3, "both verdicts occur: {safe} safe, {unsafe_} unsafe");
+    // Wrong lengths and non-finite values are refused, not answered.
+    let nv = check.chaser_velocities();
+    assert!(check.verdict(&vec![0.0; nv - 1], &[0.0; 6], &[0.0; 6]).is_err());
+    assert!(check.verdict(&vec![f64::NAN; nv], &[0.0; 6], &[0.0; 6]).is_err());
+    // A file of another version or format is refused with the key.
+    let mut file = check.file.clone();
+    file.version = 99;
+    assert!(CaptureCheck::new(file).expect_err("version").contains("`version`"));
+}

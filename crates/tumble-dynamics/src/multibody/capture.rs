@@ -30,6 +30,10 @@
 //!   the impulse). Its condition number is reported and a singular `K` refused.
 //! * **Chaser-side impulse map** ([`CaptureMap::from_impulse`]): `v_c⁺ = v_c⁻ + M_c⁻¹ J_cᵀ I_c`,
 //!   the chaser's own impulse equation (eq. 3) — always well posed, needs no target model.
+//!
+//! The two maps from a measured impulse are linear in `(v_c⁻, v_t⁻, I_c)`; [`LinearMap`] holds
+//! them as three matrices, built once per capture configuration, so that an online check costs
+//! three matrix–vector products.
 
 use super::Multibody;
 use tumble_math::nalgebra::{DMatrix, DVector};
@@ -81,6 +85,34 @@ pub struct CaptureMap {
     pub j_t: DMatrix<f64>,
     /// Target centre of mass (world, m) and attitude (target axes into world).
     pub target_pose: (Vec3, Mat3),
+}
+
+/// A map from a measured impulse as a linear operator:
+/// `v_c⁺ = P_c v_c⁻ + P_t v_t⁻ + P_i I_c`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearMap {
+    /// `P_c` (nv × nv).
+    pub chaser: DMatrix<f64>,
+    /// `P_t` (nv × 6).
+    pub target: DMatrix<f64>,
+    /// `P_i` (nv × 6).
+    pub impulse: DMatrix<f64>,
+}
+
+impl LinearMap {
+    /// `v_c⁺` into `out` (nv): no allocation.
+    pub fn apply_into(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>, out: &mut DVector<f64>) {
+        out.gemv(1.0, &self.chaser, v_c, 0.0);
+        out.gemv(1.0, &self.target, v_t, 1.0);
+        out.gemv(1.0, &self.impulse, impulse, 1.0);
+    }
+
+    /// `v_c⁺`.
+    pub fn apply(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> DVector<f64> {
+        let mut out = DVector::zeros(self.chaser.nrows());
+        self.apply_into(v_c, v_t, impulse, &mut out);
+        out
+    }
 }
 
 fn rcond_of(m: &DMatrix<f64>) -> f64 {
@@ -221,6 +253,37 @@ impl CaptureMap {
         let l = &self.m_c * v_c + 2.0 * self.j_c.transpose() * impulse - &c * v_t;
         let (chaser, rcond) = solve(k, &l, "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c")?;
         Ok(PostCapture { target: self.slaved_target(&chaser), chaser, impulse: impulse.clone(), rcond })
+    }
+
+    /// Eq. (23) as a [`LinearMap`]: `P_c = K⁻¹ M_c`, `P_t = −K⁻¹ J_cᵀ J_t⁻ᵀ M_t`,
+    /// `P_i = 2 K⁻¹ J_cᵀ`; a singular `K` is refused as [`CaptureMap::eq23`] refuses it.
+    pub fn eq23_operator(&self) -> Result<LinearMap, String> {
+        let c = self.coupling();
+        let k = &self.m_c - &c * self.slaved_jacobian();
+        let rcond = rcond_of(&k);
+        if rcond < 1e-13 {
+            return Err(format!(
+                "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c is singular (reciprocal condition number {rcond:.1e})"
+            ));
+        }
+        let lu = k.lu();
+        let solve = |m: DMatrix<f64>| lu.solve(&m).ok_or_else(|| "K is singular".to_string());
+        Ok(LinearMap {
+            chaser: solve(self.m_c.clone())?,
+            target: solve(-c)?,
+            impulse: solve(2.0 * self.j_c.transpose())?,
+        })
+    }
+
+    /// The chaser-side impulse map as a [`LinearMap`]: `P_c = 1`, `P_t = 0`, `P_i = M_c⁻¹ J_cᵀ`.
+    pub fn from_impulse_operator(&self) -> Result<LinearMap, String> {
+        let n = self.m_c.nrows();
+        let m = self.m_c.clone().cholesky().ok_or("mass matrix")?;
+        Ok(LinearMap {
+            chaser: DMatrix::identity(n, n),
+            target: DMatrix::zeros(n, 6),
+            impulse: m.solve(&self.j_c.transpose()),
+        })
     }
 
     /// (d) The chaser's own impulse equation: `v_c⁺ = v_c⁻ + M_c⁻¹ J_cᵀ I_c`.

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _tumble
 from ._tumble import (
+    CaptureCheck,
     CaptureStudy as _CaptureStudy,
     ContactLaw,
     Mesh,
@@ -41,6 +42,7 @@ from ._tumble import (
 
 __all__ = [
     "__version__",
+    "CaptureCheck",
     "CaptureStudy",
     "ContactLaw",
     "Event",

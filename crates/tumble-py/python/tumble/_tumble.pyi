@@ -135,7 +135,19 @@ class CaptureStudy:
         target_velocity: npt.ArrayLike | None = None,
         impulse: npt.ArrayLike | None = None,
     ) -> dict[str, dict]: ...
+    def save_design(self, path: str | os.PathLike[str]) -> None: ...
     def _run(self, out: str | None = None, threads: int | None = None) -> str: ...
+
+class CaptureCheck:
+    def __init__(self, path: str | os.PathLike[str]) -> None: ...
+    @property
+    def chaser_velocities(self) -> int: ...
+    def verdict(
+        self,
+        chaser_velocity: npt.ArrayLike,
+        target_velocity: npt.ArrayLike,
+        impulse: npt.ArrayLike,
+    ) -> dict: ...
 
 def run_campaign(
     scenario: Scenario,

@@ -185,6 +185,11 @@ impl CaptureStudyBuilder {
             None => None,
         };
         check_roa(&self.roa, &spec)?;
+        let prediction = match self.verdict_map {
+            VerdictMap::Eq23 => map.eq23_operator(),
+            VerdictMap::Chaser => map.from_impulse_operator(),
+        }
+        .map_err(|e| BuildError::new("capture.verdict_map", format!("{e}: use \"chaser\"")))?;
         let study = CaptureStudy {
             name: self.name,
             seed: self.seed,
@@ -199,6 +204,7 @@ impl CaptureStudyBuilder {
             spec,
             roa: self.roa,
             verdict_map: self.verdict_map,
+            prediction,
             measured_impulse,
         };
         // The design's check of the step against the closed loop, here so that a study that is
@@ -222,6 +228,10 @@ fn check_roa(roa: &RoaSpec, spec: &DetumbleSpec) -> Result<(), BuildError> {
         if !(x.is_finite() && x >= 0.0) {
             return Err(BuildError::new(format!("capture.roa.{key}"), format!("must be >= 0, got {x}")));
         }
+    }
+    if roa.impulse_bias.iter().any(|x| !x.is_finite()) {
+        let msg = format!("must hold six finite numbers (N·s, N·m·s), got {:?}", roa.impulse_bias);
+        return Err(BuildError::new("capture.roa.impulse_bias", msg));
     }
     if roa.samples < 2 || roa.samples + roa.verify > 10_000_000 {
         let msg = "needs at least 2 samples, and at most 1e7 samples and checks together";

@@ -198,10 +198,7 @@ impl Design {
     /// [`Design::cost_to_go`] with the scratch vectors `d` and `sd` (the state's length): no
     /// allocation. `S` is symmetric, so `dᵀSd = d·(Sd)`.
     pub fn cost_to_go_in(&self, k: usize, x: &DVector<f64>, d: &mut DVector<f64>, sd: &mut DVector<f64>) -> f64 {
-        d.copy_from(x);
-        *d -= &self.x_nom[k];
-        sd.gemv(1.0, &self.s[k], d, 0.0);
-        d.dot(sd)
+        tumble_control::capture_check::quadratic_in(&self.s[k], &self.x_nom[k], x, d, sd)
     }
 }
 

@@ -7,11 +7,12 @@ mod builder;
 pub mod campaign;
 pub mod detumble;
 mod held;
+mod online;
 mod verdict;
 
 use crate::arm::ArmModel;
 use crate::campaign::dispersion::Stream;
-use crate::plot::{Series, line_plot, scatter_plot};
+use crate::plot::{Series, line_plot, scatter_groups};
 use crate::scenario::capture::{RoaSpec, VerdictMap};
 use crate::scenario::check::{Check, err, mass_and_inertia};
 use crate::scenario::{Scenario, ScenarioError};
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_dynamics::multibody::Multibody;
-use tumble_dynamics::multibody::capture::{CaptureMap, PostCapture, Slaving};
+use tumble_dynamics::multibody::capture::{CaptureMap, LinearMap, PostCapture, Slaving};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::DVector;
 pub use verdict::{Controller, Verdict};
@@ -55,6 +56,8 @@ pub struct CaptureStudy {
     pub roa: RoaSpec,
     /// Map of the verdict.
     pub verdict_map: VerdictMap,
+    /// That map as a linear operator, built once.
+    pub prediction: LinearMap,
     /// An impulse measured at the grasp, to check online.
     pub measured_impulse: Option<DVector<f64>>,
 }
@@ -150,11 +153,7 @@ impl CaptureStudy {
     /// The post-capture state predicted from the pre-capture velocities and a measured impulse
     /// by the verdict's map.
     fn predict(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<DVector<f64>, String> {
-        let post = match self.verdict_map {
-            VerdictMap::Eq23 => self.map.eq23(v_c, v_t, impulse)?,
-            VerdictMap::Chaser => self.map.from_impulse(v_c, impulse)?,
-        };
-        Ok(self.state(&post.chaser))
+        Ok(self.state(&self.prediction.apply(v_c, v_t, impulse)))
     }
 
     /// Draws sample `index`, maps it, predicts and simulates; against `funnel` when given.
@@ -172,7 +171,8 @@ impl CaptureStudy {
         }
         let truth = self.map.constrained(&v_c, &v_t)?;
         let size = truth.impulse.norm();
-        let measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
+        let mut measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
+        measured.iter_mut().zip(&r.impulse_bias).for_each(|(m, b)| *m += b);
         let predicted = self.predict(&v_c, &v_t, &measured)?;
         let x0 = self.state(&truth.chaser);
         let v0 = design.cost_to_go(0, &x0);
@@ -286,7 +286,8 @@ pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
     m
 }
 
-/// Writes `summary.json`, `samples.csv` and plots into `dir`; returns the summary.
+/// Writes `summary.json`, `samples.csv`, `design.json` (the saved design an online check
+/// loads: [`tumble_control::capture_check::DesignFile`]) and plots into `dir`; returns the summary.
 pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
     crate::output::RunDir::create(dir)?;
@@ -343,17 +344,17 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         &series,
         false,
     )?;
-    let points: Vec<(f64, f64)> = rep
-        .verification
-        .iter()
-        .map(|s| ((s.v0_predicted / rho0).log10(), (s.rollout.final_rate / d.spec.goal_rate).log10()))
-        .collect();
-    scatter_plot(
+    let point = |s: &Sample| ((s.v0_predicted / rho0).log10(), (s.rollout.final_rate / d.spec.goal_rate).log10());
+    let outcome = |ok: bool| -> Vec<(f64, f64)> {
+        rep.verification.iter().filter(|s| s.rollout.success == ok).map(point).collect()
+    };
+    let (detumbled, failed) = (outcome(true), outcome(false));
+    scatter_groups(
         &dir.join("plots/verdict"),
-        "Verdict margin vs outcome (right of 0: predicted unsafe; above 0: not detumbled)",
+        "Verdict margin vs simulated outcome (right of 0: predicted unsafe)",
         "log10 (X₀ᵀS₀X₀ / ρ₀)",
         "log10 (final rate / goal rate)",
-        &points,
+        &[("detumbled", &detumbled), ("failed", &failed)],
     )?;
     let maps: Vec<Value> = rep
         .maps
@@ -400,5 +401,9 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
     });
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
+    tumble_control::capture_check::write_design(
+        &dir.join("design.json"),
+        &study.design_file(&rep.design, &rep.funnel),
+    )?;
     Ok(summary)
 }

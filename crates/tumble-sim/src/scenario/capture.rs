@@ -107,6 +107,10 @@ pub struct RoaSpec {
     /// impulse's size, per component.
     #[serde(default)]
     pub impulse_noise: f64,
+    /// A constant error of the measured impulse (a force/torque sensor's bias integrated over
+    /// the contact), `[N·s; N·m·s about the grasp point]`, world axes.
+    #[serde(default)]
+    pub impulse_bias: [f64; 6],
 }
 
 impl Default for RoaSpec {
@@ -118,6 +122,7 @@ impl Default for RoaSpec {
             velocity_sd: 0.0,
             joint_rate_sd: 0.0,
             impulse_noise: 0.0,
+            impulse_bias: [0.0; 6],
         }
     }
 }

@@ -1,0 +1,241 @@
+//! The saved capture design and the online pre-capture check (the capture document's eq. 30).
+//!
+//! A capture study (`tumble_sim::capture_map`) designs the detumble (TVLQR along the nominal
+//! post-capture trajectory) and estimates its funnel `ρ(t)`; [`DesignFile`] is all of it that a
+//! check needs, in a versioned JSON file (`design.json` in the study's output folder): the
+//! cost-to-go matrices `S(t)`, the funnel `ρ(t)`, the nominal states and inputs, and the map
+//! from a measured impulse to the post-capture state as three matrices,
+//! `v_c⁺ = P_c v_c⁻ + P_t v_t⁻ + P_i I_c`. [`CaptureCheck`] loads it once and
+//! answers, for pre-capture velocities and the impulse measured at the grasp, the predicted
+//! post-capture state `x₀ = [θ; v_c⁺]`, `V₀ = (x₀ − x_nom,0)ᵀ S₀ (x₀ − x_nom,0)` and the verdict
+//! `V₀ < ρ₀`: three matrix–vector products and a quadratic form. It computes what the study computes, in the same order, from the same numbers (JSON
+//! keeps every `f64` exactly), so a saved design's verdict is the study's, bit for bit.
+//!
+//! Units and frames: SI (rad, m, s, kg, N). Chaser velocities are its velocity coordinates:
+//! the free base's `[ω; v]` (world axes, `v` of the base origin) then the joint rates. Target
+//! velocities are `[v_G; ω]`, world axes. The impulse is what the target gives the chaser at the
+//! grasp point, `[N·s; N·m·s about the grasp point]`, world axes (the wrist sensor's reading
+//! turned into world axes and integrated over the contact). The state is `[θ; v_c]` with `θ` the
+//! joint angles at capture.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use tumble_math::nalgebra::{DMatrix, DVector};
+
+/// The `format` of a design file.
+pub const FORMAT: &str = "tumble-capture-design";
+/// The design file version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// What a design file says about its units and frames.
+pub const FRAMES: &str = "SI units. chaser velocities: free base [omega; v] (world axes, v of the base origin) then \
+joint rates; target velocities: [v_G; omega] (world axes); impulse: on the chaser at the grasp point \
+[N s; N m s about the grasp point] (world axes); state x = [joint angles; chaser velocities].";
+
+/// A matrix as rows.
+pub type Rows = Vec<Vec<f64>>;
+
+/// The map from the measured impulse, as rows of its three matrices.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapRows {
+    /// Which map: `eq23` or `chaser`.
+    pub name: String,
+    /// `P_c` (nv × nv).
+    pub chaser: Rows,
+    /// `P_t` (nv × 6).
+    pub target: Rows,
+    /// `P_i` (nv × 6).
+    pub impulse: Rows,
+}
+
+/// A saved capture design: what the online check needs, with its units and frames.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DesignFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// Scenario the study ran.
+    pub scenario: String,
+    /// The study's seed.
+    pub seed: u64,
+    /// Units and frames, in words.
+    pub frames: String,
+    /// Chaser velocity coordinates (nv).
+    pub chaser_velocities: usize,
+    /// Joint angles at capture, rad (the state's first part).
+    pub joint_angles: Vec<f64>,
+    /// The study's nominal pre-capture chaser velocities.
+    pub nominal_chaser_velocity: Vec<f64>,
+    /// The study's nominal pre-capture target velocities `[v_G; ω]`.
+    pub nominal_target_velocity: Vec<f64>,
+    /// Detumble step, s.
+    pub dt: f64,
+    /// Design steps between the knots below: `S`, `ρ` and the nominal are kept at
+    /// `t_j = j · stride · dt` (the first, `t₀ = 0`, is what a verdict uses; the rest serve to
+    /// monitor a detumble against `V(t) < ρ(t)`).
+    pub stride: usize,
+    /// Nominal post-capture states `x_nom(t_j)`.
+    pub x_nom: Rows,
+    /// Nominal inputs `u_nom(t_j)` (base torque and force, joint torques; N·m, N).
+    pub u_nom: Rows,
+    /// Cost-to-go matrices `S(t_j)`, each as rows.
+    pub s: Vec<Rows>,
+    /// The funnel's inlet `ρ₀`: the verdict is `V₀ < ρ₀`. It is the smallest `V₀` of a sampled
+    /// capture that failed (`funnel_bounded`), or else the largest `V₀` sampled.
+    pub rho0: f64,
+    /// Funnel `ρ(t_j)`: the largest cost-to-go of the sampled successes below `ρ₀` at `t_j`.
+    pub rho: Vec<f64>,
+    /// Whether a sampled failure bounds `ρ₀` (otherwise it is a lower bound).
+    pub funnel_bounded: bool,
+    /// The map from the measured impulse.
+    pub map: MapRows,
+}
+
+/// The rows of `m`.
+pub fn rows(m: &DMatrix<f64>) -> Rows {
+    m.row_iter().map(|r| r.iter().copied().collect()).collect()
+}
+
+fn matrix(r: &Rows, shape: (usize, usize), key: &str) -> Result<DMatrix<f64>, String> {
+    if r.len() != shape.0 || r.iter().any(|row| row.len() != shape.1) {
+        return Err(format!("`{key}` must be {} × {}", shape.0, shape.1));
+    }
+    if r.iter().flatten().any(|x| !x.is_finite()) {
+        return Err(format!("`{key}` holds a value that is not finite"));
+    }
+    Ok(DMatrix::from_fn(shape.0, shape.1, |i, j| r[i][j]))
+}
+
+/// The verdict of an online check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OnlineVerdict {
+    /// The predicted post-capture state `[θ; v_c⁺]`.
+    pub state: DVector<f64>,
+    /// `V₀` of the predicted state.
+    pub v0: f64,
+    /// The funnel inlet `ρ₀`.
+    pub rho0: f64,
+    /// `V₀ / ρ₀`: below 1 is inside the funnel.
+    pub margin: f64,
+    /// `V₀ < ρ₀`: the detumble is predicted to succeed.
+    pub safe: bool,
+}
+
+/// A loaded design, ready to answer verdicts.
+#[derive(Clone, Debug)]
+pub struct CaptureCheck {
+    /// The file as read.
+    pub file: DesignFile,
+    s0: DMatrix<f64>,
+    x_nom0: DVector<f64>,
+    /// `[P_c, P_t, P_i]`.
+    map: [DMatrix<f64>; 3],
+    rho0: f64,
+}
+
+impl CaptureCheck {
+    /// Reads and validates the design file at `path`; errors name the file and the key.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text =
+            tumble_math::input::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// A check from a design file's text.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let file: DesignFile = serde_json::from_str(text).map_err(|e| format!("not a capture design file: {e}"))?;
+        Self::new(file)
+    }
+
+    /// A check from a design file, validated.
+    pub fn new(file: DesignFile) -> Result<Self, String> {
+        if file.format != FORMAT {
+            return Err(format!("`format` is `{}`, expected `{FORMAT}`", file.format));
+        }
+        if file.version != VERSION {
+            return Err(format!("`version` is {}; this build reads version {VERSION}", file.version));
+        }
+        let nv = file.chaser_velocities;
+        let nx = file.joint_angles.len() + nv;
+        if nv < 6 || file.joint_angles.len() + 6 != nv {
+            return Err(format!("`chaser_velocities` ({nv}) must be 6 more than the joint angles"));
+        }
+        let (s0, x0) = match (file.s.first(), file.x_nom.first()) {
+            (Some(s), Some(x)) if x.len() == nx => (matrix(s, (nx, nx), "s.0")?, DVector::from_column_slice(x)),
+            _ => return Err(format!("`s` and `x_nom` need a first entry, the state's length {nx}")),
+        };
+        let rho0 = file.rho0;
+        if !(rho0 > 0.0 && rho0.is_finite()) {
+            return Err(format!("`rho0` must be a positive finite number, got {rho0}"));
+        }
+        if !x0.iter().all(|x| x.is_finite()) {
+            return Err("`x_nom.0` holds a value that is not finite".into());
+        }
+        let map = [
+            matrix(&file.map.chaser, (nv, nv), "map.chaser")?,
+            matrix(&file.map.target, (nv, 6), "map.target")?,
+            matrix(&file.map.impulse, (nv, 6), "map.impulse")?,
+        ];
+        Ok(Self { s0, x_nom0: x0, map, rho0, file })
+    }
+
+    /// Chaser velocity coordinates the check takes.
+    pub fn chaser_velocities(&self) -> usize {
+        self.file.chaser_velocities
+    }
+
+    /// The verdict for pre-capture chaser velocities `v_c` (nv), target velocities `v_t`
+    /// (`[v_G; ω]`) and the impulse measured at the grasp (six numbers); see the module's units.
+    pub fn verdict(&self, v_c: &[f64], v_t: &[f64], impulse: &[f64]) -> Result<OnlineVerdict, String> {
+        let nv = self.chaser_velocities();
+        if v_c.len() != nv || v_t.len() != 6 || impulse.len() != 6 {
+            return Err(format!(
+                "a verdict needs {nv} chaser velocities, 6 target velocities and 6 impulse components; got {}, {} and {}",
+                v_c.len(),
+                v_t.len(),
+                impulse.len()
+            ));
+        }
+        if v_c.iter().chain(v_t).chain(impulse).any(|x| !x.is_finite()) {
+            return Err("every velocity and impulse component must be finite".into());
+        }
+        let (v_c, v_t, i) =
+            (DVector::from_column_slice(v_c), DVector::from_column_slice(v_t), DVector::from_column_slice(impulse));
+        let mut post = DVector::zeros(nv);
+        post.gemv(1.0, &self.map[0], &v_c, 0.0);
+        post.gemv(1.0, &self.map[1], &v_t, 1.0);
+        post.gemv(1.0, &self.map[2], &i, 1.0);
+        let n = self.file.joint_angles.len();
+        let state = DVector::from_iterator(n + nv, self.file.joint_angles.iter().chain(post.iter()).copied());
+        let v0 = cost_to_go(&self.s0, &self.x_nom0, &state);
+        Ok(OnlineVerdict { margin: v0 / self.rho0, safe: v0 < self.rho0, v0, rho0: self.rho0, state })
+    }
+}
+
+fn cost_to_go(s: &DMatrix<f64>, x_nom: &DVector<f64>, x: &DVector<f64>) -> f64 {
+    let n = x.len();
+    quadratic_in(s, x_nom, x, &mut DVector::zeros(n), &mut DVector::zeros(n))
+}
+
+/// `(x − x_nom)ᵀ S (x − x_nom)` with scratch `d` and `sd`, as `d·(S d)` (`S` symmetric): the
+/// cost-to-go of a TVLQR design, evaluated the same way by the study and by the check.
+pub fn quadratic_in(
+    s: &DMatrix<f64>,
+    x_nom: &DVector<f64>,
+    x: &DVector<f64>,
+    d: &mut DVector<f64>,
+    sd: &mut DVector<f64>,
+) -> f64 {
+    d.copy_from(x);
+    *d -= x_nom;
+    sd.gemv(1.0, s, d, 0.0);
+    d.dot(sd)
+}
+
+/// Writes `file` as JSON at `path` (compact: a design is mostly matrices).
+pub fn write_design(path: &Path, file: &DesignFile) -> Result<(), String> {
+    let text = serde_json::to_string(file).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
