@@ -18,8 +18,14 @@
 // A loaded capture design.
 typedef struct TumbleCaptureCheck TumbleCaptureCheck;
 
+// A normal contact law `F_n = F_e(δ) + F_d(δ, δ̇)`, never pulling.
+typedef struct TumbleContactLaw TumbleContactLaw;
+
 // An engine: objects, their pairings and per-contact friction state.
 typedef struct TumbleEngine TumbleEngine;
+
+// A loose snare wire fixed at both ends (the snare-wire document's §4).
+typedef struct TumbleLooseWire TumbleLooseWire;
 
 // A loaded contact model (shared by every object made from it).
 typedef struct TumbleModel TumbleModel;
@@ -175,6 +181,91 @@ int tumble_capture_check_verdict(const struct TumbleCaptureCheck *check,
                                  const double *target,
                                  const double *impulse,
                                  struct TumbleVerdict *out);
+
+// Linear spring–dashpot `k δ + c δ̇` (N/m, N·s/m). NULL on invalid parameters.
+struct TumbleContactLaw *tumble_law_spring_dashpot(double k, double c);
+
+// Hertz `k δ^1.5` (N/m^1.5), undamped. NULL on invalid parameters.
+struct TumbleContactLaw *tumble_law_hertz(double k);
+
+// Hunt–Crossley `k δ^p (1 + α δ̇)` (α in s/m). NULL on invalid parameters.
+struct TumbleContactLaw *tumble_law_hunt_crossley(double k, double p, double alpha);
+
+// Flores: Hunt–Crossley with `α = 8(1 − e)/(5 e v₀)` for the restitution `e` ∈ (0, 1].
+// NULL on invalid parameters.
+struct TumbleContactLaw *tumble_law_flores(double k, double p, double e);
+
+// The general power law `k δ^p + c δ^g sign(δ̇)|δ̇|^q` (`c = 0`: undamped). NULL on invalid
+// parameters.
+struct TumbleContactLaw *tumble_law_power(double k, double p, double c, double g, double q);
+
+// A tabulated elastic law: `force[i]` (N) at `delta[i]` (m), `n` points from `delta[0] = 0`
+// ascending, linear between them and beyond; undamped. NULL on an invalid table.
+//
+// # Safety
+// `delta` and `force` are NULL or point to `n` doubles each.
+struct TumbleContactLaw *tumble_law_table(const double *delta, const double *force, int n);
+
+// The snare-wire document's identified wire law (Table 4) at a contact position of `s_mm` =
+// 40, 65 or 90 mm, offset dropped, undamped. NULL for another position.
+struct TumbleContactLaw *tumble_law_snare_wire_table4(int s_mm);
+
+// Frees a law (NULL is ignored).
+//
+// # Safety
+// `law` is NULL or from a `tumble_law_*` constructor, not yet freed.
+void tumble_law_free(struct TumbleContactLaw *law);
+
+// The normal force (N, ≥ 0) at penetration `delta` (m) and rate `rate` (m/s, closing
+// positive), with `v0` the approach speed at first contact (for the restitution-based
+// dampings), into `force`; potential energy `∫₀^δ F_e` (J) into `energy` (NULL to skip).
+//
+// # Safety
+// `law` is NULL or a live law; `force` and `energy` are NULL or writable.
+int tumble_law_force(const struct TumbleContactLaw *law,
+                     double delta,
+                     double rate,
+                     double v0,
+                     double *force,
+                     double *energy);
+
+// Regularised Coulomb friction (N, into `out[3]`) against the tangential slip velocity
+// `slip[3]` (m/s): magnitude `μ F_n η(|v|/v*)`, `η(s) = s(2 − s)` below 1, 1 beyond.
+//
+// # Safety
+// `slip` is NULL or points to 3 doubles; `out` is NULL or writable for 3.
+int tumble_friction(double mu, double normal, const double *slip, double v_star, double *out);
+
+// The document's wire (Table 3: `L` = 180 mm, `l` = 175 mm, SUS-304 1.5 mm) pushed at
+// `position` (m from one end along the chord), with Table 4's law there and linear damping
+// `damping` (N·s/m). NULL on invalid input.
+struct TumbleLooseWire *tumble_wire_table4(double position, double damping);
+
+// Frees a wire (NULL is ignored).
+//
+// # Safety
+// `wire` is NULL or from [`tumble_wire_table4`], not yet freed.
+void tumble_wire_free(struct TumbleLooseWire *wire);
+
+// The wire's force on the shaft (N, ≥ 0; the slack law up to `Q`, the steel's stretch beyond)
+// at penetration `delta` (m) and rate `rate` (m/s, closing), into `force`; its tension (N)
+// into `tension` (NULL to skip). Past the yield load ([`tumble_wire_limits`]) the model no
+// longer holds: the caller should stop there.
+//
+// # Safety
+// `wire` is NULL or a live wire; `force` and `tension` are NULL or writable.
+int tumble_wire_force(const struct TumbleLooseWire *wire,
+                      double delta,
+                      double rate,
+                      double *force,
+                      double *tension);
+
+// The wire's slack limit `Q` (m) into `slack` and its yield load (N) into `yield_load`
+// (either may be NULL).
+//
+// # Safety
+// `wire` is NULL or a live wire; the outputs are NULL or writable.
+int tumble_wire_limits(const struct TumbleLooseWire *wire, double *slack, double *yield_load);
 
 #ifdef __cplusplus
 }  // extern "C"

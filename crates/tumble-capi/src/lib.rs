@@ -1,8 +1,10 @@
 //! C interface of Tumble's interference contact engine ([`tumble_contact::interference`]), so
 //! that an external multibody code can drive it as Pong is driven by MBDyn: load contact models,
 //! instantiate and pair objects, then at each step set the pose and twist of every movable
-//! body, evaluate, read the contact wrenches back and commit the friction state. Also the online
-//! pre-capture check from a capture study's saved design (`tumble_capture_check_*`).
+//! body, evaluate, read the contact wrenches back and commit the friction state. Also the contact
+//! laws, friction and the snare wire for a code that computes its own penetrations
+//! (`tumble_law_*`, `tumble_friction`, `tumble_wire_*`), and the online pre-capture check from
+//! a capture study's saved design (`tumble_capture_check_*`).
 //!
 //! The header `include/tumble.h` is generated from this file by cbindgen (the test
 //! `header_is_current` fails when it is stale; `TUMBLE_BLESS=1 cargo test -p tumble-capi`
@@ -16,7 +18,9 @@
 //! interface: use one engine per thread (the engine itself runs its testers in parallel).
 
 mod capture;
+mod laws;
 pub use capture::*;
+pub use laws::*;
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};

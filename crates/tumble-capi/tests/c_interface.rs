@@ -39,6 +39,34 @@ fn lib_dir() -> PathBuf {
     if so(&deps).exists() { deps } else { deps.parent().unwrap().to_path_buf() }
 }
 
+/// Compiles `examples/c/NAME.c` against the cdylib into `exe`.
+fn compile(name: &str, exe: &Path) {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .arg(crate_dir().join("examples/c").join(format!("{name}.c")))
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg("-L")
+        .arg(lib_dir())
+        .arg("-ltumble_capi")
+        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
+        .args(["-Wall", "-Werror", "-o"])
+        .arg(exe)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+    assert!(status.success(), "compiling {name}.c failed");
+}
+
+/// Rows of numbers a C example printed.
+fn numbers(out: std::process::Output) -> Vec<Vec<f64>> {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .collect()
+}
+
 /// The C example's steps through the Rust API, printed the same way (`%.17g` ≡ Rust's
 /// shortest round-trip form compared as numbers).
 fn rust_run(dir: &Path) -> Vec<Vec<f64>> {
@@ -67,28 +95,10 @@ fn rust_run(dir: &Path) -> Vec<Vec<f64>> {
 fn the_c_example_gives_the_forces_of_the_rust_api() {
     let dir = crate_dir().join("examples/c");
     let exe = std::env::temp_dir().join(format!("tumble_pong_like_{}", std::process::id()));
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = Command::new(&cc)
-        .arg(dir.join("pong_like.c"))
-        .arg("-I")
-        .arg(crate_dir().join("include"))
-        .arg("-L")
-        .arg(lib_dir())
-        .arg("-ltumble_capi")
-        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
-        .args(["-Wall", "-Werror", "-o"])
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
-    assert!(status.success(), "compiling pong_like.c failed");
+    compile("pong_like", &exe);
     let out = Command::new(&exe).arg(dir.join("tripod.toml")).arg(dir.join("ground.toml")).output().unwrap();
     let _ = std::fs::remove_file(&exe);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let c: Vec<Vec<f64>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let c = numbers(out);
     let rust = rust_run(&dir);
     assert_eq!(c.len(), rust.len());
     // The tripod lands during the run: contacts appear, and the last step carries load.
@@ -159,20 +169,7 @@ fn the_c_capture_check_answers_the_rust_verdicts() {
     let design = tmp.join("design.json");
     write_design(&design, &small_design()).unwrap();
     let exe = tmp.join("capture_check");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = Command::new(&cc)
-        .arg(crate_dir().join("examples/c/capture_check.c"))
-        .arg("-I")
-        .arg(crate_dir().join("include"))
-        .arg("-L")
-        .arg(lib_dir())
-        .arg("-ltumble_capi")
-        .arg(format!("-Wl,-rpath,{}", lib_dir().display()))
-        .args(["-Wall", "-Werror", "-o"])
-        .arg(&exe)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
-    assert!(status.success(), "compiling capture_check.c failed");
+    compile("capture_check", &exe);
     // v_c = 0.25 on the first rate, I = 0.5 there: v⁺ = 0.5, V₀ = 2 · 0.25 = 0.5 (safe); with
     // I = 2.5 there: v⁺ = 1.5, V₀ = 4.5 (unsafe). Target velocities do not enter (P_t = 0).
     let captures = [
@@ -192,13 +189,7 @@ fn the_c_capture_check_answers_the_rust_verdicts() {
         input += &(line.join(" ") + "\n");
     }
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rows: Vec<Vec<f64>> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let rows = numbers(child.wait_with_output().unwrap());
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[0], vec![1.0, 0.5, 1.0, 0.5]);
     assert_eq!(rows[1], vec![0.0, 4.5, 1.0, 4.5]);
@@ -225,4 +216,56 @@ fn the_c_capture_check_answers_the_rust_verdicts() {
         assert!(CStr::from_ptr(tumble_last_error()).to_str().unwrap().contains("/nonexistent/design.json"));
     }
     std::fs::remove_dir_all(&tmp).ok();
+}
+
+/// The laws, friction and the wire from C print what the Rust API computes, to the last bit,
+/// and the analytic values where they are simple.
+#[test]
+fn the_c_laws_and_wire_give_the_rust_forces() {
+    use tumble_contact::laws::{ContactLaw, Damping, Stiffness, friction};
+    use tumble_contact::snare::LooseWire;
+    let exe = std::env::temp_dir().join(format!("tumble_laws_{}", std::process::id()));
+    compile("laws", &exe);
+    let rows = numbers(Command::new(&exe).output().unwrap());
+    let _ = std::fs::remove_file(&exe);
+    let laws = [
+        ContactLaw::spring_dashpot(1e4, 50.0),
+        ContactLaw::hertz(1e6),
+        ContactLaw::hunt_crossley(1e6, 1.5, 0.3),
+        ContactLaw::flores(1e6, 1.5, 0.8),
+        ContactLaw {
+            stiffness: Stiffness::Power { k: 2e5, p: 1.2 },
+            damping: Damping::Power { c: 30.0, g: 0.5, q: 1.0 },
+        },
+        ContactLaw::snare_wire_table4(90).unwrap(),
+        ContactLaw {
+            stiffness: Stiffness::Table { delta: vec![0.0, 0.01, 0.02], force: vec![0.0, 100.0, 400.0] },
+            damping: Damping::None,
+        },
+    ];
+    assert_eq!(rows.len(), 7 * 15 + 4 + 2);
+    for r in &rows[..105] {
+        let law = &laws[r[0] as usize];
+        assert_eq!((r[3], r[4]), (law.force(r[1], r[2], 0.5), law.energy(r[1])), "law {}", r[0]);
+    }
+    let at = |law: usize, delta: f64, rate: f64| {
+        rows.iter().find(|r| r[0] == law as f64 && r[1] == delta && r[2] == rate).unwrap()[3]
+    };
+    // k δ + c δ̇; never pulling; zero out of contact; Hertz; the table's interpolation.
+    assert_eq!(at(0, 0.001, 0.2), 1e4 * 0.001 + 50.0 * 0.2);
+    assert_eq!(at(0, 0.001, -0.1), 1e4 * 0.001 - 50.0 * 0.1);
+    assert_eq!((at(0, -0.001, 0.2), at(0, 0.0, 0.2)), (0.0, 0.0));
+    assert!((at(1, 0.015, 0.0) - 1e6 * 0.015f64.powf(1.5)).abs() < 1e-9);
+    assert!((at(6, 0.015, 0.0) - 250.0).abs() < 1e-9);
+    let wire = LooseWire::table4(0.09, 50.0).unwrap();
+    for r in &rows[105..109] {
+        assert_eq!((r[3], r[4]), (wire.force(r[1], r[2], 0.0), wire.tension(r[1])));
+    }
+    assert_eq!(rows[107][4], 0.0, "slack at Q: no tension");
+    assert!(rows[108][4] > 0.0, "taut past Q");
+    assert_eq!((rows[109][1], rows[109][2]), (wire.slack, wire.yield_load));
+    // μ F_n η(|v|/v*) against the slip: |v| = 5 mm/s, v* = 10 mm/s, η(0.5) = 0.75.
+    let f = friction(0.3, 100.0, &tumble_math::Vec3::new(0.003, -0.004, 0.0), 0.01);
+    assert_eq!(&rows[110][1..4], f.as_slice());
+    assert!((f.norm() - 0.3 * 100.0 * 0.75).abs() < 1e-12 && (f.x + 13.5).abs() < 1e-12);
 }
