@@ -316,7 +316,8 @@ fn capture_writes_its_study_and_refuses_bad_input() {
     assert_eq!(summary["maps"].as_array().expect("maps").len(), 5);
     let rows = std::fs::read_to_string(d.join("out/samples.csv")).expect("samples");
     assert_eq!(rows.lines().count(), 17);
-    for f in ["plots/funnel.png", "plots/funnel.svg", "plots/verdict.png"] {
+    for f in ["plots/funnel.png", "plots/funnel.svg", "plots/verdict.png", "plots/detumble_inputs.png", "animation.glb"]
+    {
         assert!(d.join("out").join(f).exists(), "{f}");
     }
     // The online check from the saved design answers the study's own online check, exactly.

@@ -180,6 +180,30 @@ fn an_arm_run_animates_every_link() {
     assert!(a.channels().all(|c| c.sampler().input().count() == run.rows.len()));
 }
 
+/// The capture study's nominal detumble: every link of the chaser and the welded target, a frame
+/// every 0.2 s over the 120 s horizon (601 of the design's 2401 steps).
+#[test]
+fn a_capture_study_animates_its_nominal_detumble() {
+    use tumble_sim::capture_map::CaptureStudy;
+    let study = CaptureStudy::build(&scenario("capture_map/tumbling_500kg.toml")).unwrap();
+    let c = study.controller(2).unwrap();
+    let rep = tumble_sim::capture_map::CaptureReport {
+        maps: vec![],
+        design: c.design,
+        nominal: c.nominal,
+        funnel: c.funnel,
+        estimation: c.estimation,
+        verification: vec![],
+        online: None,
+    };
+    let bytes = tumble_sim::capture_map::animation(&study, &rep).glb().unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
+    let links = study.plant.model.links.len();
+    assert_eq!(g.nodes().count(), links + 1);
+    let a = g.animations().next().unwrap();
+    assert!(a.channels().all(|c| c.sampler().input().count() == 601));
+}
+
 #[test]
 fn a_grapple_run_animates_the_arm_the_payload_and_the_closing_wires() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/snare/jemrms_snare.toml");

@@ -37,6 +37,25 @@ fn the_tripod_settles_carrying_its_weight() {
     // energy is below the start by at least the kinetic energy the tripod came with.
     let [_, v0, ..] = r.samples[0].bodies[0];
     assert!(last.energy < r.samples[0].energy - 0.5 * 10.0 * v0.norm_squared() * 0.99);
+    // The recorded normal and friction parts add up to the contact force at every sample, the
+    // friction lies in the ground's plane and the normal part along its normal (+z); at rest
+    // the normal part carries the weight.
+    for s in &r.samples {
+        let [normal, friction] = s.split[0];
+        let force = s.bodies[0][3];
+        assert!(
+            (normal + friction - force).norm() <= 1e-9 * force.norm().max(1.0),
+            "t = {}: {normal} + {friction} ≠ {force}",
+            s.t
+        );
+        let off = normal.x.hypot(normal.y);
+        assert!(
+            friction.z.abs() <= 1e-9 * force.norm().max(1.0) && off <= 1e-9 * normal.norm().max(1.0),
+            "t = {}: {normal} {friction}",
+            s.t
+        );
+    }
+    assert!((last.split[0][0].z - weight).abs() < 1e-4 * weight);
     assert_eq!(m.bodies.len(), 2);
 }
 

@@ -443,9 +443,19 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSu
 /// The run as an animation: each link as the inertia-equivalent box about its centre of mass,
 /// posed by the tree's kinematics at each sample.
 pub fn animation(model: &ArmModel, run: &ArmRun) -> crate::anim::Animation {
-    use tumble_math::UnitQuat;
     let mb = &model.system.model;
     let (nq, nv) = (mb.nq(), mb.nv());
+    let frames =
+        run.rows.iter().filter(|r| r.len() >= 1 + nq + nv).map(|r| (r[0], &r[1..1 + nq], &r[1 + nq..1 + nq + nv]));
+    tree_animation(mb, frames)
+}
+
+/// A tree's animation from `(t, q, v)` frames: each link as the inertia-equivalent box about its
+/// centre of mass, posed by the tree's kinematics.
+pub(crate) fn tree_animation<'a>(
+    mb: &Multibody,
+    frames: impl Iterator<Item = (f64, &'a [f64], &'a [f64])>,
+) -> crate::anim::Animation {
     let mut anim = crate::anim::Animation::new();
     for (k, l) in mb.links.iter().enumerate() {
         let shade = 0.3 + 0.6 * (k as f32 / mb.links.len().max(1) as f32);
@@ -456,13 +466,10 @@ pub fn animation(model: &ArmModel, run: &ArmRun) -> crate::anim::Animation {
         };
         anim.body(&l.name, meshes);
     }
-    for r in &run.rows {
-        if r.len() < 1 + nq + nv {
-            continue;
-        }
-        let k = mb.kinematics(&r[1..1 + nq], &r[1 + nq..1 + nq + nv]);
+    for (t, q, v) in frames {
+        let k = mb.kinematics(q, v);
         let poses: Vec<(Vec3, UnitQuat)> = k.pose.iter().map(|(R, p)| (*p, tumble_math::quat_from_matrix(R))).collect();
-        anim.frame(r[0], &poses);
+        anim.frame(t, &poses);
     }
     anim
 }

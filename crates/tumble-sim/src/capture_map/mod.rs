@@ -8,11 +8,12 @@ pub mod campaign;
 pub mod detumble;
 mod held;
 mod online;
+mod plots;
+pub use plots::animation;
 mod verdict;
 
 use crate::arm::ArmModel;
 use crate::campaign::dispersion::Stream;
-use crate::plot::{Series, line_plot, scatter_groups};
 use crate::scenario::capture::{RoaSpec, VerdictMap};
 use crate::scenario::check::{Check, err, mass_and_inertia};
 use crate::scenario::{Scenario, ScenarioError};
@@ -287,7 +288,8 @@ pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
 }
 
 /// Writes `summary.json`, `samples.csv`, `design.json` (the saved design an online check
-/// loads: [`tumble_control::capture_check::DesignFile`]) and plots into `dir`; returns the summary.
+/// loads: [`tumble_control::capture_check::DesignFile`]), plots and `animation.glb` (the nominal
+/// detumble) into `dir`; returns the summary.
 pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
     crate::output::RunDir::create(dir)?;
@@ -326,36 +328,8 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         .filter(|s| s.v0_predicted < rho0 && !s.rollout.success)
         .map(|s| json!({"index": s.index, "margin": s.v0_predicted / rho0, "failure": s.rollout.failure}))
         .collect();
-    let d = &rep.design;
-    let steps = d.steps();
-    let t: Vec<f64> = (0..=steps).map(|k| k as f64 * d.spec.dt).collect();
-    let log = |y: &[f64]| y.iter().map(|v| v.max(1e-300).log10()).collect::<Vec<_>>();
-    // (The nominal capture is the trajectory itself: its V is zero, not drawn.)
-    let mut series = vec![Series { label: "funnel ρ(t)".into(), x: &t, y: log(&rep.funnel.rho) }];
-    for s in rep.verification.iter().filter(|s| s.v0 < rho0 && s.rollout.cost_to_go.len() > 1).take(5) {
-        let n = s.rollout.cost_to_go.len();
-        series.push(Series { label: format!("sample {}", s.index), x: &t[..n], y: log(&s.rollout.cost_to_go) });
-    }
-    line_plot(
-        &dir.join("plots/funnel"),
-        "Funnel ρ(t) and simulated XᵀS(t)X",
-        "time after capture (s)",
-        "log10 cost-to-go",
-        &series,
-        false,
-    )?;
-    let point = |s: &Sample| ((s.v0_predicted / rho0).log10(), (s.rollout.final_rate / d.spec.goal_rate).log10());
-    let outcome = |ok: bool| -> Vec<(f64, f64)> {
-        rep.verification.iter().filter(|s| s.rollout.success == ok).map(point).collect()
-    };
-    let (detumbled, failed) = (outcome(true), outcome(false));
-    scatter_groups(
-        &dir.join("plots/verdict"),
-        "Verdict margin vs simulated outcome (right of 0: predicted unsafe)",
-        "log10 (X₀ᵀS₀X₀ / ρ₀)",
-        "log10 (final rate / goal rate)",
-        &[("detumbled", &detumbled), ("failed", &failed)],
-    )?;
+    plots::write(dir, rep)?;
+    plots::animation(study, rep).write_glb(&dir.join("animation.glb"))?;
     let maps: Vec<Value> = rep
         .maps
         .iter()

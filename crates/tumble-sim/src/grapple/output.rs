@@ -58,8 +58,25 @@ pub fn timeseries(run: &GrappleRun) -> Table {
     table
 }
 
-/// Writes `timeseries.csv`, `summary.json` and plots (joint angles, reaction force, payload
-/// attitude and velocity, snare closing) into `dir`.
+/// Each flexible joint's motor angle (change from the start) and deflection `q − θ`, degrees.
+fn flexible_series<'a>(cap: &GrappleCapture, run: &GrappleRun, t: &'a [f64]) -> (Vec<Series<'a>>, Vec<Series<'a>>) {
+    let mb = &cap.arm.system.model;
+    let first = run.samples.first();
+    let (mut motors, mut deflections) = (Vec::new(), Vec::new());
+    for (i, f) in cap.arm.system.flexible.iter().enumerate() {
+        let link = (0..mb.links.len()).find(|&l| mb.links[l].joint.nv() > 0 && mb.v_index(l) == f.dof);
+        let label = link.and_then(|l| cap.arm.joint_names.get(l).cloned().flatten()).unwrap_or(format!("dof{}", f.dof));
+        let (qi, m0) = (mb.q_index(f.dof), first.map_or(0.0, |s| s.motors[i]));
+        let motor = run.samples.iter().map(|s| (s.motors[i] - m0).to_degrees()).collect();
+        let deflection = run.samples.iter().map(|s| (s.q[qi] - s.motors[i]).to_degrees()).collect();
+        motors.push(Series { label: label.clone(), x: t, y: motor });
+        deflections.push(Series { label, x: t, y: deflection });
+    }
+    (motors, deflections)
+}
+
+/// Writes `timeseries.csv`, `summary.json` and plots (joint angles, motor angles and joint
+/// deflections, reaction force, payload attitude and velocity, snare closing) into `dir`.
 pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> Result<GrappleSummary, String> {
     let out = RunDir::create(dir)?;
     let (first, _) = first_last(&run.samples)?;
@@ -80,8 +97,11 @@ pub fn write_grapple_run(dir: &Path, cap: &GrappleCapture, run: &GrappleRun) -> 
         })
         .collect();
     let deg = |i: usize| move |s: &GrappleSample| s.attitude[i].to_degrees();
+    let (motors, deflections) = flexible_series(cap, run, &t);
     let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
         ("joint_angles", "Joint angles (change from the start)", "deg", joints),
+        ("motor_angles", "Motor angles θ (change from the start)", "deg", motors),
+        ("joint_deflections", "Joint deflections q − θ", "deg", deflections),
         (
             "reaction_force",
             "Reaction force on the payload (effector axes)",

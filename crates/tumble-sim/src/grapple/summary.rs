@@ -1,10 +1,11 @@
 //! What an arm's capture of a payload did, typed: the run's `summary.json`, a campaign's row
 //! and the headline `tumble run` prints all come from [`GrappleSummary`].
 
-use super::{GrappleCapture, GrappleRun, outcome};
+use super::{GrappleCapture, GrappleRun, GrappleSample, outcome};
 use crate::output::{first_last, vec3};
 use serde::Serialize;
 use std::path::Path;
+use tumble_dynamics::multibody::Joint;
 
 /// The figures of one capture (SI units, named with them; angles in degrees).
 #[derive(Clone, Debug, Serialize)]
@@ -47,6 +48,9 @@ pub struct GrappleSummary {
     pub payload_attitude_final_deg: [f64; 3],
     /// Largest excursion of any arm joint from its start, deg.
     pub largest_joint_excursion_deg: f64,
+    /// The closest any joint with limits (`arm.joints.limits`) came to one of them over the
+    /// run, deg or m (negative: beyond it); `None` when no joint has limits.
+    pub joint_limit_margin: Option<f64>,
     /// Energy at the start, J.
     pub energy_initial_J: f64,
     /// Energy at the end, J.
@@ -84,6 +88,7 @@ impl GrappleSummary {
             payload_angular_velocity_final_rad_s: last.omega,
             payload_attitude_final_deg: last.attitude.map(f64::to_degrees),
             largest_joint_excursion_deg: excursion.fold(0.0, f64::max),
+            joint_limit_margin: limit_margin(cap, run),
             energy_initial_J: first.energy,
             energy_final_J: last.energy,
             wall_time_s: run.wall_s,
@@ -94,7 +99,7 @@ impl GrappleSummary {
     /// The line `tumble run` prints, with the output folder `out`.
     pub fn headline(&self, out: &Path) -> String {
         format!(
-            "{}: {} — peak wire force {:.1} N, impulse {} N·s, payload velocity {} → {} m/s, attitude {} deg, largest joint excursion {:.3} deg; t = {:?} s in {:.2} s wall ({:.0}× real time); outputs in {}",
+            "{}: {} — peak wire force {:.1} N, impulse {} N·s, payload velocity {} → {} m/s, attitude {} deg, largest joint excursion {:.3} deg; t = {:.4} s in {:.2} s wall ({:.0}× real time); outputs in {}",
             self.scenario,
             self.outcome,
             self.peak_wire_force_N,
@@ -109,4 +114,27 @@ impl GrappleSummary {
             out.display()
         )
     }
+}
+
+/// The smallest distance of any limited joint from its nearest limit over the run (degrees for
+/// a revolute joint, metres for a prismatic one).
+fn limit_margin(cap: &GrappleCapture, run: &GrappleRun) -> Option<f64> {
+    let mb = &cap.arm.system.model;
+    let limited: Vec<(usize, f64, f64, f64)> = (0..mb.links.len())
+        .filter(|&l| mb.links[l].joint.nv() == 1)
+        .filter_map(|l| {
+            let k = mb.v_index(l);
+            let (lo, hi, ..) = cap.arm.system.joint_forces.get(k)?.as_ref()?.limits?;
+            let scale =
+                if matches!(mb.links[l].joint, Joint::Revolute(_)) { 180.0 / std::f64::consts::PI } else { 1.0 };
+            Some((mb.q_index(k), lo, hi, scale))
+        })
+        .collect();
+    if limited.is_empty() {
+        return None;
+    }
+    let margin = |s: &GrappleSample| {
+        limited.iter().map(|&(i, lo, hi, scale)| scale * (s.q[i] - lo).min(hi - s.q[i])).fold(f64::INFINITY, f64::min)
+    };
+    Some(run.samples.iter().map(margin).fold(f64::INFINITY, f64::min))
 }

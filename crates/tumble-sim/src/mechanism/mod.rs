@@ -127,6 +127,9 @@ pub struct MechSample {
     pub bodies: Vec<[Vec3; 5]>,
     /// Per body: attitude.
     pub attitudes: Vec<UnitQuat>,
+    /// Per body: the contact force split into its normal and friction parts, summed over the
+    /// body's contacts (W, N).
+    pub split: Vec<[Vec3; 2]>,
     /// Active contacts.
     pub contacts: usize,
     /// `T + V_g + V_springs` of the free bodies, J.

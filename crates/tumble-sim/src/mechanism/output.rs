@@ -8,7 +8,8 @@ use std::path::Path;
 use tumble_math::{UnitQuat, Vec3};
 
 /// The samples as `timeseries.csv` has them: per moving body its position, velocity, rate,
-/// contact wrench and attitude; the number of contacts and the energy.
+/// contact wrench, attitude and the contact force's normal and friction parts; the number of
+/// contacts and the energy.
 pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
     let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
     let mut head = vec!["t_s".to_string()];
@@ -25,6 +26,7 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
                 "contact_tz_N_m",
             ])
             .chain(["qw", "qx", "qy", "qz"])
+            .chain(["normal_fx_N", "normal_fy_N", "normal_fz_N", "friction_fx_N", "friction_fy_N", "friction_fz_N"])
         {
             head.push(format!("{n}_{q}"));
         }
@@ -36,6 +38,7 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
         for &i in &free {
             row.extend(s.bodies[i].iter().flat_map(|v| v.iter().copied()));
             row.extend(tumble_math::quat_to_wxyz(&s.attitudes[i]));
+            row.extend(s.split[i].iter().flat_map(|v| v.iter().copied()));
         }
         row.extend([s.contacts as f64, s.energy]);
         table.push(&row);
@@ -61,10 +64,17 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<M
         for (k, axis) in ["x", "y", "z"].iter().enumerate() {
             position.push(Series { label: format!("{n} {axis}"), x: &t, y: col(i, &|b| b[0][k]) });
         }
-        force.push(Series { label: format!("{n} |F|"), x: &t, y: col(i, &|b| b[3].norm()) });
+        for (k, axis) in ["Fx", "Fy", "Fz"].iter().enumerate() {
+            force.push(Series { label: format!("{n} {axis}"), x: &t, y: col(i, &|b| b[3][k]) });
+        }
+        for (k, part) in ["normal", "friction"].iter().enumerate() {
+            let y = run.samples.iter().map(|s| s.split[i][k].norm()).collect();
+            force.push(Series { label: format!("{n} |{part}|"), x: &t, y });
+        }
     }
     line_plot(&out.plot("position"), "Centre of mass positions", "time [s]", "m", &position, false)?;
-    line_plot(&out.plot("contact_force"), "Contact force on each free body", "time [s]", "N", &force, false)?;
+    let title = "Contact force on each moving body: components (W) and its normal and friction parts";
+    line_plot(&out.plot("contact_force"), title, "time [s]", "N", &force, false)?;
     let energy =
         vec![Series { label: "T + V_g + V_springs".into(), x: &t, y: run.samples.iter().map(|s| s.energy).collect() }];
     line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;

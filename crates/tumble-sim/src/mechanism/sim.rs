@@ -55,9 +55,19 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
                 [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
             })
             .collect();
+        let mut split = vec![[Vec3::zeros(); 2]; m.bodies.len()];
+        for c in self.engine.contacts() {
+            // On B along +normal with the friction; the opposite on A.
+            let Some(&(a, b)) = m.pairs.get(c.key.0 as usize) else { continue };
+            let (n, f) = (c.normal * c.normal_force, c.friction);
+            split[b][0] += n;
+            split[b][1] += f;
+            split[a][0] -= n;
+            split[a][1] -= f;
+        }
         let contacts = self.engine.contacts().len();
         self.restore(k);
-        MechSample { t, bodies, attitudes, contacts, energy }
+        MechSample { t, bodies, attitudes, split, contacts, energy }
     }
 
     /// The arm's kinematics at `y`, in the scratch lent out of `self`.

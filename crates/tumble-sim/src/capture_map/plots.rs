@@ -1,0 +1,113 @@
+//! A capture study's plots: the funnel with sampled cost-to-go curves, the verdict against
+//! the simulated outcome, and the nominal detumble's states and inputs.
+
+use super::{CaptureReport, Sample};
+use crate::plot::{Series, line_plot, scatter_groups};
+use std::path::Path;
+
+/// Writes `plots/funnel`, `plots/verdict`, `plots/detumble_angles`, `plots/detumble_rates` and
+/// `plots/detumble_inputs` into `dir`.
+pub(super) fn write(dir: &Path, rep: &CaptureReport) -> Result<(), String> {
+    let rho0 = rep.funnel.rho0;
+    let d = &rep.design;
+    let steps = d.steps();
+    let t: Vec<f64> = (0..=steps).map(|k| k as f64 * d.spec.dt).collect();
+    let log = |y: &[f64]| y.iter().map(|v| v.max(1e-300).log10()).collect::<Vec<_>>();
+    // (The nominal capture is the trajectory itself: its V is zero, not drawn.)
+    let mut series = vec![Series { label: "funnel ρ(t)".into(), x: &t, y: log(&rep.funnel.rho) }];
+    for s in rep.verification.iter().filter(|s| s.v0 < rho0 && s.rollout.cost_to_go.len() > 1).take(5) {
+        let n = s.rollout.cost_to_go.len();
+        series.push(Series { label: format!("sample {}", s.index), x: &t[..n], y: log(&s.rollout.cost_to_go) });
+    }
+    line_plot(
+        &dir.join("plots/funnel"),
+        "Funnel ρ(t) and simulated XᵀS(t)X",
+        "time after capture (s)",
+        "log10 cost-to-go",
+        &series,
+        false,
+    )?;
+    let point = |s: &Sample| ((s.v0_predicted / rho0).log10(), (s.rollout.final_rate / d.spec.goal_rate).log10());
+    let outcome = |ok: bool| -> Vec<(f64, f64)> {
+        rep.verification.iter().filter(|s| s.rollout.success == ok).map(point).collect()
+    };
+    let (detumbled, failed) = (outcome(true), outcome(false));
+    scatter_groups(
+        &dir.join("plots/verdict"),
+        "Verdict margin vs simulated outcome (right of 0: predicted unsafe)",
+        "log10 (X₀ᵀS₀X₀ / ρ₀)",
+        "log10 (final rate / goal rate)",
+        &[("detumbled", &detumbled), ("failed", &failed)],
+    )?;
+    detumble(dir, rep, &t)
+}
+
+/// The nominal detumble `x(t) = [θ; ω; v; θ̇]`, `u(t) = [τ_base; f_base; τ_joints]`: the
+/// trajectory the TVLQR was designed along, which the nominal capture follows.
+fn detumble(dir: &Path, rep: &CaptureReport, t: &[f64]) -> Result<(), String> {
+    let d = &rep.design;
+    let n = d.theta_capture.len();
+    let component = |rows: &[tumble_math::nalgebra::DVector<f64>], i: usize, scale: f64, offset: f64| -> Vec<f64> {
+        rows.iter().map(|x| scale * (x[i] - offset)).collect()
+    };
+    let deg = 180.0 / std::f64::consts::PI;
+    let angles: Vec<Series> = (0..n)
+        .map(|j| Series { label: format!("joint {}", j + 1), x: t, y: component(&d.x_nom, j, deg, d.theta_capture[j]) })
+        .collect();
+    let labels = ["ωx", "ωy", "ωz", "vx", "vy", "vz"];
+    let rates: Vec<Series> = (0..6 + n)
+        .map(|i| {
+            let label = labels.get(i).map_or_else(|| format!("joint {} rate", i - 5), |l| format!("base {l}"));
+            Series { label, x: t, y: component(&d.x_nom, n + i, 1.0, 0.0) }
+        })
+        .collect();
+    let ut = &t[..d.u_nom.len()];
+    let names = ["τx", "τy", "τz", "fx", "fy", "fz"];
+    let inputs: Vec<Series> = (0..6 + n)
+        .map(|i| {
+            let label = names.get(i).map_or_else(|| format!("joint {} torque", i - 5), |l| format!("base {l}"));
+            Series { label, x: ut, y: component(&d.u_nom, i, 1.0, 0.0) }
+        })
+        .collect();
+    let time = "time after capture (s)";
+    line_plot(
+        &dir.join("plots/detumble_angles"),
+        "Nominal detumble: joint angles from capture",
+        time,
+        "deg",
+        &angles,
+        false,
+    )?;
+    let title = "Nominal detumble: base rates (rad/s, m/s) and joint rates (rad/s)";
+    line_plot(&dir.join("plots/detumble_rates"), title, time, "rate", &rates, false)?;
+    let title = "Nominal detumble: inputs (N·m, N)";
+    line_plot(&dir.join("plots/detumble_inputs"), title, time, "input", &inputs, false)
+}
+
+/// The nominal detumble as an animation (`animation.glb`): the chaser's links and the target
+/// welded to its tool, as inertia-equivalent boxes, every `stride` design steps. The design's
+/// state holds the joint angles and every rate but not the base's pose, which is integrated here
+/// from the base's rates (midpoint rule at the design step, the quaternion renormalised).
+pub fn animation(study: &super::CaptureStudy, rep: &CaptureReport) -> crate::anim::Animation {
+    let mb = &study.plant.model;
+    let d = &rep.design;
+    let (n, nq, nv) = (d.theta_capture.len(), mb.nq(), mb.nv());
+    let mut q = study.q.clone();
+    let mut qd = vec![0.0; nq];
+    let mut mid = vec![0.0; nq];
+    let stride = (d.x_nom.len() / 600).max(1);
+    let mut frames: Vec<(f64, Vec<f64>, Vec<f64>)> = Vec::with_capacity(d.x_nom.len() / stride + 1);
+    for (k, x) in d.x_nom.iter().enumerate() {
+        q[nq - n..].copy_from_slice(&x.as_slice()[..n]);
+        let v = &x.as_slice()[n..n + nv];
+        if k % stride == 0 {
+            frames.push((k as f64 * d.spec.dt, q.clone(), v.to_vec()));
+        }
+        mb.q_dot(&q, v, &mut qd);
+        mid.iter_mut().zip(&q).zip(&qd).for_each(|((m, q), qd)| *m = q + 0.5 * d.spec.dt * qd);
+        mb.q_dot(&mid, v, &mut qd);
+        q.iter_mut().zip(&qd).for_each(|(q, qd)| *q += d.spec.dt * qd);
+        mb.normalize(&mut q);
+    }
+    crate::arm::tree_animation(mb, frames.iter().map(|(t, q, v)| (*t, q.as_slice(), v.as_slice())))
+}
