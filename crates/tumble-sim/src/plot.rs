@@ -105,6 +105,20 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
+/// The legend of the chart's labelled series.
+fn legend<'a, DB: DrawingBackend + 'a>(chart: &mut Chart<'a, DB>) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    Ok(())
+}
+
 /// A titled chart with labelled axes over `x0..x1` × `y0..y1`.
 fn axes<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, plotters::coord::Shift>,
@@ -173,12 +187,7 @@ where
         }
     }
     if series.len() > 1 || series.first().is_some_and(|s| !s.label.is_empty()) {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
@@ -273,12 +282,7 @@ where
         COLORS[1].stroke_width(2),
     ))?;
     if groups.iter().any(|g| !g.0.is_empty()) {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
