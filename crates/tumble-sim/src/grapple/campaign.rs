@@ -33,8 +33,9 @@ pub const GRAPPLE_COLUMNS: [&str; 20] = [
 
 /// Captures of a free payload by an arm's wire or snare effector (`kind = "grapple"`). Status:
 /// the outcome with underscores (`rigidised`, `captured`, `not_captured`, `no_contact`,
-/// `bounced_off`, `held_against_the_wire`) or `failed`; a capture the effector gave up on keeps
-/// its reason in the note.
+/// `bounced_off`, `passed_through`, `held_against_the_wire`) or `failed` (the run's diagnosis
+/// in the note: a wire past its yield load, or the guard); a capture the effector gave up on
+/// keeps its reason in the note.
 pub struct GrappleRuns;
 
 impl CampaignKind for GrappleRuns {
