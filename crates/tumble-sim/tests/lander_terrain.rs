@@ -203,6 +203,20 @@ fn a_cube_lands_and_settles_among_boulders() {
     assert!(run.max_balance_error < 1e-3 * drop, "{:e} J", run.max_balance_error);
 }
 
+/// A field whose density gives no boulder over its ground warns by name instead of leaving
+/// the user with bare ground; the bundled density gives none.
+#[test]
+fn an_empty_boulder_field_is_warned_about() {
+    let dir = tmp("terrain_empty_field");
+    let sparse = ROCKY_PLAIN.replace("density = 0.05", "density = 1e-9");
+    let m = LanderModel::build(&scenario(&dir, PLANE, &sparse, "[0.0, 0.0, 6.0]").expect("scenario")).expect("model");
+    assert!(boulders_of(m.system.surface.as_ref()).boulders().is_empty());
+    assert!(m.warnings.iter().any(|w| w.starts_with("target.terrain.boulders: no boulder")), "{:?}", m.warnings);
+    let m =
+        LanderModel::build(&scenario(&dir, PLANE, ROCKY_PLAIN, "[0.0, 0.0, 6.0]").expect("scenario")).expect("model");
+    assert!(!m.warnings.iter().any(|w| w.starts_with("target.terrain.boulders")), "{:?}", m.warnings);
+}
+
 #[test]
 fn terrain_keys_are_checked_by_name() {
     let dir = tmp("terrain_errors");

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::Gravity;
 use tumble_geometry::bodies::{BodyKind, body_grid, body_mesh, body_sdf};
-use tumble_geometry::sdf::{GridSdf, HalfSpace, Sdf};
+use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Sdf};
 use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Mat3, Vec3, quat_from_wxyz};
 
@@ -432,6 +432,12 @@ impl LanderModel {
                 lo.as_slice(),
                 hi.as_slice()
             ));
+        }
+        let field = (target.surface.as_ref() as &dyn std::any::Any).downcast_ref::<BoulderField>();
+        if field.is_some_and(|f| f.boulders().is_empty()) {
+            warnings.push(
+                "target.terrain.boulders: no boulder fell in the field (too few are expected over its ground, or none on rocky ground): raise `density`, lower `d_min` or widen `radius`".into(),
+            );
         }
         // Contact time scales: one vertex on its smallest effective mass, and the viscous
         // rate of the regularised friction under the spacecraft's weight.
