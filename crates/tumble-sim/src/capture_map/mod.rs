@@ -321,6 +321,22 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         w.flush()
     };
     body().map_err(|e| ctx("samples.csv", e))?;
+    plots::write(dir, rep)?;
+    plots::animation(study, rep).write_glb(&dir.join("animation.glb"))?;
+    let summary = summary(study, rep);
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
+    tumble_control::capture_check::write_design(
+        &dir.join("design.json"),
+        &study.design_file(&rep.design, &rep.funnel),
+    )?;
+    Ok(summary)
+}
+
+/// The study's `summary.json`: the maps, the nominal, the funnel, the online check and the
+/// verification's confusion matrix.
+fn summary(study: &CaptureStudy, rep: &CaptureReport) -> Value {
+    let rho0 = rep.funnel.rho0;
     let m = confusion(&rep.verification, rho0);
     let false_safe: Vec<Value> = rep
         .verification
@@ -328,8 +344,6 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         .filter(|s| s.v0_predicted < rho0 && !s.rollout.success)
         .map(|s| json!({"index": s.index, "margin": s.v0_predicted / rho0, "failure": s.rollout.failure}))
         .collect();
-    plots::write(dir, rep)?;
-    plots::animation(study, rep).write_glb(&dir.join("animation.glb"))?;
     let maps: Vec<Value> = rep
         .maps
         .iter()
@@ -340,7 +354,7 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
         .collect();
     let n = rep.verification.len() as f64;
     let escapes = rep.verification.iter().filter(|s| s.left_funnel).count();
-    let summary = json!({
+    json!({
         "scenario": study.name,
         "seed": study.seed,
         "maps": maps,
@@ -372,12 +386,5 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
             "false_safe": false_safe,
             "started_inside_and_left_the_funnel": escapes,
         },
-    });
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
-    tumble_control::capture_check::write_design(
-        &dir.join("design.json"),
-        &study.design_file(&rep.design, &rep.funnel),
-    )?;
-    Ok(summary)
+    })
 }
