@@ -1,7 +1,7 @@
 //! The online pre-capture check ([`tumble_control::capture_check`]) for a chaser's flight
 //! software: load a capture study's `design.json` once, then ask a verdict per capture.
 
-use crate::{TUMBLE_OK, array, fail, text};
+use crate::{TUMBLE_OK, array, boxed, fail, free, text};
 use std::ffi::{c_char, c_int};
 use std::ptr;
 use tumble_control::capture_check::CaptureCheck;
@@ -17,13 +17,7 @@ pub struct TumbleCaptureCheck(CaptureCheck);
 pub unsafe extern "C" fn tumble_capture_check_load(path: *const c_char) -> *mut TumbleCaptureCheck {
     // SAFETY: forwarded contract.
     let Ok(path) = (unsafe { text(path, "path") }) else { return ptr::null_mut() };
-    match CaptureCheck::load(std::path::Path::new(path)) {
-        Ok(c) => Box::into_raw(Box::new(TumbleCaptureCheck(c))),
-        Err(e) => {
-            fail(e);
-            ptr::null_mut()
-        }
-    }
+    boxed(CaptureCheck::load(std::path::Path::new(path)).map(TumbleCaptureCheck))
 }
 
 /// Frees a design (NULL is ignored).
@@ -32,10 +26,8 @@ pub unsafe extern "C" fn tumble_capture_check_load(path: *const c_char) -> *mut 
 /// `check` is NULL or from [`tumble_capture_check_load`], not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tumble_capture_check_free(check: *mut TumbleCaptureCheck) {
-    if !check.is_null() {
-        // SAFETY: from Box::into_raw by the caller's contract.
-        drop(unsafe { Box::from_raw(check) });
-    }
+    // SAFETY: forwarded contract.
+    unsafe { free(check) }
 }
 
 /// The number of chaser velocity coordinates a verdict takes (base `[ω; v]`, then joint

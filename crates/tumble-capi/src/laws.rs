@@ -2,7 +2,7 @@
 //! external dynamics code that computes its own penetrations: build a law or a wire once, then
 //! ask its force at each penetration and rate.
 
-use crate::{TUMBLE_OK, fail};
+use crate::{TUMBLE_OK, boxed, fail, free};
 use std::ffi::c_int;
 use std::ptr;
 use tumble_contact::laws::{ContactLaw, Damping, Stiffness, friction};
@@ -16,13 +16,7 @@ pub struct TumbleContactLaw(ContactLaw);
 pub struct TumbleLooseWire(LooseWire);
 
 fn law_ptr(law: ContactLaw) -> *mut TumbleContactLaw {
-    match law.validate() {
-        Ok(()) => Box::into_raw(Box::new(TumbleContactLaw(law))),
-        Err(e) => {
-            fail(e);
-            ptr::null_mut()
-        }
-    }
+    boxed(law.validate().map(|()| TumbleContactLaw(law)))
 }
 
 /// Linear spring–dashpot `k δ + c δ̇` (N/m, N·s/m). NULL on invalid parameters.
@@ -97,10 +91,8 @@ pub extern "C" fn tumble_law_snare_wire_table4(s_mm: c_int) -> *mut TumbleContac
 /// `law` is NULL or from a `tumble_law_*` constructor, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tumble_law_free(law: *mut TumbleContactLaw) {
-    if !law.is_null() {
-        // SAFETY: from Box::into_raw by the caller's contract.
-        drop(unsafe { Box::from_raw(law) });
-    }
+    // SAFETY: forwarded contract.
+    unsafe { free(law) }
 }
 
 /// The normal force (N, ≥ 0) at penetration `delta` (m) and rate `rate` (m/s, closing
@@ -169,13 +161,7 @@ pub extern "C" fn tumble_wire_table4(position: f64, damping: f64) -> *mut Tumble
         fail(format!("position must be finite and damping >= 0, got {position} m and {damping} N·s/m"));
         return ptr::null_mut();
     }
-    match LooseWire::table4(position, damping) {
-        Ok(w) => Box::into_raw(Box::new(TumbleLooseWire(w))),
-        Err(e) => {
-            fail(e);
-            ptr::null_mut()
-        }
-    }
+    boxed(LooseWire::table4(position, damping).map(TumbleLooseWire))
 }
 
 /// Frees a wire (NULL is ignored).
@@ -184,10 +170,8 @@ pub extern "C" fn tumble_wire_table4(position: f64, damping: f64) -> *mut Tumble
 /// `wire` is NULL or from [`tumble_wire_table4`], not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tumble_wire_free(wire: *mut TumbleLooseWire) {
-    if !wire.is_null() {
-        // SAFETY: from Box::into_raw by the caller's contract.
-        drop(unsafe { Box::from_raw(wire) });
-    }
+    // SAFETY: forwarded contract.
+    unsafe { free(wire) }
 }
 
 /// The wire's force on the shaft (N, ≥ 0; the slack law up to `Q`, the steel's stretch beyond)

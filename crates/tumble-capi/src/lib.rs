@@ -83,14 +83,30 @@ pub(crate) unsafe fn array<const N: usize>(p: *const f64, what: &str) -> Result<
     if a.iter().all(|x| x.is_finite()) { Ok(a) } else { Err(fail(format!("{what} has a non-finite entry: {a:?}"))) }
 }
 
-fn model_ptr(m: Result<Model, String>) -> *mut TumbleModel {
-    match m {
-        Ok(m) => Box::into_raw(Box::new(TumbleModel(Arc::new(m)))),
+/// The value boxed for C, or NULL with the error recorded for [`tumble_last_error`].
+pub(crate) fn boxed<T>(r: Result<T, String>) -> *mut T {
+    match r {
+        Ok(v) => Box::into_raw(Box::new(v)),
         Err(e) => {
             fail(e);
             ptr::null_mut()
         }
     }
+}
+
+/// Frees what [`boxed`] gave C; NULL is ignored.
+///
+/// # Safety
+/// `p` is NULL or from [`boxed`] (or `Box::into_raw`), not yet freed.
+pub(crate) unsafe fn free<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: made by Box::into_raw and not freed, by the caller's contract.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+fn model_ptr(m: Result<Model, String>) -> *mut TumbleModel {
+    boxed(m.map(|m| TumbleModel(Arc::new(m))))
 }
 
 /// Loads a model file (TOML, or JSON by its `.json` extension). NULL on failure.
@@ -123,10 +139,8 @@ pub unsafe extern "C" fn tumble_model_from_toml(name: *const c_char, toml: *cons
 /// `model` is NULL or a pointer from `tumble_model_load`/`tumble_model_from_toml` not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tumble_model_free(model: *mut TumbleModel) {
-    if !model.is_null() {
-        // SAFETY: made by Box::into_raw and not freed, by contract.
-        drop(unsafe { Box::from_raw(model) });
-    }
+    // SAFETY: forwarded contract.
+    unsafe { free(model) }
 }
 
 /// Number of bodies (the root and each movable group) of a model; −1 on failure.
@@ -170,10 +184,8 @@ pub extern "C" fn tumble_engine_new() -> *mut TumbleEngine {
 /// `engine` is NULL or a pointer from `tumble_engine_new` not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tumble_engine_free(engine: *mut TumbleEngine) {
-    if !engine.is_null() {
-        // SAFETY: made by Box::into_raw and not freed, by contract.
-        drop(unsafe { Box::from_raw(engine) });
-    }
+    // SAFETY: forwarded contract.
+    unsafe { free(engine) }
 }
 
 /// An engine argument, or a failure.

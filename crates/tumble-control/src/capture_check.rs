@@ -173,6 +173,9 @@ impl CaptureCheck {
         if !x0.iter().all(|x| x.is_finite()) {
             return Err("`x_nom.0` holds a value that is not finite".into());
         }
+        if !file.joint_angles.iter().all(|x| x.is_finite()) {
+            return Err("`joint_angles` holds a value that is not finite".into());
+        }
         let map = [
             matrix(&file.map.chaser, (nv, nv), "map.chaser")?,
             matrix(&file.map.target, (nv, 6), "map.target")?,
@@ -203,15 +206,27 @@ impl CaptureCheck {
         }
         let (v_c, v_t, i) =
             (DVector::from_column_slice(v_c), DVector::from_column_slice(v_t), DVector::from_column_slice(impulse));
-        let mut post = DVector::zeros(nv);
-        post.gemv(1.0, &self.map[0], &v_c, 0.0);
-        post.gemv(1.0, &self.map[1], &v_t, 1.0);
-        post.gemv(1.0, &self.map[2], &i, 1.0);
+        let post = post_capture(self.map.each_ref(), &v_c, &v_t, &i);
         let n = self.file.joint_angles.len();
         let state = DVector::from_iterator(n + nv, self.file.joint_angles.iter().chain(post.iter()).copied());
         let v0 = cost_to_go(&self.s0, &self.x_nom0, &state);
         Ok(OnlineVerdict { margin: v0 / self.rho0, safe: v0 < self.rho0, v0, rho0: self.rho0, state })
     }
+}
+
+/// The post-capture chaser velocities `v_c⁺ = P_c v_c⁻ + P_t v_t⁻ + P_i I_c` from a map given
+/// as its matrices `[P_c, P_t, P_i]`: how the study and the check both predict.
+pub fn post_capture(
+    [p_c, p_t, p_i]: [&DMatrix<f64>; 3],
+    v_c: &DVector<f64>,
+    v_t: &DVector<f64>,
+    impulse: &DVector<f64>,
+) -> DVector<f64> {
+    let mut post = DVector::zeros(p_c.nrows());
+    post.gemv(1.0, p_c, v_c, 0.0);
+    post.gemv(1.0, p_t, v_t, 1.0);
+    post.gemv(1.0, p_i, impulse, 1.0);
+    post
 }
 
 fn cost_to_go(s: &DMatrix<f64>, x_nom: &DVector<f64>, x: &DVector<f64>) -> f64 {

@@ -327,7 +327,8 @@ fn outcomes_follow_the_geometry_and_the_10_m_s_hit_stops_at_the_wire_s_yield() {
     assert!(tension > w.yield_load && tension < 1.15 * w.yield_load, "{tension} N");
     assert!(last.t < 0.01 && (last.t - d.time).abs() < 1e-12, "{} / {}", last.t, d.time);
     assert!(run.samples.iter().all(|s| s.velocity.iter().chain(&s.wire_force).all(|x| x.is_finite())));
-    // The loads at the limit are the model's: the stretch's and the damping's at 10 m/s.
+    // The loads at the limit are the model's (measured 1050 N: the damping's 500 N at 10 m/s,
+    // the stretch's, friction); a step that overshot the yield, as before the split, gave 7 kN.
     let peak = run.samples.iter().map(|s| s.wire_force.iter().map(|f| f * f).sum::<f64>().sqrt()).fold(0.0, f64::max);
     assert!(peak < 2e3, "peak wire force {peak} N");
 }

@@ -100,18 +100,9 @@ pub struct LinearMap {
 }
 
 impl LinearMap {
-    /// `v_c⁺` into `out` (nv): no allocation.
-    pub fn apply_into(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>, out: &mut DVector<f64>) {
-        out.gemv(1.0, &self.chaser, v_c, 0.0);
-        out.gemv(1.0, &self.target, v_t, 1.0);
-        out.gemv(1.0, &self.impulse, impulse, 1.0);
-    }
-
-    /// `v_c⁺`.
-    pub fn apply(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> DVector<f64> {
-        let mut out = DVector::zeros(self.chaser.nrows());
-        self.apply_into(v_c, v_t, impulse, &mut out);
-        out
+    /// `[P_c, P_t, P_i]`, as `tumble_control::capture_check::post_capture` applies them.
+    pub fn matrices(&self) -> [&DMatrix<f64>; 3] {
+        [&self.chaser, &self.target, &self.impulse]
     }
 }
 
@@ -121,14 +112,23 @@ fn rcond_of(m: &DMatrix<f64>) -> f64 {
     if hi > 0.0 { lo / hi } else { 0.0 }
 }
 
-fn solve(m: DMatrix<f64>, rhs: &DVector<f64>, what: &str) -> Result<(DVector<f64>, f64), String> {
-    let rcond = rcond_of(&m);
+/// `m`'s reciprocal condition number, or an error naming `what` where it is singular.
+fn conditioned(m: &DMatrix<f64>, what: &str) -> Result<f64, String> {
+    let rcond = rcond_of(m);
     if rcond < 1e-13 {
         return Err(format!("{what} is singular (reciprocal condition number {rcond:.1e})"));
     }
+    Ok(rcond)
+}
+
+fn solve(m: DMatrix<f64>, rhs: &DVector<f64>, what: &str) -> Result<(DVector<f64>, f64), String> {
+    let rcond = conditioned(&m, what)?;
     let x = m.lu().solve(rhs).ok_or_else(|| format!("{what} is singular"))?;
     Ok((x, rcond))
 }
+
+/// How eq. (23)'s matrix is named in errors.
+const K_NAME: &str = "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c";
 
 impl CaptureMap {
     /// The map for the chaser at configuration `q` grasping with link `tool` at the point
@@ -244,28 +244,28 @@ impl CaptureMap {
         Ok(PostCapture { impulse: self.impulse_on_chaser(v_t, &target), chaser, target, rcond })
     }
 
+    /// The coupling `C = J_cᵀ J_t⁻ᵀ M_t` and eq. (23)'s `K = M_c − C J_t⁻¹ J_c`.
+    fn eq23_k(&self) -> (DMatrix<f64>, DMatrix<f64>) {
+        let c = self.coupling();
+        let k = &self.m_c - &c * self.slaved_jacobian();
+        (c, k)
+    }
+
     /// (c) The document's eq. (23), `v_c⁺ = K⁻¹ L`, from the pre-capture velocities and the
     /// measured impulse `impulse` on the chaser.
     pub fn eq23(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<PostCapture, String> {
         self.check(v_c, v_t)?;
-        let c = self.coupling();
-        let k = &self.m_c - &c * self.slaved_jacobian();
+        let (c, k) = self.eq23_k();
         let l = &self.m_c * v_c + 2.0 * self.j_c.transpose() * impulse - &c * v_t;
-        let (chaser, rcond) = solve(k, &l, "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c")?;
+        let (chaser, rcond) = solve(k, &l, K_NAME)?;
         Ok(PostCapture { target: self.slaved_target(&chaser), chaser, impulse: impulse.clone(), rcond })
     }
 
     /// Eq. (23) as a [`LinearMap`]: `P_c = K⁻¹ M_c`, `P_t = −K⁻¹ J_cᵀ J_t⁻ᵀ M_t`,
     /// `P_i = 2 K⁻¹ J_cᵀ`; a singular `K` is refused as [`CaptureMap::eq23`] refuses it.
     pub fn eq23_operator(&self) -> Result<LinearMap, String> {
-        let c = self.coupling();
-        let k = &self.m_c - &c * self.slaved_jacobian();
-        let rcond = rcond_of(&k);
-        if rcond < 1e-13 {
-            return Err(format!(
-                "K = M_c − J_cᵀJ_t⁻ᵀM_t J_t⁻¹J_c is singular (reciprocal condition number {rcond:.1e})"
-            ));
-        }
+        let (c, k) = self.eq23_k();
+        conditioned(&k, K_NAME)?;
         let lu = k.lu();
         let solve = |m: DMatrix<f64>| lu.solve(&m).ok_or_else(|| "K is singular".to_string());
         Ok(LinearMap {

@@ -163,6 +163,11 @@ impl Multibody {
         self.q_at[link] + (k - self.v_at[link])
     }
 
+    /// The link whose joint holds velocity coordinate `k`, `None` past the last one.
+    pub fn link_of_velocity(&self, k: usize) -> Option<usize> {
+        (k < self.nv()).then(|| self.v_at.partition_point(|&a| a <= k) - 1)
+    }
+
     /// `q̇` from `v` for every joint.
     pub fn q_dot(&self, q: &[f64], v: &[f64], out: &mut [f64]) {
         for (k, l) in self.links.iter().enumerate() {

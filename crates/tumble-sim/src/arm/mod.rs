@@ -355,19 +355,17 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSu
     let summary = ArmSummary::new(model, run)?;
     out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     let t: Vec<f64> = run.rows.iter().map(|r| r[0]).collect();
-    let series = |prefix: &str, cap: usize| -> Vec<Series> {
+    // The columns whose name (the part before the unit) `pick` labels, at most `cap` of them.
+    let picked = |pick: &dyn Fn(&str) -> Option<String>, cap: usize| -> Vec<Series> {
         run.columns
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.starts_with(prefix))
+            .filter_map(|(i, c)| pick(c.split(' ').next().unwrap_or(c)).map(|label| (i, label)))
             .take(cap)
-            .map(|(i, c)| Series {
-                label: c.split(' ').next().unwrap_or(c).to_string(),
-                x: &t,
-                y: run.rows.iter().map(|r| r[i]).collect(),
-            })
+            .map(|(i, label)| Series { label, x: &t, y: run.rows.iter().map(|r| r[i]).collect() })
             .collect()
     };
+    let series = |prefix: &str, cap: usize| picked(&|n| n.starts_with(prefix).then(|| n.to_string()), cap);
     let plots = out.plots();
     let mb = &model.system.model;
     line_plot(
@@ -408,19 +406,7 @@ pub fn write_arm_run(dir: &Path, model: &ArmModel, run: &ArmRun) -> Result<ArmSu
         false,
     )?;
     // Flexible joints: each motor's angle and each transmission's deflection.
-    let named = |suffix: &str| -> Vec<Series> {
-        run.columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.split(' ').next().is_some_and(|n| n.ends_with(suffix)))
-            .take(6)
-            .map(|(i, c)| Series {
-                label: c.split(' ').next().unwrap_or(c).trim_end_matches(suffix).to_string(),
-                x: &t,
-                y: run.rows.iter().map(|r| r[i]).collect(),
-            })
-            .collect()
-    };
+    let named = |suffix: &str| picked(&|n| n.strip_suffix(suffix).map(str::to_string), 6);
     if !model.system.flexible.is_empty() {
         let (motors, deflections) = (named(".motor"), named(".deflection"));
         line_plot(&plots.join("motor_angles"), "Motor angles θ", "time [s]", "θ [rad]", &motors, false)?;

@@ -70,8 +70,7 @@ impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
             columns.extend(["fx", "fy", "fz"].map(|c| format!("{n}.{c} [N]")));
         }
         for fl in &model.system.flexible {
-            let link = (0..mb.links.len()).find(|&l| mb.links[l].joint.nv() > 0 && mb.v_index(l) == fl.dof);
-            let n = link.map_or_else(|| format!("dof{}", fl.dof), label);
+            let n = mb.link_of_velocity(fl.dof).map_or_else(|| format!("dof{}", fl.dof), label);
             columns.extend([format!("{n}.motor [rad]"), format!("{n}.deflection [deg]")]);
         }
         columns.push("energy [J]".into());

@@ -154,7 +154,8 @@ impl CaptureStudy {
     /// The post-capture state predicted from the pre-capture velocities and a measured impulse
     /// by the verdict's map.
     fn predict(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<DVector<f64>, String> {
-        Ok(self.state(&self.prediction.apply(v_c, v_t, impulse)))
+        let post = tumble_control::capture_check::post_capture(self.prediction.matrices(), v_c, v_t, impulse);
+        Ok(self.state(&post))
     }
 
     /// Draws sample `index`, maps it, predicts and simulates; against `funnel` when given.

@@ -64,8 +64,8 @@ fn flexible_series<'a>(cap: &GrappleCapture, run: &GrappleRun, t: &'a [f64]) -> 
     let first = run.samples.first();
     let (mut motors, mut deflections) = (Vec::new(), Vec::new());
     for (i, f) in cap.arm.system.flexible.iter().enumerate() {
-        let link = (0..mb.links.len()).find(|&l| mb.links[l].joint.nv() > 0 && mb.v_index(l) == f.dof);
-        let label = link.and_then(|l| cap.arm.joint_names.get(l).cloned().flatten()).unwrap_or(format!("dof{}", f.dof));
+        let label = mb.link_of_velocity(f.dof).and_then(|l| cap.arm.joint_names.get(l).cloned().flatten());
+        let label = label.unwrap_or_else(|| format!("dof{}", f.dof));
         let (qi, m0) = (mb.q_index(f.dof), first.map_or(0.0, |s| s.motors[i]));
         let motor = run.samples.iter().map(|s| (s.motors[i] - m0).to_degrees()).collect();
         let deflection = run.samples.iter().map(|s| (s.q[qi] - s.motors[i]).to_degrees()).collect();

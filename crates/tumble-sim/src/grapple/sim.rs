@@ -352,6 +352,8 @@ pub struct GrappleSim<'a> {
     run: GrappleRun,
     /// Where a step split at the wire's yield ended the run, s.
     stopped_at: Option<f64>,
+    /// The engaged wire's span from `Q` to its yield penetration, m (found once).
+    taut_span: Option<f64>,
 }
 
 impl<'a> GrappleSim<'a> {
@@ -373,6 +375,7 @@ impl<'a> GrappleSim<'a> {
             tau: Vec::with_capacity(cap.arm.system.model.nv()),
             on_step,
             stopped_at: None,
+            taut_span: None,
             run: GrappleRun {
                 samples: Vec::with_capacity((steps / every + 1) as usize),
                 closing_started: None,
@@ -411,13 +414,14 @@ impl<'a> GrappleSim<'a> {
     /// Sub-steps for the next step: one, unless the engaged wire may go taut within it; then
     /// enough that each crosses an eighth of the span from `Q` to the yield penetration (0.4 mm
     /// for the document's wire), so the step in which the wire yields is found to that.
-    fn parts(&self) -> u32 {
+    fn parts(&mut self) -> u32 {
         let (Some(w), c) = (&self.ode.wire, &self.contact) else { return 1 };
         let speed = c.crossing_velocity.y.max(0.0);
         if c.penetration + speed * self.cap.dt < 0.95 * w.slack {
             return 1;
         }
-        let span = w.yield_penetration() - w.slack;
+        // A run engages one wire: its span is found once (a bisection of 200 steps).
+        let span = *self.taut_span.get_or_insert_with(|| w.yield_penetration() - w.slack);
         (speed * self.cap.dt / (span / 8.0)).ceil().clamp(1.0, 4096.0) as u32
     }
 

@@ -60,11 +60,12 @@ impl FixedSteps {
         parts: u32,
         mut stop: impl FnMut(&mut S, f64, &[f64]) -> bool,
     ) -> Option<f64> {
-        let (t0, h) = (self.time(), self.dt / f64::from(parts.max(1)));
-        for j in 0..parts.max(1) {
+        let parts = parts.max(1);
+        let (t0, h) = (self.time(), self.dt / f64::from(parts));
+        for j in 0..parts {
             let t = t0 + f64::from(j) * h;
             self.integ.step_once(sys, t, y, h);
-            let reached = if j + 1 == parts.max(1) { (self.k + 1) as f64 * self.dt } else { t + h };
+            let reached = if j + 1 == parts { (self.k + 1) as f64 * self.dt } else { t + h };
             if stop(sys, reached, y) {
                 return Some(reached);
             }
