@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use tumble_math::Vec3;
-use tumble_sim::mechanism::{MechRun, MechSample, Mechanism};
+use tumble_sim::mechanism::{MechRun, MechSample, Mechanism, Stage};
 use tumble_sim::scenario::Scenario;
 
 fn run(name: &str, set: &[(&str, &str)]) -> (Mechanism, MechRun) {
@@ -234,4 +234,44 @@ fn the_tripod_built_in_code_is_the_scenario_tripod() {
     assert_eq!(key(negative).as_deref(), Some("mechanism.bodies.2.mass"));
     let carried = builder.body("tool", load("tripod.toml"), Mount::Link("wrist".into()), start);
     assert_eq!(key(carried).as_deref(), Some("mechanism.bodies.2"), "a carried body takes no velocity");
+}
+
+#[test]
+fn the_lee_captures_and_rigidises_the_payload_on_the_contact_engine() {
+    let (m, r) = run("lee_capture.toml", &[]);
+    let log = r.snare.as_ref().expect("a snare's record");
+    assert_eq!(log.outcome, Stage::Rigidised, "{:?}", log.reason);
+    let (trigger, captured, rigidised) =
+        (log.triggered_at.unwrap(), log.captured_at.unwrap(), log.rigidised_at.unwrap());
+    // The knob starts 1.04 cm behind the ring's plane and drifts in at 1 cm/s: 3 cm deep after
+    // 1.96 s, and the payload's 2 mm/s of closing spin cannot change that by a step's worth.
+    assert!((trigger - 1.96).abs() < 0.05, "{trigger}");
+    // The ring cannot close faster than its motor's no-load speed: from 30° to where a wire
+    // first meets a shaft 11 mm off the axis, 2 acos((12.5 + 11) mm / 0.1 m) = 152.8°.
+    let first_touch = 2.0 * (0.0235f64 / 0.1).acos() - 30f64.to_radians();
+    assert!(captured - trigger > first_touch / 1.2, "{}", captured - trigger);
+    let last = r.samples.last().unwrap();
+    let sn = last.snare.as_ref().unwrap();
+    // Held by all three wires, the plate pressed on the face by the carriage's stall force:
+    // the face carries 99 % of it; just before (the last sample still retracting), the
+    // carriage's drive pulls as hard as the face pushes, to 3 % (what the remaining speed and
+    // the wires' friction leave); the payload's net contact force is what the face and the
+    // wires leave of each other (< 2 % of the preload). Rigidised, the drives are braked.
+    assert!(sn.face >= 0.99 * 500.0 && sn.wires.iter().all(|w| *w > 100.0), "{sn:?}");
+    assert_eq!(sn.drives, [0.0, 0.0]);
+    let before = r.samples[r.samples.len() - 2].snare.as_ref().unwrap();
+    assert!(before.drives[1] > 0.97 * 500.0 && (before.drives[1] - before.face).abs() < 0.03 * 500.0, "{before:?}");
+    assert!(last.bodies[0][3].norm() < 0.02 * 500.0, "{}", last.bodies[0][3]);
+    // The plate's front (payload x = −1 m) lies on the face's plane (effector x = 0), sunk by
+    // what 500 N does to a 3.2e6 N/m face (0.16 mm), and the knob is behind the ring.
+    let local = |s: &MechSample, x_B: Vec3| s.attitudes[1].inverse() * (point(s, 0, x_B) - s.bodies[1][0]);
+    let plate = local(last, Vec3::new(-1.0, 0.0, 0.0));
+    assert!(plate.x < 0.0 && plate.x > -1e-3, "{plate}");
+    assert!(local(last, Vec3::new(-1.2, 0.0, 0.0)).x < -0.08, "knob");
+    assert!(rigidised > captured && log.peak_face >= sn.face, "{log:?}");
+    // The wires' reaction reaches the arm: the effector's recorded load is the payload's,
+    // reversed.
+    let (fp, fe) = (last.bodies[0][3], last.bodies[1][3]);
+    assert!((fp + fe).norm() < 1e-9 * 500.0, "{fp} {fe}");
+    assert_eq!(m.snare.as_ref().unwrap().target, 0);
 }

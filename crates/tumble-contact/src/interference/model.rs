@@ -290,6 +290,26 @@ impl Model {
         parse(file, text, false, "model".into())
     }
 
+    /// A model of one primitive `shape` (named `prim`, in the Object frame) with the contact set
+    /// `params`, built in code (an AABB around it); the shape is validated as a file's is.
+    pub fn single(name: &str, params: ContactParams, prim: &str, shape: Primitive) -> Result<Model, ModelError> {
+        shape.validate().map_err(|e| ModelError {
+            file: "<model>".into(),
+            location: prim.into(),
+            message: e.to_string(),
+        })?;
+        let center = shape.anchor();
+        let bound = (center, shape.reach(&center));
+        let bv = Some(Bv::fit(BvKind::Aabb, std::iter::once(&shape), 0.0));
+        Ok(Model {
+            name: name.into(),
+            params: vec![params],
+            bodies: vec![BodyDef { name: "object".into(), root: 0, home: Frame::identity() }],
+            nodes: vec![Node { name: "object".into(), bv, children: Vec::new(), prims: vec![0] }],
+            prims: vec![PrimDef { name: prim.into(), shape, params: 0, bound }],
+        })
+    }
+
     /// Index of the body named `name`.
     pub fn body(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)

@@ -3,7 +3,7 @@
 //! as a scenario file is (errors name the file's keys: the `k`-th body added is
 //! `mechanism.bodies.k`); the scenario adapter ends in it.
 
-use super::{MechBody, Mechanism, Spring};
+use super::{MechBody, Mechanism, SnareInput, Spring};
 use crate::arm::ArmModel;
 use crate::pipeline::BuildError;
 use crate::scenario::check::{finite_vec, fixed_timing, mass_properties, positive};
@@ -84,6 +84,7 @@ pub struct MechanismBuilder {
     duration: f64,
     output_interval: Option<f64>,
     max_energy_growth: f64,
+    snare: Option<SnareInput>,
 }
 
 impl Mechanism {
@@ -103,6 +104,7 @@ impl Mechanism {
             duration: f64::NAN,
             output_interval: None,
             max_energy_growth: 0.01,
+            snare: None,
         }
     }
 }
@@ -171,6 +173,12 @@ impl MechanismBuilder {
         self
     }
 
+    /// A three-wire snare on one of the bodies (see [`super::snare`]).
+    pub fn snare(mut self, snare: SnareInput) -> Self {
+        self.snare = Some(snare);
+        self
+    }
+
     /// The mechanism, or the first input that cannot make one.
     pub fn build(self) -> Result<Mechanism, BuildError> {
         let (dt, duration, output_interval) = fixed_timing(self.dt, self.duration, self.output_interval)?;
@@ -196,6 +204,7 @@ impl MechanismBuilder {
         }
         let max_energy_growth =
             positive("simulation.max_energy_growth", self.max_energy_growth, "fraction of the energy scale")?;
+        let snare = self.snare.as_ref().map(|s| super::snare::check(s, &bodies, &pairs)).transpose()?;
         let m = Mechanism {
             name: self.name,
             bodies,
@@ -208,6 +217,7 @@ impl MechanismBuilder {
             duration,
             output_interval,
             max_energy_growth,
+            snare,
         };
         // Pairing checks (ambiguous or missing laws) now, not in the run.
         m.engine().map_err(|e| BuildError::new("mechanism.pairs", e))?;

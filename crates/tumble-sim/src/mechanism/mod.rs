@@ -26,7 +26,7 @@ use crate::pipeline::Diagnosis;
 use crate::scenario::check::mass_and_inertia;
 use crate::scenario::check::rk4_timing;
 use crate::scenario::check::{Check, err, finite3};
-use crate::scenario::mechanism::MechanismBodySpec;
+use crate::scenario::mechanism::{DriveSpec, MechanismBodySpec, SnareSpec};
 use crate::scenario::{GravitySpec, Scenario};
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
@@ -115,6 +115,8 @@ pub struct Mechanism {
     /// Largest growth of `E − W` allowed, as a fraction of the energy scale
     /// (`simulation.max_energy_growth`; see [`MechanismSim`]).
     pub max_energy_growth: f64,
+    /// A three-wire snare on one of the bodies.
+    pub snare: Option<Snare>,
 }
 
 /// One recorded instant.
@@ -134,6 +136,8 @@ pub struct MechSample {
     pub contacts: usize,
     /// `T + V_g + V_springs` of the free bodies, J.
     pub energy: f64,
+    /// The snare's drives, wires and face.
+    pub snare: Option<SnareSample>,
 }
 
 /// A finished run.
@@ -145,18 +149,22 @@ pub struct MechRun {
     pub diagnosis: Option<Diagnosis>,
     /// Wall-clock time, s.
     pub wall_s: f64,
+    /// What the snare did.
+    pub snare: Option<SnareLog>,
 }
 
 mod builder;
 pub mod campaign;
 mod output;
 pub mod sim;
+pub mod snare;
 mod summary;
 
 pub use builder::{MechanismBuilder, Mount, SpringDamper};
 pub use output::{animation, timeseries, write_mechanism_run};
 pub use sim::MechanismSim;
-pub use summary::{BodyEnd, MechanismSummary};
+pub use snare::{DcDrive, Snare, SnareInput, SnareLog, SnareSample, Stage};
+pub use summary::{BodyEnd, MechanismSummary, SnareSummary};
 
 impl Mechanism {
     /// Validates `[mechanism]`, `[gravity]` and `[simulation]` (RK4), and loads the models.
@@ -202,7 +210,30 @@ impl Mechanism {
         if let Some(margin) = spec.margin {
             builder = builder.margin(margin);
         }
+        if let Some(sn) = &spec.snare {
+            builder = builder.snare(Self::snare_input(sn)?);
+        }
         Ok(builder.build()?)
+    }
+
+    /// `[mechanism.snare]` in the builder's types.
+    fn snare_input(sn: &SnareSpec) -> Check<SnareInput> {
+        let drive = |d: &DriveSpec| DcDrive { stall: d.stall, no_load_speed: d.no_load_speed, inertia: d.inertia };
+        let q =
+            quat_from_wxyz(sn.orientation).map_err(|e| ("mechanism.snare.orientation".to_string(), e.to_string()))?;
+        Ok(SnareInput {
+            carrier: sn.carrier.clone(),
+            target: sn.target.clone(),
+            contact: sn.contact.clone(),
+            ring: (q, finite3("mechanism.snare.position", sn.position)?),
+            ring_radius: sn.ring_radius,
+            open_angle: sn.open_angle_deg.to_radians(),
+            tip: finite3("mechanism.snare.tip", sn.tip)?,
+            trigger: sn.trigger,
+            motor: drive(&sn.motor),
+            carriage: drive(&sn.carriage),
+            stroke: sn.stroke,
+        })
     }
 
     /// One `[[mechanism.bodies]]` table at `key`: its loaded model, mount and start.

@@ -7,6 +7,21 @@ use crate::table::Table;
 use std::path::Path;
 use tumble_math::{UnitQuat, Vec3};
 
+/// A snare's columns: its closing angle and rate, the carriage's retraction and speed, the
+/// drives' outputs, each wire's contact force and the face's normal force.
+const SNARE_COLUMNS: [&str; 10] = [
+    "snare_angle_deg",
+    "snare_rate_rad_s",
+    "carriage_m",
+    "carriage_speed_m_s",
+    "snare_torque_N_m",
+    "carriage_force_N",
+    "wire_1_N",
+    "wire_2_N",
+    "wire_3_N",
+    "face_N",
+];
+
 /// The samples as `timeseries.csv` has them: per moving body its position, velocity, rate,
 /// contact wrench, attitude and the contact force's normal and friction parts; the number of
 /// contacts and the energy.
@@ -32,6 +47,9 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
         }
     }
     head.extend(["contacts".into(), "energy_J".into()]);
+    if m.snare.is_some() {
+        head.extend(SNARE_COLUMNS.map(String::from));
+    }
     let mut table = Table::new(head);
     for s in &run.samples {
         let mut row = vec![s.t];
@@ -41,6 +59,10 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
             row.extend(s.split[i].iter().flat_map(|v| v.iter().copied()));
         }
         row.extend([s.contacts as f64, s.energy]);
+        if let Some(sn) = &s.snare {
+            row.extend([sn.angle[0].to_degrees(), sn.angle[1], sn.retraction[0], sn.retraction[1]]);
+            row.extend(sn.drives.iter().chain(&sn.wires).chain([&sn.face]));
+        }
         table.push(&row);
     }
     table
@@ -78,10 +100,39 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<M
     let energy =
         vec![Series { label: "T + V_g + V_springs".into(), x: &t, y: run.samples.iter().map(|s| s.energy).collect() }];
     line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;
+    if m.snare.is_some() {
+        snare_plots(&out, run, &t)?;
+    }
     let summary = MechanismSummary::new(m, run)?;
     out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(m, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
+}
+
+/// A snare's plots: the wires' and the face's forces with the carriage's pull, and the drives'
+/// closing angle and retraction.
+fn snare_plots(out: &RunDir, run: &MechRun, t: &[f64]) -> Result<(), String> {
+    let col = |f: &dyn Fn(&super::SnareSample) -> f64| {
+        run.samples.iter().map(|s| s.snare.as_ref().map_or(0.0, f)).collect::<Vec<f64>>()
+    };
+    let mut forces: Vec<Series> =
+        (0..3).map(|k| Series { label: format!("wire {}", k + 1), x: t, y: col(&|s| s.wires[k]) }).collect();
+    forces.push(Series { label: "face (normal)".into(), x: t, y: col(&|s| s.face) });
+    forces.push(Series { label: "carriage drive".into(), x: t, y: col(&|s| s.drives[1]) });
+    line_plot(
+        &out.plot("snare_forces"),
+        "Snare: contact force on each wire, the face's load, the carriage's pull",
+        "time [s]",
+        "N",
+        &forces,
+        false,
+    )?;
+    let drives = vec![
+        Series { label: "closing angle [deg]".into(), x: t, y: col(&|s| s.angle[0].to_degrees()) },
+        Series { label: "retraction [mm]".into(), x: t, y: col(&|s| 1e3 * s.retraction[0]) },
+        Series { label: "closing torque [N·m]".into(), x: t, y: col(&|s| s.drives[0]) },
+    ];
+    line_plot(&out.plot("snare_drives"), "Snare drives", "time [s]", "deg, mm, N·m", &drives, false)
 }
 
 /// The run as an animation: every body's primitives, moving bodies animated.
@@ -114,6 +165,13 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
             anim.scenery(&b.name, meshes, &b.start.p_WB, &b.start.q_WB);
         }
     }
+    // A snare's wires move after the bodies.
+    if let Some(sn) = &m.snare {
+        for k in 1..=3 {
+            let meshes = sn.wire.prims.iter().map(|p| primitive_mesh(&p.shape, size, PALETTE[4])).collect();
+            anim.body(&format!("wire_{k}"), meshes);
+        }
+    }
     // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
     // the largest body's radius.
     let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
@@ -122,7 +180,8 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
         anim.arrow(&format!("{} contact force", m.bodies[i].name), 0.03 * size, crate::anim::FORCE_COLOR);
     }
     for s in &run.samples {
-        let poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
+        let mut poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
+        poses.extend(s.snare.iter().flat_map(|sn| sn.poses));
         anim.frame(s.t, &poses);
         let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
         anim.overlays(&arrows);

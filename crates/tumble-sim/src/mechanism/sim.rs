@@ -2,6 +2,7 @@
 //! `dt`; after each accepted step the interference engine is evaluated at the new state and
 //! committed, so the bristle friction state advances once per step.
 
+use super::snare::{DRIVE_STATE_LEN, SnareRun, Stage};
 use super::{MechRun, MechSample, Mechanism};
 use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use std::ops::Deref;
@@ -26,6 +27,11 @@ struct Ode<M> {
     kin: Kinematics,
     /// Joint forces (scratch of the arm's energy).
     tau: Vec<f64>,
+    /// The snare's run, and the wires' loads at the last evaluation: the generalised forces
+    /// on its drives and the wrench on its carrier (force, moment about the carrier's origin;
+    /// W).
+    snare: Option<SnareRun>,
+    carried: ([f64; 2], Vec3, Vec3),
 }
 
 impl<M: Deref<Target = Mechanism>> Ode<M> {
@@ -50,24 +56,45 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
                     energy += s.kinetic_energy(body) - body.mass * m.gravity.dot(&s.p_WB);
                     energy += m.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
                 }
-                let c = self.engine.body(i, 0);
+                let (force, torque) = self.wrench(i);
                 attitudes.push(s.q_WB);
-                [s.p_WB, s.v_WB, s.w_WB_B, c.force, c.torque]
+                [s.p_WB, s.v_WB, s.w_WB_B, force, torque]
             })
             .collect();
-        let mut split = vec![[Vec3::zeros(); 2]; m.bodies.len()];
+        let mut split = vec![[Vec3::zeros(); 2]; m.bodies.len() + 3];
         for c in self.engine.contacts() {
-            // On B along +normal with the friction; the opposite on A.
-            let Some(&(a, b)) = m.pairs.get(c.key.0 as usize) else { continue };
+            // On B along +normal with the friction; the opposite on A (a wire's on the carrier).
+            let Some((a, b)) = self.pair_bodies(c.key.0 as usize) else { continue };
             let (n, f) = (c.normal * c.normal_force, c.friction);
             split[b][0] += n;
             split[b][1] += f;
             split[a][0] -= n;
             split[a][1] -= f;
         }
+        split.truncate(m.bodies.len());
         let contacts = self.engine.contacts().len();
+        let snare = match (&m.snare, &self.snare) {
+            (Some(sn), Some(run)) => Some(run.sample(sn, &self.engine, &y[run.at..run.at + DRIVE_STATE_LEN])),
+            _ => None,
+        };
         self.restore(k);
-        MechSample { t, bodies, attitudes, split, contacts, energy }
+        MechSample { t, bodies, attitudes, split, contacts, energy, snare }
+    }
+
+    /// The bodies of engine pair `p` (a wire's pair as its carrier's).
+    fn pair_bodies(&self, p: usize) -> Option<(usize, usize)> {
+        let m = &*self.m;
+        match (m.pairs.get(p), &m.snare) {
+            (Some(&pair), _) => Some(pair),
+            (None, Some(sn)) if p < m.pairs.len() + 3 => Some((sn.carrier, sn.target)),
+            _ => None,
+        }
+    }
+
+    /// The contact force on body `i` and its moment about the body's origin (W), a snare's
+    /// carrier's including the wires' (the last evaluation's).
+    fn wrench(&self, i: usize) -> (Vec3, Vec3) {
+        body_wrench(&self.engine, &self.m, &self.carried, i)
     }
 
     /// The arm's kinematics at `y`, in the scratch lent out of `self`.
@@ -116,14 +143,30 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
                 let _ = self.engine.set_body(i, 0, &Pose::new(s.p_WB, s.q_WB), s.v_WB, w_W);
             }
         }
+        if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
+            sn.place(&mut self.engine, &run.wires, &y[run.at..run.at + DRIVE_STATE_LEN]);
+        }
         self.engine.evaluate();
+        if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
+            self.carried = sn.loads(&self.engine, &run.wires, &y[run.at..run.at + DRIVE_STATE_LEN]);
+        }
         k
+    }
+}
+
+/// [`Ode::wrench`] from the parts of an [`Ode`].
+fn body_wrench(engine: &Engine, m: &Mechanism, carried: &([f64; 2], Vec3, Vec3), i: usize) -> (Vec3, Vec3) {
+    let c = engine.body(i, 0);
+    match &m.snare {
+        Some(sn) if sn.carrier == i => (c.force + carried.1, c.torque + carried.2),
+        _ => (c.force, c.torque),
     }
 }
 
 impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
-        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + 1
+        let drives = if self.snare.is_some() { DRIVE_STATE_LEN } else { 0 };
+        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + drives + 1
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
@@ -135,9 +178,9 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
             for (i, b) in self.m.bodies.iter().enumerate() {
                 let Some((l, _, _)) = b.link else { continue };
                 let (R, p) = k.pose[l];
-                let c = self.engine.body(i, 0);
-                let n = c.torque + (c.X_WB.p - p).cross(&c.force);
-                let (n, f) = (R.transpose() * n, R.transpose() * c.force);
+                let (f, n) = body_wrench(&self.engine, &self.m, &self.carried, i);
+                let n = n + (self.engine.body(i, 0).X_WB.p - p).cross(&f);
+                let (n, f) = (R.transpose() * n, R.transpose() * f);
                 sys.external[l] += SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
             }
             sys.derivatives(k, &y[..self.na], &mut dydt[..self.na]);
@@ -148,8 +191,7 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
         for (i, off) in self.offset.iter().enumerate() {
             let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
             let s = BodyState::read(&y[*o..]);
-            let c = self.engine.body(i, 0);
-            let (mut f, mut tau) = (c.force, c.torque);
+            let (mut f, mut tau) = self.wrench(i);
             for sp in self.m.springs.iter().filter(|sp| sp.body == i) {
                 let (fs, ts, _) = sp.wrench(t, &s);
                 f += fs;
@@ -163,6 +205,10 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
                 &(s.q_WB.inverse() * tau),
                 &mut dydt[*o..*o + BODY_STATE_LEN],
             );
+        }
+        if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
+            let (at, end) = (run.at, run.at + DRIVE_STATE_LEN);
+            power += run.derivatives(sn, &y[at..end], self.carried.0, &mut dydt[at..end]);
         }
         // The last component is the drives' (and the arm's actuators') work.
         dydt[dydt.len() - 1] = power;
@@ -190,6 +236,11 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
             let springs = self.m.springs.iter().filter(|sp| sp.body == i).map(|sp| sp.wrench(t, &s).2).sum::<f64>();
             energy += kinetic + gravity + springs;
             scale += kinetic + gravity.abs() + springs;
+        }
+        if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
+            let drives = sn.kinetic_energy(&y[run.at..run.at + DRIVE_STATE_LEN]);
+            energy += drives;
+            scale += drives;
         }
         (energy, scale)
     }
@@ -222,6 +273,13 @@ impl Mechanism {
         }
         for &(a, b) in &self.pairs {
             e.pair(a, b).map_err(|x| x.to_string())?;
+        }
+        // The snare's wires after the bodies, their pairs with its target after the pairs.
+        if let Some(sn) = &self.snare {
+            for k in 1..=3 {
+                let w = e.add_object(sn.wire.clone(), &format!("wire_{k}"));
+                e.pair(w, sn.target).map_err(|x| format!("the snare's wire {k} and its target: {x}"))?;
+            }
         }
         Ok(e)
     }
@@ -262,6 +320,7 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
         let mut offset = Vec::new();
         let na = m.arm.as_ref().map_or(0, |(_, y0)| y0.len());
         let mut n = na;
+        let mut y_drive = [0.0; DRIVE_STATE_LEN];
         for b in &m.bodies {
             offset.push(b.body.as_ref().map(|_| {
                 n += BODY_STATE_LEN;
@@ -274,7 +333,16 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
             sys
         });
         let nv = arm.as_ref().map_or(0, |s| s.model.nv());
+        let (nb, np) = (m.bodies.len(), m.pairs.len());
+        let snare = m.snare.as_ref().map(|_| SnareRun::new([nb, nb + 1, nb + 2], [np, np + 1, np + 2], n));
+        if let Some(sn) = &m.snare {
+            n += DRIVE_STATE_LEN;
+            y_drive = [sn.open_angle, 0.0, 0.0, 0.0];
+        }
         let mut y = vec![0.0; n + 1];
+        if let Some(run) = &snare {
+            y[run.at..run.at + DRIVE_STATE_LEN].copy_from_slice(&y_drive);
+        }
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
         }
@@ -284,7 +352,17 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
             }
         }
         let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
-        let mut ode = Ode { m, engine, offset, arm, na, kin: Kinematics::default(), tau: Vec::with_capacity(nv) };
+        let mut ode = Ode {
+            m,
+            engine,
+            offset,
+            arm,
+            na,
+            kin: Kinematics::default(),
+            tau: Vec::with_capacity(nv),
+            snare,
+            carried: ([0.0; 2], Vec3::zeros(), Vec3::zeros()),
+        };
         let mut run = MechRun::default();
         run.samples.reserve((clock.steps / clock.every + 1) as usize);
         let k = ode.kinematics(&y);
@@ -318,6 +396,7 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MechRun {
         self.run.diagnosis = end.err();
+        self.run.snare = self.ode.snare.map(|s| s.log);
         self.run
     }
 }
@@ -351,6 +430,14 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
         let scale = self.energy0.1.max(scale).max(work.abs()) + 1e-12;
         self.check =
             EnergyCheck { growth: energy - work - self.energy0.0, limit: self.ode.m.max_energy_growth * scale };
+        let t = self.clock.time();
+        if let (Some(sn), Some(run)) = (&self.ode.m.snare, &mut self.ode.snare) {
+            let at = run.at;
+            if run.observe(sn, &self.ode.engine, t, &mut self.y[at..at + DRIVE_STATE_LEN]) {
+                let stop = if run.log.outcome == Stage::Rigidised { Stop::Captured } else { Stop::Completed };
+                return StepReport { stop: Some(stop), ..StepReport::default() };
+            }
+        }
         StepReport { stop: self.clock.stop(), ..StepReport::default() }
     }
 

@@ -1,7 +1,7 @@
 //! What a mechanism run did, typed: the run's `summary.json`, a campaign's row and the headline
 //! `tumble run` prints all come from [`MechanismSummary`].
 
-use super::{MechRun, Mechanism};
+use super::{MechRun, Mechanism, SnareLog, SnareSample};
 use crate::output::{first_last, vec3};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -49,6 +49,57 @@ pub struct MechanismSummary {
     pub wall_time_s: f64,
     /// Simulated over wall-clock time.
     pub real_time_factor: f64,
+    /// What the snare did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snare: Option<SnareSummary>,
+}
+
+/// What a mechanism's snare did (see [`super::snare`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct SnareSummary {
+    /// `open`, `closing`, `captured`, `rigidised`, `missed` or `failed`.
+    pub outcome: &'static str,
+    /// Why it missed or failed.
+    pub reason: Option<String>,
+    /// When the closing started, s.
+    pub triggered_s: Option<f64>,
+    /// When the closing stopped holding the shaft, s.
+    pub captured_s: Option<f64>,
+    /// When the face carried the preload, s.
+    pub rigidised_s: Option<f64>,
+    /// Closing angle where the closing stopped, degrees.
+    pub closed_angle_deg: Option<f64>,
+    /// Largest contact force on one wire, N.
+    pub peak_wire_force_N: f64,
+    /// Largest sum of the wires' contact forces, N.
+    pub peak_wire_sum_N: f64,
+    /// Largest normal force on the face, N.
+    pub peak_face_load_N: f64,
+    /// Largest closing-motor torque, N·m.
+    pub peak_motor_torque_N_m: f64,
+    /// Normal force on the face at the end, N.
+    pub face_load_final_N: f64,
+    /// Carriage retraction at the end, m.
+    pub retraction_final_m: f64,
+}
+
+impl SnareSummary {
+    fn new(log: &SnareLog, last: &SnareSample) -> Self {
+        Self {
+            outcome: log.outcome.name(),
+            reason: log.reason.clone(),
+            triggered_s: log.triggered_at,
+            captured_s: log.captured_at,
+            rigidised_s: log.rigidised_at,
+            closed_angle_deg: log.closed_angle.map(f64::to_degrees),
+            peak_wire_force_N: log.peak_wire,
+            peak_wire_sum_N: log.peak_wires,
+            peak_face_load_N: log.peak_face,
+            peak_motor_torque_N_m: log.peak_torque,
+            face_load_final_N: last.face,
+            retraction_final_m: last.retraction[0],
+        }
+    }
 }
 
 impl MechanismSummary {
@@ -83,6 +134,7 @@ impl MechanismSummary {
             primitives: m.bodies.iter().map(|b| b.model.primitive_count()).sum(),
             wall_time_s: run.wall_s,
             real_time_factor: last.t / run.wall_s.max(1e-9),
+            snare: run.snare.as_ref().zip(last.snare.as_ref()).map(|(log, s)| SnareSummary::new(log, s)),
         })
     }
 
@@ -101,8 +153,21 @@ impl MechanismSummary {
                 )
             })
             .collect();
+        let snare = self.snare.as_ref().map_or(String::new(), |s| {
+            let at = |t: Option<f64>| t.map_or("-".into(), |t| format!("{t:.2} s"));
+            format!(
+                "; snare {} (triggered {}, captured {}, rigidised {}; peak wire {:.0} N, face {:.0} N){}",
+                s.outcome,
+                at(s.triggered_s),
+                at(s.captured_s),
+                at(s.rigidised_s),
+                s.peak_wire_force_N,
+                s.peak_face_load_N,
+                s.reason.as_ref().map_or(String::new(), |r| format!(": {r}"))
+            )
+        });
         format!(
-            "{}: {}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            "{}: {}{snare}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
             self.scenario,
             bodies.join("; "),
             self.contacts_final,

@@ -18,6 +18,8 @@ pub struct MechanismSpec {
     pub springs: Vec<SpringSpec>,
     /// Candidate margin of the contact engine, m.
     pub margin: Option<f64>,
+    /// A three-wire snare on one of the bodies.
+    pub snare: Option<SnareSpec>,
 }
 
 /// `[[mechanism.bodies]]`: a rigid body whose frame (origin at its centre of mass) is its
@@ -78,4 +80,53 @@ pub struct SpringSpec {
     /// Torsional damping, N·m·s/rad.
     #[serde(default)]
     pub torsion_damping: f64,
+}
+
+/// `[mechanism.snare]`: an end effector's three-wire snare (LEE-like) on a body, closed around
+/// a target's grapple shaft by a motor and retracted by a carriage drive (see
+/// `tumble_sim::mechanism::snare`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnareSpec {
+    /// The body carrying the snare (fixed, free or on an arm link).
+    pub carrier: String,
+    /// The free body whose grapple fixture the snare captures.
+    pub target: String,
+    /// The contact set of the carrier's model that the wires use (law and friction against the
+    /// target).
+    pub contact: String,
+    /// The ring's centre in the carrier's frame, m.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// The ring frame's attitude in the carrier's frame `[w, x, y, z]`: its z axis points out
+    /// of the mouth, towards the arriving fixture.
+    #[serde(default = "identity_quat")]
+    pub orientation: [f64; 4],
+    /// Ring radius `R`, m.
+    pub ring_radius: f64,
+    /// Closing angle of the open snare, degrees.
+    pub open_angle_deg: f64,
+    /// The target's point (its frame, m) whose depth behind the ring's plane starts the closing.
+    pub tip: [f64; 3],
+    /// That depth, m.
+    pub trigger: f64,
+    /// The motor closing the ring.
+    pub motor: DriveSpec,
+    /// The carriage drive retracting the ring; its stall force is the preload.
+    pub carriage: DriveSpec,
+    /// The carriage's travel to its end stop, m.
+    pub stroke: f64,
+}
+
+/// A DC motor drive seen at its output: the torque (force) falls linearly with speed from the
+/// stall value to zero at the no-load speed; its rotor's inertia reflected to the output.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSpec {
+    /// Stall torque (N·m) or force (N).
+    pub stall: f64,
+    /// No-load speed, rad/s or m/s.
+    pub no_load_speed: f64,
+    /// Reflected inertia, kg·m² or kg.
+    pub inertia: f64,
 }
