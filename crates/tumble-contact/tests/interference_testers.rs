@@ -192,6 +192,24 @@ fn point_and_segment_polyhedron_agree_with_parry() {
 }
 
 #[test]
+fn a_segment_across_a_box_edge_touches_at_that_edge() {
+    // A box's four edges along z share one separating axis with a segment crossing any of
+    // them: the contact must sit at the crossed edge (midway between it and the segment, so
+    // within the depth of the segment), whichever of the four the axes were tried with first.
+    let cube = Primitive::Polyhedron(Box::new(ConvexPolyhedron::cuboid(Vec3::new(1.0, 1.0, 1.0))));
+    for (sx, sy) in [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)] {
+        // The line x sx + y sy = 1.9 at z = 0.3 cuts the corner (sx, sy) 0.1/√2 deep.
+        let (a, b) = (Vec3::new(1.5 * sx, 0.4 * sy, 0.3), Vec3::new(0.4 * sx, 1.5 * sy, 0.3));
+        let out = test(&Primitive::Segment { a, b }, &cube, &Frame::identity());
+        let c = &out.as_slice()[0];
+        assert!((c.measure - 0.1 / 2f64.sqrt()).abs() < 1e-12, "{}", c.measure);
+        let t = ((c.point - a).dot(&(b - a)) / (b - a).norm_squared()).clamp(0.0, 1.0);
+        let off = (c.point - (a + (b - a) * t)).norm();
+        assert!(off <= c.measure, "corner ({sx}, {sy}): contact {} is {off} m from the segment", c.point);
+    }
+}
+
+#[test]
 fn plungers_agree_with_parry_ray_casts() {
     let mut rng = Lcg::new(14);
     let mut hits = [0; 3];

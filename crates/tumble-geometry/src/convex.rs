@@ -64,6 +64,9 @@ pub struct ConvexPolyhedron {
     pub face_vertices: Vec<u32>,
     /// Unique edges (corner index pairs, lower first).
     pub edges: Vec<[u32; 2]>,
+    /// The first edge (index into `edges`) of each set of parallel edges: the edge directions
+    /// a separating-axis test needs (a prism's lateral edges are one).
+    pub edge_axes: Vec<u32>,
     /// Mean of the corners (an interior point), m.
     pub center: Vec3,
     /// Largest distance of a corner from `center`, m.
@@ -122,6 +125,7 @@ impl ConvexPolyhedron {
             face_start: vec![0],
             face_vertices: Vec::new(),
             edges: Vec::new(),
+            edge_axes: Vec::new(),
             center: Vec3::zeros(),
             radius: 0.0,
         };
@@ -141,6 +145,7 @@ impl ConvexPolyhedron {
             poly.face_vertices.extend(ring);
             poly.face_start.push(poly.face_vertices.len() as u32);
         }
+        poly.edge_axes = poly.parallel_sets();
         poly.center = poly.vertices.iter().sum::<Vec3>() / poly.vertices.len() as f64;
         poly.radius = poly.vertices.iter().map(|v| (v - poly.center).norm()).fold(0.0, f64::max);
         // Convexity: every input point on the surface (a point inside the hull is a dent).
@@ -231,6 +236,38 @@ impl ConvexPolyhedron {
         best
     }
 
+    /// The first edge of each set of parallel edges (directions within 1e-9 rad).
+    fn parallel_sets(&self) -> Vec<u32> {
+        let dir = |k: u32| {
+            let [a, b] = self.edges[k as usize];
+            self.vertices[b as usize] - self.vertices[a as usize]
+        };
+        let mut first: Vec<u32> = Vec::new();
+        for k in 0..self.edges.len() as u32 {
+            let d = dir(k);
+            if !first.iter().any(|&r| dir(r).cross(&d).norm() <= 1e-9 * dir(r).norm() * d.norm()) {
+                first.push(k);
+            }
+        }
+        first
+    }
+
+    /// `(min_v u · v, max_v u · v)` over the corners in one pass: the polyhedron's extent along
+    /// `u` (the same values as `(−support(−u), support(u))`, bit for bit).
+    pub fn extent(&self, u: &Vec3) -> (f64, f64) {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in &self.vertices {
+            let s = u.dot(v);
+            if s < lo {
+                lo = s;
+            }
+            if s > hi {
+                hi = s;
+            }
+        }
+        (lo, hi)
+    }
+
     /// Closest point of the solid polyhedron to `x` and the distance (zero inside).
     pub fn closest_point(&self, x: &Vec3) -> (Vec3, f64) {
         if self.signed_distance_inside(x) <= 0.0 {
@@ -312,7 +349,7 @@ mod tests {
     #[test]
     fn a_box_has_six_faces_twelve_edges_and_its_volume() {
         let b = ConvexPolyhedron::cuboid(Vec3::new(1.0, 2.0, 3.0));
-        assert_eq!((b.vertices.len(), b.face_count(), b.edges.len()), (8, 6, 12));
+        assert_eq!((b.vertices.len(), b.face_count(), b.edges.len(), b.edge_axes.len()), (8, 6, 12, 3));
         assert_relative_eq!(b.volume(), 48.0, max_relative = 1e-14);
         for f in 0..6 {
             assert_eq!(b.face(f).len(), 4);
@@ -322,6 +359,9 @@ mod tests {
             assert!((p - a).cross(&(q - a)).dot(&b.normals[f]) > 0.0);
         }
         assert_relative_eq!(b.signed_distance_inside(&Vec3::new(0.5, 0.0, 0.0)), -0.5);
+        for u in [Vec3::new(0.3, -0.8, 0.1), Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.2, 0.4, -2.0)] {
+            assert_eq!(b.extent(&u), (-b.support(&-u).0, b.support(&u).0));
+        }
         let (q, d) = b.closest_point(&Vec3::new(2.0, 3.0, 0.0));
         assert_relative_eq!(d, 2f64.sqrt(), max_relative = 1e-14);
         assert_relative_eq!(q, Vec3::new(1.0, 2.0, 0.0));

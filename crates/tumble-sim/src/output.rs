@@ -2,6 +2,7 @@
 
 use crate::metrics;
 use crate::model::Model;
+use crate::pipeline::ABSURD;
 use crate::plot::{Series, line_plot};
 use crate::run::{Outcome, RunResult};
 use serde_json::{Map, Value, json};
@@ -93,18 +94,30 @@ impl<'a> RunDir<'a> {
         format!("{}: cannot write {what}: {e}", self.0.display())
     }
 
-    /// Writes the file `name` through `write` (buffered, flushed).
+    /// Writes the file `name` through `write` (buffered, flushed); removes it where `write`
+    /// fails (a table that refuses an absurd value leaves no file).
     pub(crate) fn csv(
         &self,
         name: &str,
         write: impl FnOnce(&mut BufWriter<fs::File>) -> std::io::Result<()>,
     ) -> Result<(), String> {
-        let mut w = BufWriter::new(fs::File::create(self.0.join(name)).map_err(|e| self.error(name, e))?);
-        write(&mut w).and_then(|_| w.flush()).map_err(|e| self.error(name, e))
+        let path = self.0.join(name);
+        let mut w = BufWriter::new(fs::File::create(&path).map_err(|e| self.error(name, e))?);
+        write(&mut w).and_then(|_| w.flush()).map_err(|e| {
+            let _ = fs::remove_file(&path);
+            self.error(name, e)
+        })
     }
 
-    /// Writes `value` as pretty JSON to the file `name`.
+    /// Writes `value` as pretty JSON to the file `name`; refuses (writing nothing) a value
+    /// holding a number beyond [`ABSURD`] in magnitude (see [`absurd_in`]).
     pub(crate) fn json(&self, name: &str, value: &Value) -> Result<(), String> {
+        if let Some((key, x)) = absurd_in(value, "") {
+            return Err(format!(
+                "{}: {name} not written: `{key}` = {x:e}, beyond any physical magnitude ({ABSURD:e}); the run's inputs are out of physical range (masses, speeds, stiffnesses)",
+                self.0.display()
+            ));
+        }
         let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
         fs::write(self.0.join(name), text + "\n").map_err(|e| self.error(name, e))
     }
@@ -117,6 +130,19 @@ impl<'a> RunDir<'a> {
     /// The path of a plot (without extension) in `plots/`.
     pub(crate) fn plot(&self, stem: &str) -> std::path::PathBuf {
         self.plots().join(stem)
+    }
+}
+
+/// The first number in `v` (JSON) beyond [`ABSURD`] in magnitude, with its key path under
+/// `path`: a product of inputs out of physical range (the potential energy of a 1e30 kg body)
+/// that no state guard sees.
+pub(crate) fn absurd_in(v: &Value, path: &str) -> Option<(String, f64)> {
+    let at = |k: &dyn std::fmt::Display| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+    match v {
+        Value::Number(n) => n.as_f64().filter(|x| x.abs() > ABSURD).map(|x| (path.to_string(), x)),
+        Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| absurd_in(x, &at(&i))),
+        Value::Object(m) => m.iter().find_map(|(k, x)| absurd_in(x, &at(k))),
+        _ => None,
     }
 }
 
@@ -245,4 +271,21 @@ fn plots(dir: &Path, model: &Model, res: &RunResult) -> Result<(), String> {
 pub(crate) fn vec3(v: &[f64]) -> String {
     let xs: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
     format!("[{}]", xs.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absurd_summary_is_refused_by_key_and_not_written() {
+        let v = json!({ "energy": { "initial_J": 1.0, "final_J": [0.0, -1.2e32] }, "name": "x" });
+        assert_eq!(absurd_in(&v, ""), Some(("energy.final_J.1".to_string(), -1.2e32)));
+        assert_eq!(absurd_in(&json!({ "a": 1e30, "b": null }), ""), None);
+        let dir = std::env::temp_dir().join(format!("tumble_absurd_{}", std::process::id()));
+        let out = RunDir::create(&dir).expect("folder");
+        let e = out.json("summary.json", &v).expect_err("absurd");
+        assert!(e.contains("`energy.final_J.1` = -1.2e32") && !dir.join("summary.json").exists(), "{e}");
+        let _ = fs::remove_dir_all(&dir);
+    }
 }

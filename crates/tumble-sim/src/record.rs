@@ -112,8 +112,13 @@ impl Recording {
         table
     }
 
-    /// Writes the samples as CSV with a `name [unit]` header.
+    /// Writes the samples as CSV with a `name [unit]` header; a value beyond
+    /// [`crate::pipeline::ABSURD`] in magnitude is refused before anything is written.
     pub fn write_csv(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        let width = self.names.len().max(1);
+        if let Some(i) = self.data.iter().position(|v| v.abs() > crate::pipeline::ABSURD) {
+            return Err(crate::table::absurd(&self.names[i % width], self.data[i]));
+        }
         let header: Vec<String> = self.names.iter().zip(&self.units).map(|(n, u)| format!("{n} [{u}]")).collect();
         writeln!(w, "{}", header.join(","))?;
         for row in self.data.chunks_exact(self.names.len()) {

@@ -57,7 +57,14 @@ impl Table {
     /// Writes the table as CSV: the names, then one line per row, each number in Rust's shortest
     /// exponent form that reads back to the same `f64` (`{:e}`); a non-finite value (which the
     /// pipeline's guard keeps out of recorded samples) as an empty cell.
+    ///
+    /// A value beyond [`crate::pipeline::ABSURD`] in magnitude (a product of inputs out of all
+    /// physical range, which no state guard sees) is refused before anything is written.
     pub fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let width = self.columns.len().max(1);
+        if let Some(i) = self.data.iter().position(|v| v.abs() > crate::pipeline::ABSURD) {
+            return Err(absurd(&self.columns[i % width], self.data[i]));
+        }
         writeln!(w, "{}", self.columns.join(","))?;
         for row in self.rows() {
             for (i, v) in row.iter().enumerate() {
@@ -74,6 +81,17 @@ impl Table {
     }
 }
 
+/// The error of a column that reached `value`, beyond any physical magnitude.
+pub(crate) fn absurd(column: &str, value: f64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "column `{column}` reaches {value:e}, beyond any physical magnitude ({:e}): the run's inputs are out of physical range (masses, speeds, stiffnesses)",
+            crate::pipeline::ABSURD
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,7 +100,7 @@ mod tests {
     fn csv_reads_back_bit_for_bit() {
         let mut t = Table::new(vec!["t_s".into(), "x_m".into()]);
         t.push(&[0.1, 1.0 / 3.0]);
-        t.push(&[f64::MIN_POSITIVE, -2.5e300]);
+        t.push(&[f64::MIN_POSITIVE, -2.5e29]);
         t.push(&[7.0, f64::NAN]);
         let mut out = Vec::new();
         t.write_csv(&mut out).unwrap();
@@ -100,5 +118,10 @@ mod tests {
         assert_eq!(t.len(), 3);
         assert_eq!(t.column("x_m").unwrap()[0], 1.0 / 3.0);
         assert!(t.column("y_m").is_none());
+        // Beyond 1e30 (the guard's bound): refused, naming the column, before a byte is written.
+        t.push(&[8.0, -2.5e300]);
+        let mut out = Vec::new();
+        let e = t.write_csv(&mut out).expect_err("absurd");
+        assert!(out.is_empty() && e.to_string().contains("column `x_m` reaches -2.5e300"), "{e}");
     }
 }

@@ -4,6 +4,7 @@
 
 use super::dispersion::Dispersion;
 use super::{Campaign, RunRow};
+use crate::pipeline::ABSURD;
 use crate::scenario::{Kind, Scenario};
 use serde_json::Value;
 use std::any::Any;
@@ -24,7 +25,23 @@ pub struct Finished {
 impl Finished {
     /// A run that ended with `status`, its `results`, and the diagnosis when it failed (the
     /// status is then `failed`).
-    pub fn new(status: &str, results: Vec<f64>, diagnosis: Option<String>) -> Self {
+    ///
+    /// A result that is infinite or beyond [`ABSURD`] in magnitude (a product of inputs out of
+    /// all physical range, e.g. the energy of a 1e30 kg body, which no state guard sees) is
+    /// written as NaN (an empty cell) and fails the run with that reason.
+    pub fn new(status: &str, mut results: Vec<f64>, diagnosis: Option<String>) -> Self {
+        let absurd = |x: &f64| x.is_infinite() || x.abs() > ABSURD;
+        if let Some(k) = results.iter().position(absurd) {
+            let note = diagnosis.unwrap_or_else(|| {
+                format!(
+                    "result {} of the run's row reached {:e}, beyond any physical magnitude ({ABSURD:e}): the run's inputs are out of physical range",
+                    k + 1,
+                    results[k]
+                )
+            });
+            results.iter_mut().filter(|x| absurd(x)).for_each(|x| *x = f64::NAN);
+            return Self { status: "failed".into(), results, note };
+        }
         match diagnosis {
             Some(d) => Self { status: "failed".into(), results, note: d },
             None => Self { status: status.into(), results, note: String::new() },
@@ -92,4 +109,22 @@ pub fn campaign_kind(sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dy
             Box::new(crate::capture_map::campaign::VerdictRuns::new(sc, touched(&["capture.measured_impulse"]))?)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absurd_result_fails_the_run_and_is_not_written() {
+        let ok = Finished::new("settled", vec![1.0, f64::NAN, -1e30], None);
+        assert_eq!(ok.status, "settled");
+        let bad = Finished::new("settled", vec![1.0, f64::INFINITY, 2e31], None);
+        assert_eq!(bad.status, "failed");
+        assert!(bad.note.contains("result 2 of the run's row reached inf"), "{}", bad.note);
+        assert!(bad.results[0] == 1.0 && bad.results[1..].iter().all(|x| x.is_nan()));
+        // A diagnosis already given is the reason.
+        let diagnosed = Finished::new("settled", vec![f64::NEG_INFINITY], Some("blew up".into()));
+        assert_eq!((diagnosed.status.as_str(), diagnosed.note.as_str()), ("failed", "blew up"));
+    }
 }

@@ -14,7 +14,7 @@
 //! | point–plane, point–sphere, point–polyhedron, point–ellipsoid | depth of the point below the surface (closest surface point) |
 //! | segment–plane | depth of each end below the plane (a segment lying on a plane gets two contacts) |
 //! | segment–sphere | `r` minus the centre's distance to the segment |
-//! | segment–polyhedron | minimum translational distance (separating axes: faces, segment × edges); on a face axis, the two ends of the part inside, each with its depth below that face |
+//! | segment–polyhedron | minimum translational distance (separating axes: faces, segment × edge directions); on a face axis, the two ends of the part inside, each with its depth below that face; on an edge axis, one contact at the crossed edge |
 //! | segment–triangle | depth of the end behind the triangle when the segment pierces it |
 //! | ray–plane, ray–sphere, ray–triangle, ray–ellipsoid, ray–polyhedron | plunger travel `L − t_hit` past the first surface along the ray, pushing along the ray |
 //! | sphere–sphere, sphere–plane, sphere–triangle, sphere–polyhedron | minimum translational distance (`r` minus the centre's distance, or plus its depth when inside) |

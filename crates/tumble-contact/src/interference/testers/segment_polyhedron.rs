@@ -1,12 +1,14 @@
 //! Segment–polyhedron: minimum translational distance by separating axes — the face normals
-//! and the normalised cross products of the segment with each edge (Gottschalk et al. 1996).
-//! On axis `u` the overlap is `min(h_P(u) − min_s u·x, max_s u·x + h_P(−u))`; the smallest over
-//! all axes is the depth, and a positive gap on any axis means no contact.
+//! and the normalised cross products of the segment with each edge direction (one edge of each
+//! set of parallel edges, `ConvexPolyhedron::edge_axes`; Gottschalk et al. 1996). On axis `u`
+//! the overlap is `min(h_P(u) − min_s u·x, max_s u·x + h_P(−u))`; the smallest over all axes is
+//! the depth, and a positive gap on any axis means no contact.
 //!
 //! Contact points: when a face normal wins, the segment is clipped to the polyhedron
 //! (Cyrus–Beck) and each end of the inside part is a contact with its depth below that face —
 //! a rail lying in a slot is carried at both ends; when an edge axis wins, one contact midway
-//! between the closest points of the segment and that edge.
+//! between the closest points of the segment and the edge of that direction furthest towards
+//! the segment (the crossed one: a box's or a prism's parallel edges share the axis).
 
 use super::{Contact, Contacts, Frame, Scratch};
 use tumble_geometry::convex::ConvexPolyhedron;
@@ -32,6 +34,7 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
             }
         }
         Some(e) => {
+            let e = deepest_parallel(p, e, &axis);
             let (e0, e1) = (p.vertices[p.edges[e][0] as usize], p.vertices[p.edges[e][1] as usize]);
             let (x, y) = closest_between_segments(&p0, &p1, &e0, &e1);
             out.push(Contact::depth(X_AB.point(&(0.5 * (x + y))), normal, overlap, 0));
@@ -44,7 +47,7 @@ pub(super) fn test(a: &Primitive, b: &Primitive, X_AB: &Frame, out: &mut Contact
 fn min_overlap(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(Vec3, f64, Option<usize>)> {
     let mut best: Option<(Vec3, f64, Option<usize>)> = None;
     let mut consider = |u: Vec3, edge: Option<usize>| -> bool {
-        let (pmax, pmin) = (p.support(&u).0, -p.support(&-u).0);
+        let (pmin, pmax) = p.extent(&u);
         let (s0, s1) = (u.dot(p0), u.dot(p1));
         let (smin, smax) = (s0.min(s1), s0.max(s1));
         if smax <= pmin || smin >= pmax {
@@ -63,14 +66,34 @@ fn min_overlap(p: &ConvexPolyhedron, p0: &Vec3, p1: &Vec3) -> Option<(Vec3, f64,
         }
     }
     let s = p1 - p0;
-    for (k, e) in p.edges.iter().enumerate() {
+    for &k in &p.edge_axes {
+        let e = p.edges[k as usize];
         let c = s.cross(&(p.vertices[e[1] as usize] - p.vertices[e[0] as usize]));
         let len = c.norm();
-        if len > 1e-9 * s.norm() * p.radius && !consider(c / len, Some(k)) {
+        if len > 1e-9 * s.norm() * p.radius && !consider(c / len, Some(k as usize)) {
             return None;
         }
     }
     best
+}
+
+/// Of the edges parallel to edge `e` (which share its axis), the one furthest along `u`, the
+/// polyhedron's side facing the segment: the contact lies there, not at whichever of them the
+/// axes were tried with first (a prism's or a box's edges come in parallel sets).
+fn deepest_parallel(p: &ConvexPolyhedron, e: usize, u: &Vec3) -> usize {
+    let ends = |k: usize| (p.vertices[p.edges[k][0] as usize], p.vertices[p.edges[k][1] as usize]);
+    let (a, b) = ends(e);
+    let d = b - a;
+    let mut best = (u.dot(&(a + b)), e);
+    for k in 0..p.edges.len() {
+        let (a, b) = ends(k);
+        let c = b - a;
+        let along = u.dot(&(a + b));
+        if along > best.0 && c.cross(&d).norm() <= 1e-9 * c.norm() * d.norm() {
+            best = (along, k);
+        }
+    }
+    best.1
 }
 
 /// Parameters `[t0, t1] ⊂ [0, 1]` of the part of `p0 + t (p1 − p0)` inside the polyhedron.

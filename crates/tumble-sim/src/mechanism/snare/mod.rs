@@ -161,7 +161,7 @@ impl Snare {
             let p = o + R_WS * g.midpoint;
             let v = v_C + w_C.cross(&(p - p_C)) + R_WS * (g.d_midpoint * d[1] - Vec3::z() * d[3]);
             let w = w_C + R_WS * Vec3::z() * (0.5 * d[1]);
-            let q = tumble_math::quat_from_matrix(&(R_WS * g.rotation));
+            let q = rotation(R_WS * g.rotation);
             // Finite by the blow-up check after each step; refusals cannot occur.
             let _ = engine.set_body(obj, 0, &Pose::new(p, q), v, w);
         }
@@ -233,6 +233,12 @@ impl Snare {
     pub fn kinetic_energy(&self, d: &[f64]) -> f64 {
         0.5 * (self.motor.inertia * d[1] * d[1] + self.carriage.inertia * d[3] * d[3])
     }
+}
+
+/// The unit quaternion of a rotation matrix (a product of rotations: closed form, where
+/// [`tumble_math::quat_from_matrix`] iterates).
+pub(crate) fn rotation(m: Mat3) -> UnitQuat {
+    UnitQuat::from_rotation_matrix(&tumble_math::nalgebra::Rotation3::from_matrix_unchecked(m))
 }
 
 /// Checks `input` against the bodies and pairs and makes the wire's model.

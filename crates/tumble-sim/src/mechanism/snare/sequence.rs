@@ -189,7 +189,7 @@ impl SnareRun {
         let (torque, force) = self.outputs(sn, d);
         let pose = |w: usize| {
             let x = &engine.body(w, 0).X_WB;
-            (x.p, tumble_math::quat_from_matrix(&x.R))
+            (x.p, super::rotation(x.R))
         };
         SnareSample {
             angle: [d[0], d[1]],
