@@ -1,5 +1,6 @@
 //! Mechanism campaigns: a run's row holds each moving body's final position and velocity and
-//! its peak contact force, the contact count at the end and at its peak, and the energy.
+//! its peak contact force, the contact count at the end and at its peak, and the energy; with a
+//! snare, when it closed, captured and rigidised and its peak loads.
 
 use super::{Mechanism, MechanismSummary, write_mechanism_run};
 use crate::campaign::{CampaignKind, Finished};
@@ -7,17 +8,31 @@ use crate::scenario::Scenario;
 use std::path::Path;
 
 /// Rigid bodies in contact through the interference engine (`kind = "mechanism"`). Status:
-/// `in_contact` (contacts at the end), `free` or `failed`.
+/// `in_contact` (contacts at the end), `free` or `failed`; with a snare, its outcome (`open`,
+/// `closing`, `captured`, `rigidised`, `missed` or `failed`, the reason in the note).
 pub struct MechanismRuns {
     /// Names of the bodies that move (free or carried by the arm), in body order.
     moving: Vec<String>,
+    /// Whether the mechanism has a snare.
+    snare: bool,
 }
+
+/// A snare's columns.
+const SNARE_COLUMNS: [&str; 6] = [
+    "snare.triggered [s]",
+    "snare.captured [s]",
+    "snare.rigidised [s]",
+    "snare.peak_wire_force [N]",
+    "snare.peak_face_load [N]",
+    "snare.closed_angle [deg]",
+];
 
 impl MechanismRuns {
     /// The runs of `sc`, whose moving bodies name the columns.
     pub fn new(sc: &Scenario) -> Result<Self, String> {
         let m = Mechanism::build(sc).map_err(|e| e.to_string())?;
-        Ok(Self { moving: m.bodies.iter().filter(|b| b.moves()).map(|b| b.name.clone()).collect() })
+        let moving = m.bodies.iter().filter(|b| b.moves()).map(|b| b.name.clone()).collect();
+        Ok(Self { moving, snare: m.snare.is_some() })
     }
 }
 
@@ -30,6 +45,9 @@ impl CampaignKind for MechanismRuns {
                 .into();
         for b in &self.moving {
             c.extend(per_body.iter().map(|n| format!("{b}.{n}")));
+        }
+        if self.snare {
+            c.extend(SNARE_COLUMNS.map(String::from));
         }
         c
     }
@@ -52,7 +70,19 @@ impl CampaignKind for MechanismRuns {
             results.extend(b.position_final_m.iter().chain(&b.velocity_final_m_s));
             results.push(b.peak_contact_force_N);
         }
-        let status = if s.contacts_final > 0 { "in_contact" } else { "free" };
-        Ok(Finished::new(status, results, s.diagnosis))
+        let mut status = if s.contacts_final > 0 { "in_contact" } else { "free" };
+        let mut reason = None;
+        if self.snare {
+            let sn = s.snare.as_ref().ok_or("the run has no snare record")?;
+            let t = |x: Option<f64>| x.unwrap_or(f64::NAN);
+            results.extend([t(sn.triggered_s), t(sn.captured_s), t(sn.rigidised_s)]);
+            results.extend([sn.peak_wire_force_N, sn.peak_face_load_N, t(sn.closed_angle_deg)]);
+            (status, reason) = (sn.outcome, sn.reason.clone());
+        }
+        let mut done = Finished::new(status, results, s.diagnosis);
+        if let (Some(why), true) = (reason, done.note.is_empty()) {
+            done.note = why;
+        }
+        Ok(done)
     }
 }
