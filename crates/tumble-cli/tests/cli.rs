@@ -452,12 +452,13 @@ fn mc_on_the_gpu_writes_the_campaign_outputs_and_refuses_clearly() {
     assert!(line.contains("--backend cpu"), "{err}");
     assert!(!d.join("gpu/runs.csv").exists());
 
-    // A scenario with what the device lacks (hops): refused, whatever the driver.
+    // A scenario with what the device lacks (a hop at a time): refused, whatever the driver.
     let hopper = scenario("lander/hopper_comet.toml");
-    let out = tumble(&["mc", &hopper, "--runs", "2", "--out", &out_dir, "--backend", "gpu"]);
+    let timed = ["--set", "lander.hops.0.time=100.0"];
+    let out = tumble(&["mc", &hopper, "--runs", "2", "--out", &out_dir, "--backend", "gpu", timed[0], timed[1]]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("lander.hops") && err.contains("--backend cpu") && err.lines().count() == 1, "{err}");
+    assert!(err.contains("hops at a time") && err.contains("--backend cpu") && err.lines().count() == 1, "{err}");
 
     let out = tumble(&args);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -88,7 +88,7 @@ pub fn execute(
                     max_penetration: end.max_penetration,
                     max_balance_error: end.max_balance_error,
                     impacts: end.impacts,
-                    // The device runs no hops.
+                    // The device runs no aimed hops.
                     hop_miss: f64::NAN,
                 });
                 done(RunRow { index, values, status: f.status, results: f.results, note: f.note });

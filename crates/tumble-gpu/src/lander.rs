@@ -7,9 +7,11 @@
 //! point-mass or polyhedron gravity (expanded to second order and refreshed exactly as on the
 //! CPU); uniform or torque-free target spin; the vertex contact with regularised friction, the
 //! stick force and rolling resistance; RK4 with free-flight steps and touchdown sub-steps;
-//! settling, escape, the energy budget and its growth stop. Hops and local surface models are
-//! not on the device: [`unsupported`] names what a run needs that it lacks, and such runs are
-//! refused, never simulated differently.
+//! settling, escape, the energy budget and its growth stop; impulse hops once settled, which
+//! the host delivers between dispatches. Local surface models are not built (the kernel queries
+//! the surface exactly, which they approximate). Hops at a time, torque profiles, aimed hops and
+//! the internal actuator are not on the device: [`unsupported`] names what a run needs that it
+//! lacks, and such runs are refused, never simulated differently.
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
 use crate::{Gpu, MATH_WGSL};
@@ -19,6 +21,8 @@ use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
 use tumble_geometry::noise::Fbm;
 use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, Sdf, Terrain};
+use tumble_math::Vec3;
+use tumble_sim::lander::hop::{Hop, HopCommand, HopTrigger};
 use tumble_sim::lander::{
     ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
 };
@@ -36,11 +40,18 @@ const REC_LEN: usize = 30;
 const R_K: usize = 0;
 const R_OUTCOME: usize = 2;
 const R_WHEN: usize = 3;
+const R_CALM: usize = 4;
 const R_BOUNCES: usize = 5;
 const R_PEN: usize = 7;
 const R_ERR: usize = 8;
+const R_E0: usize = 9;
 const R_GROWTH: usize = 11;
+/// The run's outcome code for a settled run (`SETTLED` of lander.wgsl).
+const SETTLED: f64 = 1.0;
+/// Index of the energy tolerance in a run's model (`M_TOLERANCE` of lander.wgsl).
+const M_TOLERANCE: usize = 79;
 /// Buffers, in binding order.
+const MODEL: usize = 0;
 const Y: usize = 4;
 const RECORD: usize = 5;
 const CHECK: usize = 6;
@@ -96,14 +107,15 @@ fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
 
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
 pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
-    if !s.hops.is_empty() || sys.actuation != Default::default() {
-        return Some("hops (`lander.hops`) and the internal actuator are not implemented on the GPU path".into());
-    }
-    if s.surface_expansion > 0.0 {
+    let delivered = |h: &Hop| h.trigger == HopTrigger::Settled && matches!(h.command, HopCommand::Impulse(_));
+    if !s.hops.iter().all(delivered) {
         return Some(
-            "local surface models (`target.surface_expansion` > 0) are not implemented on the GPU path: set it to 0 to query the surface exactly"
+            "hops at a time, torque profiles and aimed hops are not implemented on the GPU path (impulses once settled are)"
                 .into(),
         );
+    }
+    if s.actuator.is_some() || sys.actuation != Default::default() {
+        return Some("the internal actuator (`lander.actuator`) is not implemented on the GPU path".into());
     }
     if sys.contact.rolling > 0.0 && sys.vertices.len() > MAX_PATCH {
         return Some(format!(
@@ -316,6 +328,59 @@ pub struct GpuRunEnd {
     pub max_balance_error: f64,
     /// The largest impact loads: not followed on the device yet, so NaN (docs/gpu.md).
     pub impacts: ImpactMaxima,
+    /// When each hop fired, s.
+    pub hops: Vec<f64>,
+}
+
+/// The hops the host delivers between dispatches: a run that settles with a hop left is given
+/// its angular impulse (`ω += I⁻¹ ΔL`, as [`tumble_sim::lander::LanderSim::hop`]) and runs on.
+struct Hops {
+    /// Each run's next hop.
+    next: Vec<usize>,
+    /// When each run's hops fired, s.
+    times: Vec<Vec<f64>>,
+    /// Each run's `Σ |ΔT|` of its hops (the energy limit grows by `energy_growth` of it), J.
+    work: Vec<f64>,
+    /// The runs' models as uploaded (their energy tolerance rewritten as hops add work).
+    model: Vec<f64>,
+}
+
+impl Hops {
+    /// Runs that settled with a hop left.
+    fn due(&self, runs: &[GpuRun], check: &[f64]) -> Vec<usize> {
+        (0..runs.len()).filter(|&i| check[i] == SETTLED && self.next[i] < runs[i].settings.hops.len()).collect()
+    }
+
+    /// Fires the next hop of each run in `due`: the impulse on the body rate, its work added to
+    /// the budget's reference energy (`R_E0`), the calm clock and the outcome reset.
+    fn deliver(&mut self, k: &crate::Kernels<'_>, runs: &[GpuRun], due: &[usize]) -> Result<(), String> {
+        let n = runs.len();
+        let (mut y, mut record) = (vec![0.0; STATE_LEN * n], vec![0.0; REC_LEN * n]);
+        k.read_into(Y, &mut y)?;
+        k.read_into(RECORD, &mut record)?;
+        for &i in due {
+            let (sys, s) = (runs[i].system, runs[i].settings);
+            let HopCommand::Impulse(impulse) = s.hops[self.next[i]].command else {
+                return Err(format!("run {i}: only impulse hops run on the device"));
+            };
+            self.next[i] += 1;
+            let w = Vec3::new(y[10 * n + i], y[11 * n + i], y[12 * n + i]);
+            let w_new = w + sys.inertia_inv * impulse;
+            let work = 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+            (0..3).for_each(|c| y[(10 + c) * n + i] = w_new[c]);
+            self.work[i] += work.abs();
+            self.model[i * MODEL_LEN + M_TOLERANCE] = s.energy_tolerance + s.energy_growth * self.work[i];
+            self.times[i].push(record[R_K * n + i] * s.dt);
+            record[R_E0 * n + i] += work;
+            record[R_OUTCOME * n + i] = 0.0;
+            record[R_WHEN * n + i] = 0.0;
+            record[R_CALM * n + i] = -1.0;
+        }
+        k.write(Y, &y);
+        k.write(RECORD, &record);
+        k.write(MODEL, &self.model);
+        Ok(())
+    }
 }
 
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
@@ -369,7 +434,11 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         &["lander_init", "lander_steps"],
         &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
     )?;
-    drop((model, y, record));
+    let mut hops = Hops { next: vec![0; n], times: vec![vec![]; n], work: vec![0.0; n], model: vec![] };
+    if runs.iter().any(|r| !r.settings.hops.is_empty()) {
+        hops.model = model;
+    }
+    drop((y, record));
     let mut check = check;
     k.dispatch("lander_init", n as u32)?;
     k.read_into(CHECK, &mut check)?;
@@ -403,7 +472,11 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         if 2 * budget < ceiling {
             budget = (2 * budget).min(MAX_STEPS);
         }
-        let finished = check.iter().filter(|&&c| c != 0.0).count();
+        let due = hops.due(runs, &check);
+        if !due.is_empty() {
+            hops.deliver(&k, runs, &due)?;
+        }
+        let finished = check.iter().filter(|&&c| c != 0.0).count() - due.len();
         progress(finished);
         if finished == n {
             break;
@@ -413,6 +486,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     let mut record = vec![0.0; REC_LEN * n];
     k.read_into(Y, &mut y)?;
     k.read_into(RECORD, &mut record)?;
+    let mut times = hops.times.into_iter();
     Ok(runs
         .iter()
         .enumerate()
@@ -424,7 +498,10 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
                 2 => LanderOutcome::Escaped(when),
                 3 => LanderOutcome::Completed,
                 4 => LanderOutcome::Failed(not_finite(when, dt)),
-                _ => LanderOutcome::Failed(energy_grew(f(R_GROWTH), r.settings.energy_tolerance, when, dt)),
+                _ => {
+                    let limit = r.settings.energy_tolerance + r.settings.energy_growth * hops.work[i];
+                    LanderOutcome::Failed(energy_grew(f(R_GROWTH), limit, when, dt))
+                }
             };
             GpuRunEnd {
                 outcome,
@@ -435,6 +512,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
                 max_balance_error: f(R_ERR),
                 // Not followed on the device (docs/gpu.md): NaN, empty in `runs.csv`.
                 impacts: ImpactMaxima::of(&[]),
+                hops: times.next().unwrap_or_default(),
             }
         })
         .collect())
@@ -459,12 +537,18 @@ mod tests {
             ("R_PEN", R_PEN),
             ("R_ERR", R_ERR),
             ("R_GROWTH", R_GROWTH),
+            ("R_CALM", R_CALM),
+            ("R_E0", R_E0),
+            ("M_TOLERANCE", M_TOLERANCE),
         ];
         for (name, v) in consts {
             let decl = format!("const {name}: u32 = {v}u;");
             assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
         }
-        for (name, b) in [("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)] {
+        assert!(LANDER_WGSL.contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
+        for (name, b) in
+            [("model", MODEL), ("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)]
+        {
             let decl = format!("@binding({b}) var<storage, read_write> {name}:");
             assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
         }
