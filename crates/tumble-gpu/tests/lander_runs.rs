@@ -45,10 +45,10 @@ fn compare(cpu: &[LanderRun], gpu: &[GpuRunEnd], pen_rel: f64) -> f64 {
     worst
 }
 
-#[test]
-fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
-    let Some(gpu) = gpu() else { return };
-    let params = VertexContactParams {
+/// A 1 kg, 0.2 m box (its corners the contact vertices) on the plane through the origin with
+/// `normal`, under 0.5 m/s² along −z, in a uniformly turning frame.
+fn box_on_plane(normal: Vec3) -> LanderSystem {
+    let contact = VertexContactParams {
         stiffness: 2e3,
         damping: 20.0,
         mu: 0.5,
@@ -66,13 +66,12 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
             Vec3::new(s(1), s(2), s(4))
         })
         .collect();
-    let normal = Vec3::new(0.0, -(5f64.to_radians()).sin(), (5f64.to_radians()).cos());
-    let sys = LanderSystem {
+    LanderSystem {
         mass,
         inertia,
         inertia_inv: inertia.try_inverse().expect("pd"),
         vertices,
-        contact: params,
+        contact,
         surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
         gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.5) }),
         spin: TargetSpin::Uniform,
@@ -80,7 +79,13 @@ fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
-    };
+    }
+}
+
+#[test]
+fn boxes_dropped_on_a_plane_follow_the_cpu_runs() {
+    let Some(gpu) = gpu() else { return };
+    let sys = box_on_plane(Vec3::new(0.0, -(5f64.to_radians()).sin(), (5f64.to_radians()).cos()));
     let settings = LanderSettings {
         output_every: 50,
         escape_distance: Some(50.0),
@@ -169,38 +174,7 @@ fn boxes_that_hop_once_settled_follow_the_cpu_runs() {
     // delivers it between dispatches, as the CPU's hop: ω += I⁻¹ ΔL, its work in the budget),
     // tumble away and settle again.
     let Some(gpu) = gpu() else { return };
-    let params = VertexContactParams {
-        stiffness: 2e3,
-        damping: 20.0,
-        mu: 0.5,
-        mu_static: 0.5,
-        rolling: 0.005,
-        v_star: 1e-3,
-        w_star: 1e-3,
-        stable_dt: 1e-3,
-    };
-    let (mass, a) = (1.0, 0.2);
-    let inertia = Mat3::identity() * (mass * a * a / 6.0);
-    let vertices: Vec<Vec3> = (0..8)
-        .map(|k| {
-            let s = |bit: usize| if k & bit == 0 { 0.1 } else { -0.1 };
-            Vec3::new(s(1), s(2), s(4))
-        })
-        .collect();
-    let sys = LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact: params,
-        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }),
-        gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.5) }),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-    };
+    let sys = box_on_plane(Vec3::z());
     let hop = |l: f64| Hop { trigger: HopTrigger::Settled, command: HopCommand::Impulse(Vec3::new(l, 0.0, 0.0)) };
     let settings = LanderSettings {
         output_every: 50,
