@@ -63,7 +63,7 @@ pub struct SnareSummary {
     pub reason: Option<String>,
     /// When the closing started, s.
     pub triggered_s: Option<f64>,
-    /// When the closing stopped holding the shaft, s.
+    /// When the closing stopped with the shaft held, s.
     pub captured_s: Option<f64>,
     /// When the face carried the preload, s.
     pub rigidised_s: Option<f64>,

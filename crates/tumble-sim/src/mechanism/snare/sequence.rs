@@ -44,7 +44,7 @@ pub struct SnareLog {
     pub reason: Option<String>,
     /// When the closing started, s.
     pub triggered_at: Option<f64>,
-    /// When the closing stopped holding the shaft, s.
+    /// When the closing stopped with the shaft held, s.
     pub captured_at: Option<f64>,
     /// When the face carried the preload, s.
     pub rigidised_at: Option<f64>,
