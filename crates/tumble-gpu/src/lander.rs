@@ -7,13 +7,14 @@
 //! point-mass or polyhedron gravity (expanded to second order and refreshed exactly as on the
 //! CPU); uniform or torque-free target spin; the vertex contact with regularised friction, the
 //! stick force and rolling resistance; RK4 with free-flight steps and touchdown sub-steps;
-//! settling, escape, the energy budget and its growth stop; impulse hops once settled, which
-//! the host delivers between dispatches. Local surface models are not built (the kernel queries
-//! the surface exactly, which they approximate). Hops at a time, torque profiles, aimed hops and
-//! the internal actuator are not on the device: [`unsupported`] names what a run needs that it
+//! settling, escape, the energy budget and its growth stop; impulse hops at a time or once
+//! settled, which the host delivers between dispatches (`hops.rs`). Local surface models
+//! are not built (the kernel queries the surface exactly, which they approximate). Torque
+//! profiles, aimed hops and the internal actuator are not on the device: [`unsupported`] names what a run needs that it
 //! lacks, and such runs are refused, never simulated differently.
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
+use crate::hops::Hops;
 use crate::{Gpu, MATH_WGSL};
 use std::any::Any;
 use std::sync::Arc;
@@ -21,8 +22,7 @@ use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
 use tumble_geometry::noise::Fbm;
 use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, Sdf, Terrain};
-use tumble_math::Vec3;
-use tumble_sim::lander::hop::{Hop, HopCommand, HopTrigger};
+use tumble_sim::lander::hop::HopCommand;
 use tumble_sim::lander::{
     ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
 };
@@ -31,29 +31,33 @@ use tumble_sim::lander::{
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
 
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
-const MODEL_LEN: usize = 102;
+pub(crate) const MODEL_LEN: usize = 102;
 /// Most touching vertices the kernel keeps for rolling resistance's contact patch
 /// (`MAX_PATCH` of lander.wgsl).
 const MAX_PATCH: usize = 32;
 /// Length of a run's record (`REC_LEN` of lander.wgsl) and the fields the host reads.
-const REC_LEN: usize = 30;
-const R_K: usize = 0;
-const R_OUTCOME: usize = 2;
-const R_WHEN: usize = 3;
-const R_CALM: usize = 4;
+pub(crate) const REC_LEN: usize = 30;
+pub(crate) const R_K: usize = 0;
+pub(crate) const R_OUTCOME: usize = 2;
+pub(crate) const R_WHEN: usize = 3;
+pub(crate) const R_CALM: usize = 4;
 const R_BOUNCES: usize = 5;
 const R_PEN: usize = 7;
 const R_ERR: usize = 8;
-const R_E0: usize = 9;
+pub(crate) const R_E0: usize = 9;
 const R_GROWTH: usize = 11;
-/// The run's outcome code for a settled run (`SETTLED` of lander.wgsl).
-const SETTLED: f64 = 1.0;
-/// Index of the energy tolerance in a run's model (`M_TOLERANCE` of lander.wgsl).
-const M_TOLERANCE: usize = 79;
+/// Outcome codes of a settled and a completed run (`SETTLED`, `COMPLETED` of lander.wgsl).
+pub(crate) const SETTLED: f64 = 1.0;
+pub(crate) const COMPLETED: f64 = 3.0;
+/// Indices in a run's model of the step count, the settling dwell and the energy tolerance
+/// (`M_STEPS`, `M_SETTLE + 2`, `M_TOLERANCE` of lander.wgsl).
+pub(crate) const M_STEPS: usize = 71;
+pub(crate) const M_DWELL: usize = 77;
+pub(crate) const M_TOLERANCE: usize = 79;
 /// Buffers, in binding order.
-const MODEL: usize = 0;
-const Y: usize = 4;
-const RECORD: usize = 5;
+pub(crate) const MODEL: usize = 0;
+pub(crate) const Y: usize = 4;
+pub(crate) const RECORD: usize = 5;
 const CHECK: usize = 6;
 const SETTINGS: usize = 7;
 const OUT: usize = 8;
@@ -107,10 +111,9 @@ fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
 
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
 pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
-    let delivered = |h: &Hop| h.trigger == HopTrigger::Settled && matches!(h.command, HopCommand::Impulse(_));
-    if !s.hops.iter().all(delivered) {
+    if !s.hops.iter().all(|h| matches!(h.command, HopCommand::Impulse(_))) {
         return Some(
-            "hops at a time, torque profiles and aimed hops are not implemented on the GPU path (impulses once settled are)"
+            "torque profiles and aimed hops are not implemented on the GPU path (impulse hops, at a time or once settled, are)"
                 .into(),
         );
     }
@@ -332,57 +335,6 @@ pub struct GpuRunEnd {
     pub hops: Vec<f64>,
 }
 
-/// The hops the host delivers between dispatches: a run that settles with a hop left is given
-/// its angular impulse (`ω += I⁻¹ ΔL`, as [`tumble_sim::lander::LanderSim::hop`]) and runs on.
-struct Hops {
-    /// Each run's next hop.
-    next: Vec<usize>,
-    /// When each run's hops fired, s.
-    times: Vec<Vec<f64>>,
-    /// Each run's `Σ |ΔT|` of its hops (the energy limit grows by `energy_growth` of it), J.
-    work: Vec<f64>,
-    /// The runs' models as uploaded (their energy tolerance rewritten as hops add work).
-    model: Vec<f64>,
-}
-
-impl Hops {
-    /// Runs that settled with a hop left.
-    fn due(&self, runs: &[GpuRun], check: &[f64]) -> Vec<usize> {
-        (0..runs.len()).filter(|&i| check[i] == SETTLED && self.next[i] < runs[i].settings.hops.len()).collect()
-    }
-
-    /// Fires the next hop of each run in `due`: the impulse on the body rate, its work added to
-    /// the budget's reference energy (`R_E0`), the calm clock and the outcome reset.
-    fn deliver(&mut self, k: &crate::Kernels<'_>, runs: &[GpuRun], due: &[usize]) -> Result<(), String> {
-        let n = runs.len();
-        let (mut y, mut record) = (vec![0.0; STATE_LEN * n], vec![0.0; REC_LEN * n]);
-        k.read_into(Y, &mut y)?;
-        k.read_into(RECORD, &mut record)?;
-        for &i in due {
-            let (sys, s) = (runs[i].system, runs[i].settings);
-            let HopCommand::Impulse(impulse) = s.hops[self.next[i]].command else {
-                return Err(format!("run {i}: only impulse hops run on the device"));
-            };
-            self.next[i] += 1;
-            let w = Vec3::new(y[10 * n + i], y[11 * n + i], y[12 * n + i]);
-            let w_new = w + sys.inertia_inv * impulse;
-            let work = 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
-            (0..3).for_each(|c| y[(10 + c) * n + i] = w_new[c]);
-            self.work[i] += work.abs();
-            self.model[i * MODEL_LEN + M_TOLERANCE] = s.energy_tolerance + s.energy_growth * self.work[i];
-            self.times[i].push(record[R_K * n + i] * s.dt);
-            record[R_E0 * n + i] += work;
-            record[R_OUTCOME * n + i] = 0.0;
-            record[R_WHEN * n + i] = 0.0;
-            record[R_CALM * n + i] = -1.0;
-        }
-        k.write(Y, &y);
-        k.write(RECORD, &record);
-        k.write(MODEL, &self.model);
-        Ok(())
-    }
-}
-
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
 /// workgroups one dispatch may count bound it.
 pub fn max_batch(gpu: &Gpu) -> usize {
@@ -424,6 +376,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         model.extend_from_slice(&pack_model(r.system, r.settings, offset).map_err(|e| format!("run {i}: {e}"))?);
         loops = loops.max(step_loops(r.system));
     }
+    let mut hops = Hops::new(runs, &mut model);
     let (grid, poly) = shared_buffers(first.system)?;
     let starts: Vec<[f64; STATE_LEN]> = runs.iter().map(|r| r.start).collect();
     let y = soa(&starts);
@@ -434,10 +387,6 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         &["lander_init", "lander_steps"],
         &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
     )?;
-    let mut hops = Hops { next: vec![0; n], times: vec![vec![]; n], work: vec![0.0; n], model: vec![] };
-    if runs.iter().any(|r| !r.settings.hops.is_empty()) {
-        hops.model = model;
-    }
     drop((y, record));
     let mut check = check;
     k.dispatch("lander_init", n as u32)?;
@@ -540,12 +489,15 @@ mod tests {
             ("R_CALM", R_CALM),
             ("R_E0", R_E0),
             ("M_TOLERANCE", M_TOLERANCE),
+            ("M_STEPS", M_STEPS),
         ];
         for (name, v) in consts {
             let decl = format!("const {name}: u32 = {v}u;");
             assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
         }
         assert!(LANDER_WGSL.contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
+        assert!(LANDER_WGSL.contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
+        assert!(LANDER_WGSL.contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);
         for (name, b) in
             [("model", MODEL), ("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)]
         {

@@ -12,6 +12,7 @@
 
 pub mod campaign;
 pub mod gravity;
+mod hops;
 pub mod lander;
 
 /// WGSL source of the 64-bit `ln64`, `atan64` and `atan2_64` (prepend it to a kernel).

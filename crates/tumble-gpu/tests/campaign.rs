@@ -97,13 +97,14 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let out = tmp("mc_refused");
     let options = CampaignOptions { runs: 2, seed: 1, threads: 1, out: out.clone(), resume: false, shard: None };
     let load = |name: &str| Scenario::load(&scenario(name), &[]).expect("scenario");
-    // The bundled hopper (impulse hops once settled) runs; a hop at a time does not.
+    // The bundled hopper (an impulse hop once settled) runs; with an actuator it does not.
     let hopper = Campaign::new(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
-    check(&hopper).expect("impulse hops once settled run on the device");
-    let at = [("lander.hops.0.time".to_string(), "100.0".to_string())];
-    let timed = Scenario::load(&scenario("lander/hopper_comet.toml"), &at).expect("scenario");
-    let err = check(&Campaign::new(timed, options.clone()).expect("campaign")).expect_err("hops at a time");
-    assert!(err.contains("hops at a time") && err.contains("--backend cpu"), "{err}");
+    check(&hopper).expect("impulse hops run on the device");
+    let actuator = [("lander.actuator.max_torque", "0.01"), ("lander.actuator.max_momentum", "0.01")]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+    let limited = Scenario::load(&scenario("lander/hopper_comet.toml"), &actuator).expect("scenario");
+    let err = check(&Campaign::new(limited, options.clone()).expect("campaign")).expect_err("an actuator");
+    assert!(err.contains("lander.actuator") && err.contains("--backend cpu"), "{err}");
     let capture = Campaign::new(load("membrane/asteroid_capture.toml"), options.clone()).expect("campaign");
     let err = check(&capture).expect_err("not a lander campaign");
     assert!(err.contains("lander campaigns") && err.contains("--backend cpu"), "{err}");

@@ -232,4 +232,20 @@ fn boxes_that_hop_once_settled_follow_the_cpu_runs() {
     }
     // Half the runs hop at the very same step.
     assert!(same_step >= 2, "{same_step} of 4 hops at the same step");
+
+    // A hop at a time fires at the same step on both (the first whose time reaches it: no
+    // threshold), while the box is still bouncing, and the runs settle after it.
+    let timed = LanderSettings {
+        hops: vec![Hop { trigger: HopTrigger::At(0.5005), command: HopCommand::Impulse(Vec3::new(0.0, 0.01, 0.0)) }],
+        ..settings.clone()
+    };
+    let runs: Vec<GpuRun> = runs.iter().map(|r| GpuRun { settings: &timed, ..*r }).collect();
+    let gpu_runs = simulate(&gpu, &runs, &mut |_| {}).expect("kernel runs");
+    for (k, (r, g)) in runs.iter().zip(&gpu_runs).enumerate() {
+        let c = tumble_sim::lander::simulate(&mut sys.clone(), r.start, &timed, &mut |_| {});
+        assert_eq!((c.hops.len(), c.hops[0].time), (1, 0.502), "run {k}");
+        assert_eq!(g.hops, vec![0.502], "run {k}");
+        assert!(matches!(g.outcome, LanderOutcome::Settled(_)) && matches!(c.outcome, LanderOutcome::Settled(_)));
+        assert!(g.max_balance_error < timed.energy_tolerance, "run {k}: {}", g.max_balance_error);
+    }
 }
