@@ -33,13 +33,10 @@ pub(crate) struct Hops {
 }
 
 /// The step at which a hop at `at` fires: the first whose time `k dt` reaches it (at least the
-/// first step).
+/// first step; `⌈at/dt⌉`, or one more where its product rounds below `at`).
 fn hop_step(s: &LanderSettings, at: f64) -> f64 {
-    let mut k = (at / s.dt).ceil().max(1.0);
-    while k * s.dt < at {
-        k += 1.0;
-    }
-    k
+    let k = (at / s.dt).ceil().max(1.0);
+    if k * s.dt < at { k + 1.0 } else { k }
 }
 
 impl Hops {

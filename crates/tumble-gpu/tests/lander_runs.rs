@@ -226,7 +226,7 @@ fn boxes_that_hop_once_settled_follow_the_cpu_runs() {
         assert!(dx < 1e-3, "run {k}: final positions {dx:.3e} m apart");
         // The hop's work is in the device's budget as in the CPU's: unbooked, its 7.5 mJ would
         // have stopped the run on the 1 mJ tolerance; booked, the largest balance errors agree
-        // (measured within 8 %).
+        // (measured within 5.2 %).
         let (ec, eg) = (c.max_balance_error, g.max_balance_error);
         assert!(eg < settings.energy_tolerance && (ec - eg).abs() < 0.2 * ec, "run {k}: balance {ec:.3e} vs {eg:.3e}");
     }

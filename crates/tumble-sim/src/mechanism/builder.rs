@@ -276,7 +276,7 @@ fn body(k: usize, b: &BodyInput, before: &[BodyInput], arm: Option<&ArmModel>) -
 }
 
 /// Index of the body named `name`, or an error at `key` listing the bodies.
-fn index(bodies: &[MechBody], key: &str, name: &str) -> Result<usize, BuildError> {
+pub(super) fn index(bodies: &[MechBody], key: &str, name: &str) -> Result<usize, BuildError> {
     bodies.iter().position(|b| b.name == name).ok_or_else(|| {
         let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
         BuildError::new(key, format!("no body named '{name}' (bodies: {})", known.join(", ")))

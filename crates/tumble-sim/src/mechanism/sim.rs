@@ -61,7 +61,7 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
                 [s.p_WB, s.v_WB, s.w_WB_B, force, torque]
             })
             .collect();
-        let mut split = vec![[Vec3::zeros(); 2]; m.bodies.len() + 3];
+        let mut split = vec![[Vec3::zeros(); 2]; m.bodies.len()];
         for c in self.engine.contacts() {
             // On B along +normal with the friction; the opposite on A (a wire's on the carrier).
             let Some((a, b)) = self.pair_bodies(c.key.0 as usize) else { continue };
@@ -71,7 +71,6 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
             split[a][0] -= n;
             split[a][1] -= f;
         }
-        split.truncate(m.bodies.len());
         let contacts = self.engine.contacts().len();
         let snare = match (&m.snare, &self.snare) {
             (Some(sn), Some(run)) => Some(run.sample(sn, &self.engine, &y[run.at..run.at + DRIVE_STATE_LEN])),
@@ -433,7 +432,7 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
         let t = self.clock.time();
         if let (Some(sn), Some(run)) = (&self.ode.m.snare, &mut self.ode.snare) {
             let at = run.at;
-            if run.observe(sn, &self.ode.engine, t, &mut self.y[at..at + DRIVE_STATE_LEN]) {
+            if run.observe(sn, &self.ode.engine, self.ode.carried.0, t, &mut self.y[at..at + DRIVE_STATE_LEN]) {
                 let stop = if run.log.outcome == Stage::Rigidised { Stop::Captured } else { Stop::Completed };
                 return StepReport { stop: Some(stop), ..StepReport::default() };
             }

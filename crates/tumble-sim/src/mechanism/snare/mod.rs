@@ -37,6 +37,7 @@
 
 use super::MechBody;
 use crate::pipeline::BuildError;
+use crate::scenario::check::positive;
 use std::f64::consts::PI;
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
@@ -244,12 +245,7 @@ pub(crate) fn rotation(m: Mat3) -> UnitQuat {
 /// Checks `input` against the bodies and pairs and makes the wire's model.
 pub(crate) fn check(input: &SnareInput, bodies: &[MechBody], pairs: &[(usize, usize)]) -> Result<Snare, BuildError> {
     let key = |k: &str| format!("mechanism.snare.{k}");
-    let find = |k: &str, name: &str| {
-        bodies.iter().position(|b| b.name == name).ok_or_else(|| {
-            let known: Vec<&str> = bodies.iter().map(|b| b.name.as_str()).collect();
-            BuildError::new(key(k), format!("no body named '{name}' (bodies: {})", known.join(", ")))
-        })
-    };
+    let find = |k: &str, name: &str| super::builder::index(bodies, &key(k), name);
     let (carrier, target) = (find("carrier", &input.carrier)?, find("target", &input.target)?);
     if bodies[target].body.is_none() || carrier == target {
         return Err(BuildError::new(key("target"), "the target must be a free body other than the carrier"));
@@ -297,12 +293,8 @@ pub(crate) fn check(input: &SnareInput, bodies: &[MechBody], pairs: &[(usize, us
 /// Sizes, angles and drives finite and in range.
 fn check_sizes(input: &SnareInput) -> Result<(), BuildError> {
     let key = |k: &str| format!("mechanism.snare.{k}");
-    let positive = [("ring_radius", input.ring_radius, "m"), ("stroke", input.stroke, "m")];
-    for (k, v, unit) in positive {
-        if !(v.is_finite() && v > 0.0) {
-            return Err(BuildError::new(key(k), format!("{v}: must be positive ({unit})")));
-        }
-    }
+    positive(&key("ring_radius"), input.ring_radius, "m")?;
+    positive(&key("stroke"), input.stroke, "m")?;
     if !(0.0..PI).contains(&input.open_angle) {
         let deg = input.open_angle.to_degrees();
         return Err(BuildError::new(key("open_angle_deg"), format!("{deg}: must lie in [0, 180) degrees")));
@@ -313,12 +305,12 @@ fn check_sizes(input: &SnareInput) -> Result<(), BuildError> {
     if !(input.ring.1.iter().all(|x| x.is_finite()) && input.ring.0.coords.iter().all(|x| x.is_finite())) {
         return Err(BuildError::new(key("position"), "the ring's pose must be finite"));
     }
-    for (k, d) in [("motor", &input.motor), ("carriage", &input.carriage)] {
-        for (what, v) in [("stall", d.stall), ("no_load_speed", d.no_load_speed), ("inertia", d.inertia)] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(BuildError::new(key(&format!("{k}.{what}")), format!("{v}: must be positive")));
-            }
-        }
+    for (k, d, units) in
+        [("motor", &input.motor, ["N·m", "rad/s", "kg·m²"]), ("carriage", &input.carriage, ["N", "m/s", "kg"])]
+    {
+        positive(&key(&format!("{k}.stall")), d.stall, units[0])?;
+        positive(&key(&format!("{k}.no_load_speed")), d.no_load_speed, units[1])?;
+        positive(&key(&format!("{k}.inertia")), d.inertia, units[2])?;
     }
     Ok(())
 }

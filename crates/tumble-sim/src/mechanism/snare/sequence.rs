@@ -136,9 +136,10 @@ impl SnareRun {
         engine.contacts().iter().any(|c| self.pairs.contains(&(c.key.0 as usize)))
     }
 
-    /// After an accepted step at `t` (the engine evaluated there): the peaks, then the
-    /// sequence's next move; brakes a drive that stops (in `d`). Whether the run ends.
-    pub fn observe(&mut self, sn: &Snare, engine: &Engine, t: f64, d: &mut [f64]) -> bool {
+    /// After an accepted step at `t` (the engine evaluated there, the wires' generalised forces
+    /// `q` from that evaluation): the peaks, then the sequence's next move; brakes a drive that
+    /// stops (in `d`). Whether the run ends.
+    pub fn observe(&mut self, sn: &Snare, engine: &Engine, q: [f64; 2], t: f64, d: &mut [f64]) -> bool {
         let wires = self.wires.map(|w| engine.body(w, 0).force.norm());
         let face = sn.face_load(engine.contacts());
         let torque = self.outputs(sn, d).0;
@@ -153,7 +154,6 @@ impl SnareRun {
                 self.log.triggered_at = Some(t);
             }
             Stage::Closing => {
-                let (q, _, _) = sn.loads(engine, &self.wires, d);
                 let stalled = d[1] < 0.01 * sn.motor.no_load_speed && -q[0] >= 0.5 * sn.motor.stall;
                 if (stalled && self.touching(engine)) || d[0] >= PI {
                     (d[0], d[1]) = (d[0].min(PI), 0.0);
