@@ -11,13 +11,34 @@ use tumble_math::Vec3;
 
 const LEAF: usize = 4;
 
+/// A node of the bounding-box tree.
 #[derive(Clone, Debug)]
-struct Node {
-    lo: Vec3,
-    hi: Vec3,
+pub struct Node {
+    /// Lower corner of the box, m.
+    pub lo: Vec3,
+    /// Upper corner of the box, m.
+    pub hi: Vec3,
     /// Leaf: `first..first + count` in `order`; inner: children `first` and `first + 1`.
-    first: u32,
-    count: u32,
+    pub first: u32,
+    /// Faces of a leaf; 0 for an inner node.
+    pub count: u32,
+}
+
+/// The arrays of a [`MeshDistance`] (see [`MeshDistance::parts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MeshDistanceParts<'a> {
+    /// Corners of each face, m.
+    pub triangles: &'a [[Vec3; 3]],
+    /// Unit normal of each face.
+    pub face_normals: &'a [Vec3],
+    /// Per face and edge k (corner k → k+1): the sum of the two adjacent faces' normals.
+    pub edge_normals: &'a [[Vec3; 3]],
+    /// Per face and corner: the angle-weighted vertex pseudonormal.
+    pub vertex_normals: &'a [[Vec3; 3]],
+    /// The tree's nodes, root first.
+    pub nodes: &'a [Node],
+    /// Face indices in leaf order.
+    pub order: &'a [u32],
 }
 
 /// A mesh prepared for signed-distance queries.
@@ -31,6 +52,8 @@ pub struct MeshDistance {
     vertex_normals: Vec<[Vec3; 3]>,
     nodes: Vec<Node>,
     order: Vec<u32>,
+    /// Levels of the tree below the root.
+    depth: usize,
 }
 
 /// Result of a signed-distance query.
@@ -79,8 +102,8 @@ impl MeshDistance {
         let vertex_normals = mesh.faces.iter().map(|f| f.map(|i| vn[i as usize])).collect();
         let mut order: Vec<u32> = (0..tris.len() as u32).collect();
         let mut nodes = vec![Node { lo: Vec3::zeros(), hi: Vec3::zeros(), first: 0, count: 0 }];
-        build(&tris, &mut order, &mut nodes, 0, 0, tris.len());
-        Self { tris, face_normals, edge_normals, vertex_normals, nodes, order }
+        let depth = build(&tris, &mut order, &mut nodes, 0, 0, tris.len());
+        Self { tris, face_normals, edge_normals, vertex_normals, nodes, order, depth }
     }
 
     /// Signed distance from `p` to the mesh, with the closest point.
@@ -109,6 +132,26 @@ impl MeshDistance {
     /// Number of faces.
     pub fn faces(&self) -> usize {
         self.tris.len()
+    }
+
+    /// Levels of the bounding-box tree below its root (0: the root is a leaf).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The search's data, for code that runs the same search elsewhere (the GPU backend): per
+    /// face its corners, its unit normal and the pseudonormals of its edges (corner k → k+1)
+    /// and corners; the tree's nodes, root first (an inner node's children are `first` and
+    /// `first + 1`, a leaf holds `order[first..first + count]`); the faces in leaf order.
+    pub fn parts(&self) -> MeshDistanceParts<'_> {
+        MeshDistanceParts {
+            triangles: &self.tris,
+            face_normals: &self.face_normals,
+            edge_normals: &self.edge_normals,
+            vertex_normals: &self.vertex_normals,
+            nodes: &self.nodes,
+            order: &self.order,
+        }
     }
 
     fn test(&self, f: usize, p: &Vec3, best: &mut (f64, usize, Vec3, Feature)) {
@@ -160,8 +203,8 @@ fn box_dist2(p: &Vec3, lo: &Vec3, hi: &Vec3) -> f64 {
 }
 
 /// Builds node `at` over `order[start..end]`: median split on the longest axis of the
-/// centroids' box.
-fn build(tris: &[[Vec3; 3]], order: &mut [u32], nodes: &mut Vec<Node>, at: usize, start: usize, end: usize) {
+/// centroids' box. Returns the levels below it.
+fn build(tris: &[[Vec3; 3]], order: &mut [u32], nodes: &mut Vec<Node>, at: usize, start: usize, end: usize) -> usize {
     let (mut lo, mut hi) = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
     let (mut clo, mut chi) = (lo, hi);
     for &f in &order[start..end] {
@@ -175,7 +218,7 @@ fn build(tris: &[[Vec3; 3]], order: &mut [u32], nodes: &mut Vec<Node>, at: usize
     }
     if end - start <= LEAF {
         nodes[at] = Node { lo, hi, first: start as u32, count: (end - start) as u32 };
-        return;
+        return 0;
     }
     let axis = (chi - clo).imax();
     let mid = (start + end) / 2;
@@ -186,8 +229,7 @@ fn build(tris: &[[Vec3; 3]], order: &mut [u32], nodes: &mut Vec<Node>, at: usize
     nodes.push(Node { lo: Vec3::zeros(), hi: Vec3::zeros(), first: 0, count: 0 });
     nodes.push(Node { lo: Vec3::zeros(), hi: Vec3::zeros(), first: 0, count: 0 });
     nodes[at] = Node { lo, hi, first: left as u32, count: 0 };
-    build(tris, order, nodes, left, start, mid);
-    build(tris, order, nodes, left + 1, mid, end);
+    1 + build(tris, order, nodes, left, start, mid).max(build(tris, order, nodes, left + 1, mid, end))
 }
 
 fn centroid(t: &[Vec3; 3]) -> Vec3 {
@@ -209,6 +251,9 @@ mod tests {
         }
         assert!(m.report().outward);
         let md = MeshDistance::new(&m);
+        // Median splits down to leaves of at most LEAF faces: the fewest levels that allow it.
+        let d = md.depth();
+        assert!(LEAF << d >= md.faces() && LEAF << (d - 1) < md.faces(), "{d} levels for {} faces", md.faces());
         // Points in the neck (inside) and in the waist's concavity (outside).
         let neck_inside = Vec3::new(0.0, 0.0, 0.2);
         let waist_outside = Vec3::new(0.0, 0.0, 0.55);

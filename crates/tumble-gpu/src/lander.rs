@@ -1,17 +1,18 @@
 //! The lander on the GPU: tumble-sim's [`LanderSystem`] and [`LanderSettings`] packed into the
-//! buffers of `lander.wgsl`, the right-hand side over a batch of states ([`rates`]) and whole
-//! runs, one per invocation ([`simulate`]).
+//! buffers of the kernels (`lander.wgsl`, `surface.wgsl`, `steps.wgsl`), the right-hand side
+//! over a batch of states ([`rates`]) and whole runs, one per invocation ([`simulate`]).
 //!
 //! What the device runs is the CPU model, read from the same structures: a plane, a sampled
-//! grid (without a mesh's exact near-surface refinement) or fBm terrain on either; uniform,
+//! grid (a mesh's with its exact near-surface refinement) or fBm terrain on either; uniform,
 //! point-mass or polyhedron gravity (expanded to second order and refreshed exactly as on the
 //! CPU); uniform or torque-free target spin; the vertex contact with regularised friction, the
 //! stick force and rolling resistance; RK4 with free-flight steps and touchdown sub-steps;
-//! settling, escape, the energy budget and its growth stop; impulse hops at a time or once
-//! settled, which the host delivers between dispatches (`hops.rs`). Local surface models
-//! are not built (the kernel queries the surface exactly, which they approximate). Torque
-//! profiles, aimed hops and the internal actuator are not on the device: [`unsupported`] names what a run needs that it
-//! lacks, and such runs are refused, never simulated differently.
+//! settling, escape, the energy budget and its growth stop, the largest impact loads; impulse
+//! hops at a time or once settled, which the host delivers between dispatches (`hops.rs`).
+//! Local surface models are not built (the kernel queries the surface exactly, which they
+//! approximate). Torque profiles, aimed hops, the internal actuator and boulder fields are not
+//! on the device: [`unsupported`] names what a run needs that it lacks, and such runs are
+//! refused, never simulated differently.
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
 use crate::hops::Hops;
@@ -29,14 +30,22 @@ use tumble_sim::lander::{
 
 /// WGSL of the lander kernels (after [`MATH_WGSL`] and [`GRAVITY_WGSL`]).
 pub const LANDER_WGSL: &str = include_str!("lander.wgsl");
+/// WGSL of the target's surface the lander kernels query (after [`LANDER_WGSL`]).
+pub const SURFACE_WGSL: &str = include_str!("surface.wgsl");
+/// WGSL of the lander's step loop (after [`SURFACE_WGSL`]).
+pub const STEPS_WGSL: &str = include_str!("steps.wgsl");
 
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
 pub(crate) const MODEL_LEN: usize = 102;
 /// Most touching vertices the kernel keeps for rolling resistance's contact patch
 /// (`MAX_PATCH` of lander.wgsl).
 const MAX_PATCH: usize = 32;
-/// Length of a run's record (`REC_LEN` of lander.wgsl) and the fields the host reads.
-pub(crate) const REC_LEN: usize = 30;
+/// Numbers per face of a mesh grid's refinement (`FACE_LEN` of surface.wgsl) and the deepest
+/// search tree the kernel's stack holds (`MAX_DEPTH`).
+const FACE_LEN: usize = 30;
+const MAX_DEPTH: usize = 40;
+/// Length of a run's record (`REC_LEN` of steps.wgsl) and the fields the host reads.
+pub(crate) const REC_LEN: usize = 43;
 pub(crate) const R_K: usize = 0;
 pub(crate) const R_OUTCOME: usize = 2;
 pub(crate) const R_WHEN: usize = 3;
@@ -46,7 +55,12 @@ const R_PEN: usize = 7;
 const R_ERR: usize = 8;
 pub(crate) const R_E0: usize = 9;
 const R_GROWTH: usize = 11;
-/// Outcome codes of a settled and a completed run (`SETTLED`, `COMPLETED` of lander.wgsl).
+const R_OPEN_LOST: usize = 38;
+const R_MAX_VN: usize = 39;
+const R_MAX_VT: usize = 40;
+const R_MAX_F: usize = 41;
+const R_MAX_E: usize = 42;
+/// Outcome codes of a settled and a completed run (`SETTLED`, `COMPLETED` of steps.wgsl).
 pub(crate) const SETTLED: f64 = 1.0;
 pub(crate) const COMPLETED: f64 = 3.0;
 /// Indices in a run's model of the step count, the settling dwell and the energy tolerance
@@ -70,7 +84,7 @@ const LOOP_LIMIT: usize = 65_535 - 5_000;
 const MAX_STEPS: usize = 4096;
 
 fn source() -> String {
-    format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}")
+    format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}\n{SURFACE_WGSL}\n{STEPS_WGSL}")
 }
 
 /// The surface a kernel evaluates: the base (plane or grid) and terrain on it.
@@ -91,20 +105,22 @@ fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
     };
     if let Some(t) = terrain {
         region_parts(&t.region)?;
-        if t.origin != tumble_math::Vec3::zeros() {
-            return Err("terrain measured from a point other than the target's origin (`[target.terrain]` on a shape whose centre of mass is off its origin) is not implemented on the GPU path".into());
-        }
     }
     let base = base as &dyn Any;
     if let Some(p) = base.downcast_ref::<HalfSpace>() {
         return Ok(SurfaceParts { plane: Some(p), grid: None, terrain });
     }
     match base.downcast_ref::<GridSdf>() {
-        Some(g) if g.refinement.is_some() => Err(
-            "the target's grid was built from a mesh and answers near the surface from the mesh itself (exact refinement), which the GPU path does not implement"
-                .into(),
-        ),
-        Some(g) => Ok(SurfaceParts { plane: None, grid: Some(g), terrain }),
+        Some(g) => {
+            if let Some(r) = &g.refinement
+                && r.distance().depth() > MAX_DEPTH
+            {
+                return Err(format!(
+                    "the target mesh's search tree is deeper than the {MAX_DEPTH} levels the GPU kernel's stack holds"
+                ));
+            }
+            Ok(SurfaceParts { plane: None, grid: Some(g), terrain })
+        }
         None => Err("the target's surface is not a plane, a sampled grid or fBm terrain on them, the surfaces the GPU path implements".into()),
     }
 }
@@ -200,7 +216,7 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
         m[40..43].copy_from_slice(h.normal.as_slice());
     }
     if let Some(grid) = parts.grid {
-        m[36] = 1.0;
+        m[36] = if grid.refinement.is_some() { 2.0 } else { 1.0 };
         m[37..40].copy_from_slice(grid.origin.as_slice());
         m[40] = grid.spacing;
         for a in 0..3 {
@@ -210,6 +226,7 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     m[44] = sys.vertices.len() as f64;
     if let Some(t) = parts.terrain {
         m[45] = 1.0;
+        m[28..31].copy_from_slice(t.origin.as_slice());
         let (region, threshold, width) = region_parts(&t.region)?;
         for (k, f) in [t.sandy, t.rocky, region].iter().enumerate() {
             fbm_parts(&mut m, 46 + 7 * k, f);
@@ -231,11 +248,31 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     Ok(m)
 }
 
-/// The buffers every run of a batch shares: the grid's samples and the polyhedron.
+/// The buffers every run of a batch shares: the grid's samples (and a mesh grid's refinement,
+/// laid out as `refined` of surface.wgsl reads it) and the polyhedron.
 fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
-    let grid = surface_parts(sys.surface.as_ref())?.grid.map(|g| g.values.clone()).unwrap_or_default();
+    let grid = surface_parts(sys.surface.as_ref())?.grid.map(pack_grid).unwrap_or_default();
     let poly = (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>().map(pack_polyhedron).unwrap_or_default();
     Ok((grid, poly))
+}
+
+fn pack_grid(g: &GridSdf) -> Vec<f64> {
+    let mut out = g.values.clone();
+    let Some(r) = &g.refinement else { return out };
+    let parts = r.distance().parts();
+    out.reserve(out.len() + 2 + FACE_LEN * parts.triangles.len() + 8 * parts.nodes.len() + parts.order.len());
+    out.extend(r.nearest().iter().map(|&f| f as f64));
+    out.extend([parts.triangles.len() as f64, parts.nodes.len() as f64]);
+    for f in 0..parts.triangles.len() {
+        let vectors = parts.triangles[f].iter().chain([&parts.face_normals[f]]);
+        let vectors = vectors.chain(&parts.edge_normals[f]).chain(&parts.vertex_normals[f]);
+        out.extend(vectors.flat_map(|v| [v.x, v.y, v.z]));
+    }
+    for n in parts.nodes {
+        out.extend([n.lo.x, n.lo.y, n.lo.z, n.hi.x, n.hi.y, n.hi.z, n.first as f64, n.count as f64]);
+    }
+    out.extend(parts.order.iter().map(|&f| f as f64));
+    out
 }
 
 /// Whether the model has data every run of a batch must share: a grid surface or a gravity
@@ -256,6 +293,12 @@ fn step_loops(sys: &LanderSystem) -> usize {
         }
         _ => 6,
     };
+    // A refined query: the seeds' sort, then about two nodes and a leaf per level of the tree.
+    let field = field
+        + match surface_parts(sys.surface.as_ref()) {
+            Ok(SurfaceParts { grid: Some(GridSdf { refinement: Some(r), .. }), .. }) => 36 + 3 * r.distance().depth(),
+            _ => 0,
+        };
     // Without an expansion every evaluation sweeps the polyhedron.
     let sweep = match (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>() {
         Some(p) if sys.expansion_radius == 0.0 => p.parts().faces.len() + p.parts().edges.len(),
@@ -329,7 +372,7 @@ pub struct GpuRunEnd {
     pub max_penetration: f64,
     /// Largest |energy balance error| over the run, J.
     pub max_balance_error: f64,
-    /// The largest impact loads: not followed on the device yet, so NaN (docs/gpu.md).
+    /// The largest impact loads (NaN without a touchdown).
     pub impacts: ImpactMaxima,
     /// When each hop fired, s.
     pub hops: Vec<f64>,
@@ -378,6 +421,23 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     }
     let mut hops = Hops::new(runs, &mut model);
     let (grid, poly) = shared_buffers(first.system)?;
+    let fixes = [
+        ("grid (and its mesh)", &grid, "a coarser grid (`target.shape.resolution`)"),
+        (
+            "gravity polyhedron",
+            &poly,
+            "a coarser gravity mesh (`gravity.mesh`, or `gravity.cells` of a procedural target)",
+        ),
+    ];
+    for (what, b, fix) in fixes {
+        if 8 * b.len() as u64 > gpu.max_buffer() {
+            return Err(format!(
+                "the target's {what} takes {} MiB, more than the device's largest storage buffer ({} MiB): use {fix} or the CPU backend (`--backend cpu`)",
+                (8 * b.len()) >> 20,
+                gpu.max_buffer() >> 20
+            ));
+        }
+    }
     let starts: Vec<[f64; STATE_LEN]> = runs.iter().map(|r| r.start).collect();
     let y = soa(&starts);
     let record = vec![0.0; REC_LEN * n];
@@ -459,8 +519,15 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
                 bounces: f(R_BOUNCES) as usize,
                 max_penetration: f(R_PEN),
                 max_balance_error: f(R_ERR),
-                // Not followed on the device (docs/gpu.md): NaN, empty in `runs.csv`.
-                impacts: ImpactMaxima::of(&[]),
+                impacts: match f(R_BOUNCES) {
+                    0.0 => ImpactMaxima::of(&[]),
+                    _ => ImpactMaxima {
+                        normal_speed: f(R_MAX_VN),
+                        tangential_speed: f(R_MAX_VT),
+                        force: f(R_MAX_F),
+                        energy_lost: f(R_MAX_E).max(f(R_OPEN_LOST)),
+                    },
+                },
                 hops: times.next().unwrap_or_default(),
             }
         })
@@ -484,25 +551,32 @@ mod tests {
             ("R_WHEN", R_WHEN),
             ("R_BOUNCES", R_BOUNCES),
             ("R_PEN", R_PEN),
+            ("R_OPEN_LOST", R_OPEN_LOST),
+            ("R_MAX_VN", R_MAX_VN),
+            ("R_MAX_VT", R_MAX_VT),
+            ("R_MAX_F", R_MAX_F),
+            ("R_MAX_E", R_MAX_E),
             ("R_ERR", R_ERR),
             ("R_GROWTH", R_GROWTH),
             ("R_CALM", R_CALM),
             ("R_E0", R_E0),
             ("M_TOLERANCE", M_TOLERANCE),
             ("M_STEPS", M_STEPS),
+            ("FACE_LEN", FACE_LEN),
+            ("MAX_DEPTH", MAX_DEPTH),
         ];
         for (name, v) in consts {
             let decl = format!("const {name}: u32 = {v}u;");
-            assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
+            assert!(source().contains(&decl), "the kernels lack `{decl}`");
         }
-        assert!(LANDER_WGSL.contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
-        assert!(LANDER_WGSL.contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
-        assert!(LANDER_WGSL.contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);
+        assert!(source().contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
+        assert!(source().contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
+        assert!(source().contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);
         for (name, b) in
             [("model", MODEL), ("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)]
         {
             let decl = format!("@binding({b}) var<storage, read_write> {name}:");
-            assert!(LANDER_WGSL.contains(&decl), "lander.wgsl lacks `{decl}`");
+            assert!(source().contains(&decl), "the kernels lack `{decl}`");
         }
     }
 }

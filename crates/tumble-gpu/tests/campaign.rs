@@ -1,6 +1,7 @@
 //! `tumble mc --backend gpu` against the CPU campaign: the same runs.csv columns and dispersed
-//! values, the same outcomes and statistically equal results, a resume equal to an
-//! uninterrupted campaign bit for bit, and refusal of what the device does not implement.
+//! values, the same outcomes and statistically equal results (impact loads included), a resume
+//! equal to an uninterrupted campaign bit for bit, and refusal of what the device does not
+//! implement.
 
 use std::path::{Path, PathBuf};
 use tumble_gpu::campaign::{check, execute};
@@ -59,7 +60,9 @@ fn a_gpu_campaign_matches_the_cpu_campaign() {
     // details diverge between two engines that differ in the last bits (see lander_runs.rs),
     // but the distributions are the same: means within 4 standard errors of the difference of
     // two independent samples (conservative: the paired runs are correlated).
-    for name in ["settle_time [s]", "bounces", "x [m]", "y [m]", "max_penetration [m]"] {
+    let columns = ["settle_time [s]", "bounces", "x [m]", "y [m]", "max_penetration [m]"];
+    let impacts = ["max_impact_speed [m/s]", "max_impact_force [N]", "max_impact_energy_lost [J]"];
+    for name in columns.into_iter().chain(impacts) {
         let ((mc, vc), (mg, vg)) =
             (mean_var(&column(&cpu_rows, &cpu, name)), mean_var(&column(&gpu_rows, &on_gpu, name)));
         let se = ((vc + vg) / RUNS as f64).sqrt();
@@ -105,6 +108,11 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let limited = Scenario::load(&scenario("lander/hopper_comet.toml"), &actuator).expect("scenario");
     let err = check(&Campaign::new(limited, options.clone()).expect("campaign")).expect_err("an actuator");
     assert!(err.contains("lander.actuator") && err.contains("--backend cpu"), "{err}");
+    // A shape model: its grid with the mesh's exact near-surface answers runs.
+    if Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").exists() {
+        let mesh = Campaign::new(load("lander/lander_on_mesh.toml"), options.clone()).expect("campaign");
+        check(&mesh).expect("mesh targets run on the device");
+    }
     let capture = Campaign::new(load("membrane/asteroid_capture.toml"), options.clone()).expect("campaign");
     let err = check(&capture).expect_err("not a lander campaign");
     assert!(err.contains("lander campaigns") && err.contains("--backend cpu"), "{err}");

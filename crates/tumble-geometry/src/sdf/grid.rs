@@ -65,6 +65,18 @@ pub struct Refinement {
     nearest: Vec<u32>,
 }
 
+impl Refinement {
+    /// The prepared mesh the exact answers come from.
+    pub fn distance(&self) -> &MeshDistance {
+        &self.distance
+    }
+
+    /// Per grid node (x fastest), the index of the mesh face closest to it.
+    pub fn nearest(&self) -> &[u32] {
+        &self.nearest
+    }
+}
+
 impl PartialEq for Refinement {
     fn eq(&self, other: &Self) -> bool {
         self.mesh == other.mesh && self.nearest == other.nearest

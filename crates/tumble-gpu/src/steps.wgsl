@@ -1,0 +1,280 @@
+// ---- The step loop (tumble-sim's `lander::simulate`; hops are the host's, local surface models
+// not built):
+// RK4 at dt; in free flight up to `flight_steps` dt at once (ending on an output sample) when
+// no vertex can reach the surface within twice the step at the current speed and rate; 16
+// sub-steps when a vertex touches down within the step; after each step the gravity expansion
+// refreshed when the run has moved beyond its radius (the Taylor remainder carried as work),
+// the energy budget, touchdowns and impact loads, the energy-growth stop, escape and settling.
+// One loop iteration is one RK4 step (a sub-step counts as one), so a dispatch may end inside a
+// touchdown and the next one continue it.
+
+const TOUCHDOWN_SUBSTEPS: f64 = 16.0lf;
+// The per-run record (structure of arrays, REC_LEN per run): steps taken, touchdown sub-step
+// (0: none under way), outcome, its time (s), calm since (s; < 0: not calm), touchdowns, in
+// contact (0/1), deepest penetration (m), largest |balance error| (J), initial energy (J),
+// expansion remainders (J), the energy growth that stopped a run (J), the expansion (centre 3,
+// potential, acceleration 3, gradient 9 row-major; `R_EX_ON` 1 when set), a step's events
+// waiting for the expansion's refresh (0/1), then the impact loads' fields (below).
+const R_K: u32 = 0u;
+const R_SUB: u32 = 1u;
+const R_OUTCOME: u32 = 2u;
+const R_WHEN: u32 = 3u;
+const R_CALM: u32 = 4u;
+const R_BOUNCES: u32 = 5u;
+const R_CONTACT: u32 = 6u;
+const R_PEN: u32 = 7u;
+const R_ERR: u32 = 8u;
+const R_E0: u32 = 9u;
+const R_REMAINDER: u32 = 10u;
+const R_GROWTH: u32 = 11u;
+const R_EX: u32 = 12u;
+const R_EX_ON: u32 = 28u;
+const R_PENDING: u32 = 29u;
+// Impact loads (tumble-sim's `ImpactLog`, maxima only): the velocity and angular velocity (T
+// axes) and dissipation of the last observation, the dissipation before the open contact phase,
+// the energy it has lost so far, and the largest closing speed, speed across the normal, normal
+// load and energy lost of a closed phase (-1e300 before any).
+const R_BEFORE: u32 = 30u;
+const R_LOST: u32 = 36u;
+const R_PHASE_LOST: u32 = 37u;
+const R_OPEN_LOST: u32 = 38u;
+const R_MAX_VN: u32 = 39u;
+const R_MAX_VT: u32 = 40u;
+const R_MAX_F: u32 = 41u;
+const R_MAX_E: u32 = 42u;
+const REC_LEN: u32 = 43u;
+// Outcomes: running, settled, escaped, completed, failed (state not finite), failed (energy grew).
+const RUNNING: f64 = 0.0lf;
+const SETTLED: f64 = 1.0lf;
+const ESCAPED: f64 = 2.0lf;
+const COMPLETED: f64 = 3.0lf;
+const NOT_FINITE: f64 = 4.0lf;
+const ENERGY_GREW: f64 = 5.0lf;
+
+fn rec(i: u32, n: u32, f: u32) -> f64 { return record[f * n + i]; }
+fn set_rec(i: u32, n: u32, f: u32, v: f64) { record[f * n + i] = v; }
+
+fn load_expansion(i: u32, n: u32) {
+    ex_on = rec(i, n, R_EX_ON) == 1.0lf;
+    ex_c = vec3<f64>(rec(i, n, R_EX), rec(i, n, R_EX + 1u), rec(i, n, R_EX + 2u));
+    ex_u = rec(i, n, R_EX + 3u);
+    ex_a = vec3<f64>(rec(i, n, R_EX + 4u), rec(i, n, R_EX + 5u), rec(i, n, R_EX + 6u));
+    let g = R_EX + 7u;
+    ex_g = transpose(mat3x3<f64>(
+        vec3<f64>(rec(i, n, g), rec(i, n, g + 1u), rec(i, n, g + 2u)),
+        vec3<f64>(rec(i, n, g + 3u), rec(i, n, g + 4u), rec(i, n, g + 5u)),
+        vec3<f64>(rec(i, n, g + 6u), rec(i, n, g + 7u), rec(i, n, g + 8u))));
+}
+
+// Expands the polyhedron about x (tumble-dynamics' `Expansion::new`) and records it.
+fn expand(i: u32, n: u32, x: vec3<f64>) {
+    let s = polyhedron_sample(x);
+    ex_on = true; ex_c = x; ex_u = s.u; ex_a = s.a; ex_g = s.grad;
+    for (var c = 0u; c < 3u; c++) {
+        set_rec(i, n, R_EX + c, x[c]);
+        set_rec(i, n, R_EX + 4u + c, s.a[c]);
+        for (var r = 0u; r < 3u; r++) { set_rec(i, n, R_EX + 7u + 3u * r + c, s.grad[c][r]); }
+    }
+    set_rec(i, n, R_EX + 3u, s.u);
+    set_rec(i, n, R_EX_ON, 1.0lf);
+}
+
+fn expansion_stale(x: vec3<f64>) -> bool {
+    let radius = mp(M_EXPANSION);
+    return radius > 0.0lf && (!ex_on || length(x - ex_c) > radius);
+}
+
+fn project(s: State) -> State {
+    var o = s;
+    for (var b = 6u; b <= 13u; b += 7u) {
+        let nq = sqrt(o[b] * o[b] + o[b + 1u] * o[b + 1u] + o[b + 2u] * o[b + 2u] + o[b + 3u] * o[b + 3u]);
+        for (var c = b; c < b + 4u; c++) { o[c] = o[c] / nq; }
+    }
+    return o;
+}
+
+// One RK4 step of length h from s, whose rates are k1; then the quaternions normalised
+// (tumble-dynamics' `Integrator` with `Method::Rk4`). The three evaluations are one call in a
+// loop: the driver inlines every call of `evaluate` (and the surface queries in it), and each
+// copy adds to the kernel's compile time, which on lavapipe grows faster than the code.
+fn rk4(s: State, k1: State, h: f64) -> State {
+    var yt: State;
+    var k2: State; var k3: State; var k4: State;
+    for (var c = 0u; c < STATE; c++) { yt[c] = s[c] + 0.5lf * h * k1[c]; }
+    for (var stage = 2u; stage <= 4u; stage++) {
+        let k = evaluate(yt).rates;
+        if (stage == 2u) {
+            k2 = k;
+            for (var c = 0u; c < STATE; c++) { yt[c] = s[c] + 0.5lf * h * k2[c]; }
+        } else if (stage == 3u) {
+            k3 = k;
+            for (var c = 0u; c < STATE; c++) { yt[c] = s[c] + h * k3[c]; }
+        } else {
+            k4 = k;
+        }
+    }
+    var o = s;
+    for (var c = 0u; c < STATE; c++) { o[c] += h / 6.0lf * (k1[c] + 2.0lf * (k2[c] + k3[c]) + k4[c]); }
+    return project(o);
+}
+
+// Before the first step: the expansion about the start, the initial energy, contact or not.
+@compute @workgroup_size(64)
+fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&y) / STATE;
+    let i = gid.x;
+    if (i >= n) { return; }
+    start(i);
+    let s = load_state(i, n);
+    if (expansion_stale(l3(s, 0u))) { expand(i, n, l3(s, 0u)); }
+    let e = evaluate(s);
+    set_rec(i, n, R_E0, e.energy);
+    set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, e.touching > 0u));
+    set_rec(i, n, R_CALM, -1.0lf);
+    for (var f = R_PHASE_LOST; f <= R_MAX_E; f++) { set_rec(i, n, f, -1e300lf); }
+    check[i] = checked(RUNNING);
+}
+
+// Up to settings[0] steps of every run still running. A refresh of the gravity expansion (a
+// sweep over the polyhedron) ends the dispatch, and one due after a dispatch's first step waits
+// for the next (`R_PENDING`): a dispatch holds at most one sweep.
+@compute @workgroup_size(64)
+fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&y) / STATE;
+    let i = gid.x;
+    if (i >= n) { return; }
+    start(i);
+    load_expansion(i, n);
+    let dt = mp(M_DT); let steps = mp(M_STEPS); let output_every = mp(M_OUTPUT);
+    let flight_steps = mp(M_FLIGHT); let reach = mp(M_REACH);
+    let settle_speed = mp(M_SETTLE); let settle_rate = mp(M_SETTLE + 1u); let dwell = mp(M_SETTLE + 2u);
+    let escape = mp(M_ESCAPE); let tolerance = mp(M_TOLERANCE);
+    var k = rec(i, n, R_K); var sub = rec(i, n, R_SUB);
+    var outcome = rec(i, n, R_OUTCOME); var when = rec(i, n, R_WHEN); var calm = rec(i, n, R_CALM);
+    var bounces = rec(i, n, R_BOUNCES); var in_contact = rec(i, n, R_CONTACT) == 1.0lf;
+    var max_pen = rec(i, n, R_PEN); var max_err = rec(i, n, R_ERR);
+    let e0 = rec(i, n, R_E0); var remainder = rec(i, n, R_REMAINDER); var growth = rec(i, n, R_GROWTH);
+    var pending = rec(i, n, R_PENDING) == 1.0lf;
+    var s = load_state(i, n);
+    // The last observation's kinematics: the state itself unless the dispatch resumes inside a
+    // step (touchdown sub-steps, or an observation waiting for the expansion), so that an
+    // impulse the host gave between dispatches counts.
+    var before_v = vec3<f64>(rec(i, n, R_BEFORE), rec(i, n, R_BEFORE + 1u), rec(i, n, R_BEFORE + 2u));
+    var before_w = vec3<f64>(rec(i, n, R_BEFORE + 3u), rec(i, n, R_BEFORE + 4u), rec(i, n, R_BEFORE + 5u));
+    var lost = rec(i, n, R_LOST);
+    if (sub == 0.0lf && !pending) {
+        before_v = l3(s, 3u); before_w = rotation(l4(s, 6u)) * l3(s, 10u); lost = dissipated(s);
+    }
+    var phase_lost = rec(i, n, R_PHASE_LOST); var open_lost = rec(i, n, R_OPEN_LOST);
+    var max_vn = rec(i, n, R_MAX_VN); var max_vt = rec(i, n, R_MAX_VT);
+    var max_f = rec(i, n, R_MAX_F); var max_e = rec(i, n, R_MAX_E);
+    var e: Eval;
+    // A running run's first iteration only evaluates the rates at its state (the step needs
+    // them): the loop's one call of `evaluate` (see `rk4`).
+    var fresh = outcome == RUNNING && !pending;
+    let first = select(0u, 1u, fresh);
+    let budget = u32(settings[0]) + first;
+    for (var it = 0u; it < budget; it++) {
+        if (outcome != RUNNING) { break; }
+        var within = fresh;
+        if (!pending && !fresh) {
+            if (k >= steps) { outcome = COMPLETED; when = k * dt; break; }
+            var m = 1.0lf;
+            if (sub == 0.0lf) {
+                if (flight_steps > 1.0lf && e.touching == 0u) {
+                    let to_sample = output_every - (k - floor(k / output_every) * output_every);
+                    let n_max = min(min(flight_steps, to_sample), steps - k);
+                    let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
+                    if (e.min_distance > travel) { m = n_max; }
+                }
+                if (m == 1.0lf && e.time_to_contact < dt) { sub = 1.0lf; }
+            }
+            // A vertex touches down within this step: 16 sub-steps (tumble-sim's reason: the
+            // damper switching on inside the step costs RK4 its order).
+            var h = m * dt;
+            if (sub > 0.0lf) { h = dt / TOUCHDOWN_SUBSTEPS; }
+            s = rk4(s, e.rates, h);
+            if (sub > 0.0lf) {
+                sub += 1.0lf;
+                within = sub <= TOUCHDOWN_SUBSTEPS;
+                if (!within) { sub = 0.0lf; }
+            }
+            if (!within) {
+                k += m;
+                var finite = true;
+                for (var c = 0u; c < STATE; c++) { if (!(abs(s[c]) <= 1.7976931348623157e308lf)) { finite = false; } }
+                if (!finite) { outcome = NOT_FINITE; when = k * dt; break; }
+                if (it > first && expansion_stale(l3(s, 0u))) { pending = true; break; }
+            }
+        }
+        // After the step (or a sub-step): the rates; after a whole step also the expansion, the
+        // budget and events. One call of `evaluate` (see `rk4`): a refresh of the expansion
+        // evaluates the energy before it, then everything after it.
+        let t = k * dt;
+        let x = l3(s, 0u);
+        let refresh = !within && expansion_stale(x);
+        var before = 0.0lf;
+        for (var round = 0u; round < 2u; round++) {
+            e = evaluate(s);
+            if (!refresh || round == 1u) { break; }
+            before = e.energy;
+            expand(i, n, x);
+        }
+        fresh = false;
+        if (within) { continue; }
+        if (refresh) { remainder += e.energy - before; }
+        pending = false;
+        let err = e.energy - e0 - (0.0lf + s[20] + s[21] + s[22] + s[23] + remainder);
+        max_err = max(max_err, abs(err));
+        max_pen = max(max_pen, e.max_pen);
+        let touching = e.touching > 0u;
+        // Impact loads (tumble-sim's `ImpactLog::step`): at a touchdown the approach speeds of
+        // the application point with the last observation's velocities, and each phase's
+        // largest load and dissipation.
+        let lost_now = dissipated(s);
+        if (touching && !in_contact) {
+            let vp = before_v + cross(before_w, e.r_p);
+            let closing = -dot(vp, e.n_p);
+            max_vn = max(max_vn, closing);
+            max_vt = max(max_vt, length(vp + e.n_p * closing));
+            max_e = max(max_e, open_lost);
+            phase_lost = lost;
+            open_lost = lost_now - lost;
+            max_f = max(max_f, e.load);
+        } else if (in_contact && bounces > 0.0lf) {
+            // (A start on the ground opens no phase.)
+            open_lost = lost_now - phase_lost;
+            if (touching) { max_f = max(max_f, e.load); }
+        }
+        before_v = l3(s, 3u); before_w = rotation(l4(s, 6u)) * l3(s, 10u); lost = lost_now;
+        if (touching != in_contact) {
+            if (touching) { bounces += 1.0lf; }
+            in_contact = touching;
+        }
+        if (err > tolerance) { outcome = ENERGY_GREW; when = t; growth = err; break; }
+        if (escape >= 0.0lf && length(x - v3(M_CENTRE)) > escape) { outcome = ESCAPED; when = t; break; }
+        if (dwell >= 0.0lf) {
+            if (e.speed < settle_speed && e.rate < settle_rate && supported(s)) {
+                if (calm < 0.0lf) { calm = t; }
+                if (t - calm >= dwell) { outcome = SETTLED; when = t; break; }
+            } else {
+                calm = -1.0lf;
+            }
+        }
+        if (refresh) { break; }
+    }
+    for (var c = 0u; c < STATE; c++) { y[c * n + i] = s[c]; }
+    set_rec(i, n, R_K, k); set_rec(i, n, R_SUB, sub); set_rec(i, n, R_OUTCOME, outcome);
+    set_rec(i, n, R_WHEN, when); set_rec(i, n, R_CALM, calm); set_rec(i, n, R_BOUNCES, bounces);
+    set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, in_contact)); set_rec(i, n, R_PEN, max_pen);
+    set_rec(i, n, R_ERR, max_err); set_rec(i, n, R_REMAINDER, remainder); set_rec(i, n, R_GROWTH, growth);
+    set_rec(i, n, R_PENDING, select(0.0lf, 1.0lf, pending));
+    for (var c = 0u; c < 3u; c++) {
+        set_rec(i, n, R_BEFORE + c, before_v[c]);
+        set_rec(i, n, R_BEFORE + 3u + c, before_w[c]);
+    }
+    set_rec(i, n, R_LOST, lost); set_rec(i, n, R_PHASE_LOST, phase_lost); set_rec(i, n, R_OPEN_LOST, open_lost);
+    set_rec(i, n, R_MAX_VN, max_vn); set_rec(i, n, R_MAX_VT, max_vt);
+    set_rec(i, n, R_MAX_F, max_f); set_rec(i, n, R_MAX_E, max_e);
+    check[i] = checked(outcome);
+}
