@@ -45,7 +45,7 @@ const MAX_PATCH: usize = 32;
 const FACE_LEN: usize = 30;
 const MAX_DEPTH: usize = 40;
 /// Length of a run's record (`REC_LEN` of steps.wgsl) and the fields the host reads.
-pub(crate) const REC_LEN: usize = 43;
+pub(crate) const REC_LEN: usize = 58;
 pub(crate) const R_K: usize = 0;
 pub(crate) const R_OUTCOME: usize = 2;
 pub(crate) const R_WHEN: usize = 3;
@@ -63,6 +63,8 @@ const R_MAX_E: usize = 42;
 /// Outcome codes of a settled and a completed run (`SETTLED`, `COMPLETED` of steps.wgsl).
 pub(crate) const SETTLED: f64 = 1.0;
 pub(crate) const COMPLETED: f64 = 3.0;
+/// What `check` says of a run waiting for its gravity expansion (`SWEEP` of steps.wgsl).
+const SWEEP: f64 = 6.0;
 /// Indices in a run's model of the step count, the settling dwell and the energy tolerance
 /// (`M_STEPS`, `M_SETTLE + 2`, `M_TOLERANCE` of lander.wgsl).
 pub(crate) const M_STEPS: usize = 71;
@@ -308,6 +310,29 @@ fn step_loops(sys: &LanderSystem) -> usize {
     5 * per_eval + 6 * STATE_LEN + 10
 }
 
+/// Computes the gravity expansions the runs wait for (`check` SWEEP), `terms` of a
+/// polyhedron's sums per dispatch: halved (and the dispatch repeated) when the driver cuts a
+/// loop short, so that any polyhedron fits lavapipe's loop limit.
+fn expansions(k: &crate::Kernels<'_>, check: &mut Vec<f64>, terms: &mut usize) -> Result<(), String> {
+    let n = check.len() as u32;
+    while check.contains(&SWEEP) {
+        let before = check.clone();
+        k.write(SETTINGS, &[*terms as f64, 2.0, 1.0]);
+        k.copy_and_dispatch(&[(RECORD, RECORD_SAVED)], "lander_sweep", n)?;
+        k.read_into(CHECK, check)?;
+        if check.contains(&-1.0) {
+            if *terms == 1 {
+                return Err(LOOP_CUT.into());
+            }
+            *terms /= 2;
+            k.copy(&[(RECORD_SAVED, RECORD)])?;
+            k.write(CHECK, &before);
+            *check = before;
+        }
+    }
+    Ok(())
+}
+
 /// The rates of every state of `states`, evaluated on the device (polyhedron gravity without
 /// an expansion).
 pub fn rates(gpu: &Gpu, sys: &LanderSystem, states: &[[f64; STATE_LEN]]) -> Result<Vec<[f64; STATE_LEN]>, String> {
@@ -444,16 +469,22 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     let check = vec![0.0; n];
     let k = gpu.kernels(
         &source(),
-        &["lander_init", "lander_steps"],
+        &["lander_init", "lander_steps", "lander_sweep"],
         &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
     )?;
     drop((y, record));
     let mut check = check;
+    let mut sweep = LOOP_LIMIT;
     k.dispatch("lander_init", n as u32)?;
     k.read_into(CHECK, &mut check)?;
+    if check.contains(&SWEEP) {
+        expansions(&k, &mut check, &mut sweep)?;
+        k.dispatch("lander_init", n as u32)?;
+        k.read_into(CHECK, &mut check)?;
+    }
     if check.contains(&-1.0) {
         return Err(format!(
-            "one sweep of the gravity polyhedron ({} faces, {} edges) needs more loop iterations than the Vulkan driver runs in an invocation group (Mesa's lavapipe stops at 65,535): use a coarser gravity mesh (`gravity.cells`), a GPU driver, or the CPU backend (`--backend cpu`)",
+            "one sweep of the gravity polyhedron ({} faces, {} edges) in every evaluation (a model without an expansion radius) needs more loop iterations than the Vulkan driver runs in an invocation group (Mesa's lavapipe stops at 65,535): give it an expansion radius, use a coarser gravity mesh, a GPU driver, or the CPU backend (`--backend cpu`)",
             poly[1], poly[2]
         ));
     }
@@ -480,6 +511,9 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         }
         if 2 * budget < ceiling {
             budget = (2 * budget).min(MAX_STEPS);
+        }
+        if check.contains(&SWEEP) {
+            expansions(&k, &mut check, &mut sweep)?;
         }
         let due = hops.due(runs, &check);
         if !due.is_empty() {
@@ -571,6 +605,7 @@ mod tests {
         }
         assert!(source().contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
         assert!(source().contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
+        assert!(source().contains(&format!("const SWEEP: f64 = {SWEEP:?}lf;")));
         assert!(source().contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);
         for (name, b) in
             [("model", MODEL), ("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)]

@@ -42,7 +42,12 @@ const R_MAX_VN: u32 = 39u;
 const R_MAX_VT: u32 = 40u;
 const R_MAX_F: u32 = 41u;
 const R_MAX_E: u32 = 42u;
-const REC_LEN: u32 = 43u;
+// An expansion being computed: the next term of the polyhedron's sums plus one (0: none), the
+// sums so far (potential, acceleration 3, gradient 9 by columns), the energy before it (J).
+const R_SWEEP: u32 = 43u;
+const R_SUMS: u32 = 44u;
+const R_BEFORE_E: u32 = 57u;
+const REC_LEN: u32 = 58u;
 // Outcomes: running, settled, escaped, completed, failed (state not finite), failed (energy grew).
 const RUNNING: f64 = 0.0lf;
 const SETTLED: f64 = 1.0lf;
@@ -50,6 +55,8 @@ const ESCAPED: f64 = 2.0lf;
 const COMPLETED: f64 = 3.0lf;
 const NOT_FINITE: f64 = 4.0lf;
 const ENERGY_GREW: f64 = 5.0lf;
+// What `check` says of a running run that waits for its expansion (`lander_sweep`).
+const SWEEP: f64 = 6.0lf;
 
 fn rec(i: u32, n: u32, f: u32) -> f64 { return record[f * n + i]; }
 fn set_rec(i: u32, n: u32, f: u32, v: f64) { record[f * n + i] = v; }
@@ -88,10 +95,17 @@ fn field_sample(x: vec3<f64>) -> Gravity {
     return Gravity(0.0lf, vec3<f64>(0.0lf), zero);
 }
 
-// Expands the model about x (tumble-dynamics' `Expansion::new`) and records it.
-fn expand(i: u32, n: u32, x: vec3<f64>) {
-    let s = field_sample(x);
-    ex_on = true; ex_c = x; ex_u = s.u; ex_a = s.a; ex_g = s.grad;
+// Asks for the model's expansion about x (tumble-dynamics' `Expansion::new`): `lander_sweep`
+// computes it between dispatches, a polyhedron's sums in as many as lavapipe's loop limit needs.
+fn request_expansion(i: u32, n: u32, x: vec3<f64>) {
+    for (var c = 0u; c < 3u; c++) { set_rec(i, n, R_EX + c, x[c]); }
+    set_rec(i, n, R_EX_ON, 0.0lf);
+    set_rec(i, n, R_SWEEP, 1.0lf);
+    for (var c = 0u; c < 13u; c++) { set_rec(i, n, R_SUMS + c, 0.0lf); }
+}
+
+// Records the expansion about x with the field sample s.
+fn install_expansion(i: u32, n: u32, x: vec3<f64>, s: Gravity) {
     for (var c = 0u; c < 3u; c++) {
         set_rec(i, n, R_EX + c, x[c]);
         set_rec(i, n, R_EX + 4u + c, s.a[c]);
@@ -99,6 +113,48 @@ fn expand(i: u32, n: u32, x: vec3<f64>) {
     }
     set_rec(i, n, R_EX + 3u, s.u);
     set_rec(i, n, R_EX_ON, 1.0lf);
+    set_rec(i, n, R_SWEEP, 0.0lf);
+}
+
+// Advances every requested expansion by up to settings[0] terms of the polyhedron's sums (the
+// terms so far in `R_SUMS`), installing it once complete; other models in one go. A run whose
+// expansion is complete reports RUNNING, one still sweeping SWEEP, the others what they did.
+@compute @workgroup_size(64)
+fn lander_sweep(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&y) / STATE;
+    let i = gid.x;
+    if (i >= n) { return; }
+    start(i);
+    var value = check[i];
+    let at = rec(i, n, R_SWEEP);
+    if (at > 0.0lf) {
+        let x = vec3<f64>(rec(i, n, R_EX), rec(i, n, R_EX + 1u), rec(i, n, R_EX + 2u));
+        value = RUNNING;
+        if (mp(M_GRAV) != 3.0lf) {
+            install_expansion(i, n, x, field_sample(x));
+        } else {
+            let first = u32(at) - 1u;
+            let end = min(first + u32(settings[0]), polyhedron_terms());
+            let r = R_SUMS + 4u;
+            var sums = Gravity(rec(i, n, R_SUMS), vec3<f64>(rec(i, n, R_SUMS + 1u), rec(i, n, R_SUMS + 2u), rec(i, n, R_SUMS + 3u)),
+                mat3x3<f64>(vec3<f64>(rec(i, n, r), rec(i, n, r + 1u), rec(i, n, r + 2u)),
+                    vec3<f64>(rec(i, n, r + 3u), rec(i, n, r + 4u), rec(i, n, r + 5u)),
+                    vec3<f64>(rec(i, n, r + 6u), rec(i, n, r + 7u), rec(i, n, r + 8u))));
+            sums = polyhedron_partial(x, first, end, sums);
+            if (end == polyhedron_terms()) {
+                install_expansion(i, n, x, polyhedron_scaled(sums));
+            } else {
+                set_rec(i, n, R_SUMS, sums.u);
+                for (var c = 0u; c < 3u; c++) {
+                    set_rec(i, n, R_SUMS + 1u + c, sums.a[c]);
+                    for (var row = 0u; row < 3u; row++) { set_rec(i, n, r + 3u * c + row, sums.grad[c][row]); }
+                }
+                set_rec(i, n, R_SWEEP, f64(end) + 1.0lf);
+                value = SWEEP;
+            }
+        }
+    }
+    check[i] = checked(value);
 }
 
 fn expansion_stale(x: vec3<f64>) -> bool {
@@ -147,8 +203,14 @@ fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= n) { return; }
     start(i);
+    load_expansion(i, n);
     let s = load_state(i, n);
-    if (expansion_stale(l3(s, 0u))) { expand(i, n, l3(s, 0u)); }
+    // The expansion about the start first: the host runs `lander_sweep`, then this again.
+    if (expansion_stale(l3(s, 0u))) {
+        request_expansion(i, n, l3(s, 0u));
+        check[i] = checked(SWEEP);
+        return;
+    }
     let e = evaluate(s);
     set_rec(i, n, R_E0, e.energy);
     set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, e.touching > 0u));
@@ -157,9 +219,9 @@ fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     check[i] = checked(RUNNING);
 }
 
-// Up to settings[0] steps of every run still running. A refresh of the gravity expansion (a
-// sweep over the polyhedron) ends the dispatch, and one due after a dispatch's first step waits
-// for the next (`R_PENDING`): a dispatch holds at most one sweep.
+// Up to settings[0] steps of every run still running. A step after which the gravity expansion
+// is stale ends the dispatch with the energy before its refresh: the host computes the new one
+// (`lander_sweep`), and the next dispatch observes the step with it (`R_PENDING`).
 @compute @workgroup_size(64)
 fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = arrayLength(&y) / STATE;
@@ -194,6 +256,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     // A running run's first iteration only evaluates the rates at its state (the step needs
     // them): the loop's one call of `evaluate` (see `rk4`).
     var fresh = outcome == RUNNING && !pending;
+    var sweeping = false;
     let first = select(0u, 1u, fresh);
     let budget = u32(settings[0]) + first;
     for (var it = 0u; it < budget; it++) {
@@ -226,25 +289,23 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
                 var finite = true;
                 for (var c = 0u; c < STATE; c++) { if (!(abs(s[c]) <= 1.7976931348623157e308lf)) { finite = false; } }
                 if (!finite) { outcome = NOT_FINITE; when = k * dt; break; }
-                if (it > first && expansion_stale(l3(s, 0u))) { pending = true; break; }
             }
         }
         // After the step (or a sub-step): the rates; after a whole step also the expansion, the
-        // budget and events. One call of `evaluate` (see `rk4`): a refresh of the expansion
-        // evaluates the energy before it, then everything after it.
+        // budget and events. One call of `evaluate` (see `rk4`).
         let t = k * dt;
         let x = l3(s, 0u);
-        let refresh = !within && expansion_stale(x);
-        var before = 0.0lf;
-        for (var round = 0u; round < 2u; round++) {
-            e = evaluate(s);
-            if (!refresh || round == 1u) { break; }
-            before = e.energy;
-            expand(i, n, x);
+        e = evaluate(s);
+        if (!within && expansion_stale(x)) {
+            set_rec(i, n, R_BEFORE_E, e.energy);
+            request_expansion(i, n, x);
+            pending = true;
+            sweeping = true;
+            break;
         }
         fresh = false;
         if (within) { continue; }
-        if (refresh) { remainder += e.energy - before; }
+        if (pending) { remainder += e.energy - rec(i, n, R_BEFORE_E); }
         pending = false;
         let err = e.energy - e0 - (0.0lf + s[20] + s[21] + s[22] + s[23] + remainder);
         max_err = max(max_err, abs(err));
@@ -283,7 +344,6 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
                 calm = -1.0lf;
             }
         }
-        if (refresh) { break; }
     }
     for (var c = 0u; c < STATE; c++) { y[c * n + i] = s[c]; }
     set_rec(i, n, R_K, k); set_rec(i, n, R_SUB, sub); set_rec(i, n, R_OUTCOME, outcome);
@@ -298,5 +358,5 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     set_rec(i, n, R_LOST, lost); set_rec(i, n, R_PHASE_LOST, phase_lost); set_rec(i, n, R_OPEN_LOST, open_lost);
     set_rec(i, n, R_MAX_VN, max_vn); set_rec(i, n, R_MAX_VT, max_vt);
     set_rec(i, n, R_MAX_F, max_f); set_rec(i, n, R_MAX_E, max_e);
-    check[i] = checked(outcome);
+    check[i] = checked(select(outcome, SWEEP, sweeping));
 }
