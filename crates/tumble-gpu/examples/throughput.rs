@@ -1,6 +1,6 @@
 //! Lander steps per second on the GPU backend against the CPU engine on one core and on all
 //! cores, in the same process on the same machine: the box of `scenarios/lander/comet_drop.toml`
-//! (6-octave fBm terrain on a 128-cell grid, polyhedron gravity through its expansion, rotating
+//! (5-octave fBm terrain on a 128-cell grid, polyhedron gravity through its expansion, rotating
 //! frame) released a few centimetres above the ground with dispersed position, velocity and
 //! spin, every step of `dt` integrated (no long free-flight steps, no settling stop).
 //!
