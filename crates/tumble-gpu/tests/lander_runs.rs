@@ -54,6 +54,18 @@ fn compare(cpu: &[LanderRun], gpu: &[GpuRunEnd], pen_rel: f64, load_rel: f64) ->
     worst
 }
 
+/// Each model's run on the CPU and, all in one batch, on the device.
+fn on_both(gpu: &tumble_gpu::Gpu, models: &[LanderModel]) -> (Vec<LanderRun>, Vec<GpuRunEnd>) {
+    let runs: Vec<GpuRun> =
+        models.iter().map(|m| GpuRun { system: &m.system, settings: &m.settings, start: m.initial_state }).collect();
+    let ends = simulate(gpu, &runs, &mut |_| {}).expect("kernel runs");
+    let cpu = models
+        .iter()
+        .map(|m| tumble_sim::lander::simulate(&mut m.system.clone(), m.initial_state, &m.settings, &mut |_| {}))
+        .collect();
+    (cpu, ends)
+}
+
 /// A 1 kg, 0.2 m box (its corners the contact vertices) on the plane through the origin with
 /// `normal`, under 0.5 m/s² along −z, in a uniformly turning frame.
 fn box_on_plane(normal: Vec3) -> LanderSystem {
@@ -225,13 +237,7 @@ fn boxes_dropped_on_the_67p_shape_model_follow_the_cpu_runs() {
             LanderModel::build_with(&sc, &target).expect("model")
         })
         .collect();
-    let runs: Vec<GpuRun> =
-        models.iter().map(|m| GpuRun { system: &m.system, settings: &m.settings, start: m.initial_state }).collect();
-    let ends = simulate(&gpu, &runs, &mut |_| {}).expect("kernel runs");
-    let cpu: Vec<LanderRun> = models
-        .iter()
-        .map(|m| tumble_sim::lander::simulate(&mut m.system.clone(), m.initial_state, &m.settings, &mut |_| {}))
-        .collect();
+    let (cpu, ends) = on_both(&gpu, &models);
     assert!(cpu.iter().all(|r| r.bounces() >= 1), "every run touches down");
     // As on the comet; the facets' creases and the polyhedron's sums add their ulps. Measured
     // after 10 s and 1–3 touchdowns: 1.1e-6 m between final positions, 2.6e-6 of the deepest
@@ -265,13 +271,7 @@ fn a_box_on_comet_terrain_follows_the_cpu_runs() {
             LanderModel::build_with(&sc, &target).expect("model")
         })
         .collect();
-    let runs: Vec<GpuRun> =
-        models.iter().map(|m| GpuRun { system: &m.system, settings: &m.settings, start: m.initial_state }).collect();
-    let ends = simulate(&gpu, &runs, &mut |_| {}).expect("kernel runs");
-    let cpu: Vec<LanderRun> = models
-        .iter()
-        .map(|m| tumble_sim::lander::simulate(&mut m.system.clone(), m.initial_state, &m.settings, &mut |_| {}))
-        .collect();
+    let (cpu, ends) = on_both(&gpu, &models);
     assert!(cpu.iter().all(|r| r.bounces() >= 1), "every run touches down");
     // As on the plane; the terrain's fBm and the polyhedron's sums add their own ulps.
     // Measured: 9.7e-7 m between final positions after 10 s, 1e-6 of the impact loads. Same
