@@ -16,13 +16,12 @@
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
 use crate::hops::Hops;
+use crate::surface::{pack_grid, pack_surface, query_loops, surface_parts};
 use crate::{Gpu, MATH_WGSL};
 use std::any::Any;
 use std::sync::Arc;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
-use tumble_geometry::noise::Fbm;
-use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, Sdf, Terrain};
 use tumble_sim::lander::hop::HopCommand;
 use tumble_sim::lander::{
     ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
@@ -40,10 +39,6 @@ pub(crate) const MODEL_LEN: usize = 102;
 /// Most touching vertices the kernel keeps for rolling resistance's contact patch
 /// (`MAX_PATCH` of lander.wgsl).
 const MAX_PATCH: usize = 32;
-/// Numbers per face of a mesh grid's refinement (`FACE_LEN` of surface.wgsl) and the deepest
-/// search tree the kernel's stack holds (`MAX_DEPTH`).
-const FACE_LEN: usize = 30;
-const MAX_DEPTH: usize = 40;
 /// Length of a run's record (`REC_LEN` of steps.wgsl) and the fields the host reads.
 pub(crate) const REC_LEN: usize = 58;
 pub(crate) const R_K: usize = 0;
@@ -89,44 +84,6 @@ fn source() -> String {
     format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}\n{SURFACE_WGSL}\n{STEPS_WGSL}")
 }
 
-/// The surface a kernel evaluates: the base (plane or grid) and terrain on it.
-struct SurfaceParts<'a> {
-    plane: Option<&'a HalfSpace>,
-    grid: Option<&'a GridSdf>,
-    terrain: Option<&'a Terrain>,
-}
-
-fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
-    let any = sdf as &dyn Any;
-    if any.is::<BoulderField>() {
-        return Err("boulder fields (`target.terrain.boulders`) are not implemented on the GPU path".into());
-    }
-    let (base, terrain) = match any.downcast_ref::<Terrain>() {
-        Some(t) => (t.base.as_ref(), Some(t)),
-        None => (sdf, None),
-    };
-    if let Some(t) = terrain {
-        region_parts(&t.region)?;
-    }
-    let base = base as &dyn Any;
-    if let Some(p) = base.downcast_ref::<HalfSpace>() {
-        return Ok(SurfaceParts { plane: Some(p), grid: None, terrain });
-    }
-    match base.downcast_ref::<GridSdf>() {
-        Some(g) => {
-            if let Some(r) = &g.refinement
-                && r.distance().depth() > MAX_DEPTH
-            {
-                return Err(format!(
-                    "the target mesh's search tree is deeper than the {MAX_DEPTH} levels the GPU kernel's stack holds"
-                ));
-            }
-            Ok(SurfaceParts { plane: None, grid: Some(g), terrain })
-        }
-        None => Err("the target's surface is not a plane, a sampled grid or fBm terrain on them, the surfaces the GPU path implements".into()),
-    }
-}
-
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
 pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
     if !s.hops.iter().all(|h| matches!(h.command, HopCommand::Impulse(_))) {
@@ -156,27 +113,8 @@ pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
     None
 }
 
-fn fbm_parts(m: &mut [f64], at: usize, f: &Fbm) {
-    // The seed as two exact 32-bit halves.
-    m[at] = (f.seed & 0xFFFF_FFFF) as f64;
-    m[at + 1] = (f.seed >> 32) as f64;
-    m[at + 2..at + 7].copy_from_slice(&[f.octaves as f64, f.lacunarity, f.gain, f.amplitude, f.frequency]);
-}
-
 /// A run's `model` record: spacecraft, contact, target, step-loop settings; its vertices start
 /// at `vertex_offset` in `verts`.
-/// The region field, threshold and width the kernel blends with: a noise region as it is; one
-/// terrain type everywhere as a zero field below its threshold (weight 0).
-fn region_parts(region: &Region) -> Result<(Fbm, f64, f64), String> {
-    match region {
-        Region::Noise { field, threshold, width } => Ok((*field, *threshold, *width)),
-        Region::Uniform => {
-            Ok((Fbm { seed: 0, octaves: 1, lacunarity: 2.0, gain: 0.5, amplitude: 0.0, frequency: 1.0 }, 1.0, 1.0))
-        }
-        Region::Grid(_) => Err("the GPU path implements noise region masks, not latitude–longitude grids".into()),
-    }
-}
-
 fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> Result<[f64; MODEL_LEN], String> {
     if let Some(why) = unsupported(sys, s) {
         return Err(why);
@@ -212,30 +150,8 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     } else if g.is::<Polyhedron>() {
         m[31] = 3.0;
     }
-    let parts = surface_parts(sys.surface.as_ref())?;
-    if let Some(h) = parts.plane {
-        m[37..40].copy_from_slice(h.point.as_slice());
-        m[40..43].copy_from_slice(h.normal.as_slice());
-    }
-    if let Some(grid) = parts.grid {
-        m[36] = if grid.refinement.is_some() { 2.0 } else { 1.0 };
-        m[37..40].copy_from_slice(grid.origin.as_slice());
-        m[40] = grid.spacing;
-        for a in 0..3 {
-            m[41 + a] = grid.dims[a] as f64;
-        }
-    }
+    pack_surface(&mut m, &surface_parts(sys.surface.as_ref())?)?;
     m[44] = sys.vertices.len() as f64;
-    if let Some(t) = parts.terrain {
-        m[45] = 1.0;
-        m[28..31].copy_from_slice(t.origin.as_slice());
-        let (region, threshold, width) = region_parts(&t.region)?;
-        for (k, f) in [t.sandy, t.rocky, region].iter().enumerate() {
-            fbm_parts(&mut m, 46 + 7 * k, f);
-        }
-        m[67] = threshold;
-        m[68] = width;
-    }
     m[69] = vertex_offset as f64;
     m[70] = s.dt;
     m[71] = (s.duration / s.dt).round().max(1.0);
@@ -258,25 +174,6 @@ fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
     Ok((grid, poly))
 }
 
-fn pack_grid(g: &GridSdf) -> Vec<f64> {
-    let mut out = g.values.clone();
-    let Some(r) = &g.refinement else { return out };
-    let parts = r.distance().parts();
-    out.reserve(out.len() + 2 + FACE_LEN * parts.triangles.len() + 8 * parts.nodes.len() + parts.order.len());
-    out.extend(r.nearest().iter().map(|&f| f as f64));
-    out.extend([parts.triangles.len() as f64, parts.nodes.len() as f64]);
-    for f in 0..parts.triangles.len() {
-        let vectors = parts.triangles[f].iter().chain([&parts.face_normals[f]]);
-        let vectors = vectors.chain(&parts.edge_normals[f]).chain(&parts.vertex_normals[f]);
-        out.extend(vectors.flat_map(|v| [v.x, v.y, v.z]));
-    }
-    for n in parts.nodes {
-        out.extend([n.lo.x, n.lo.y, n.lo.z, n.hi.x, n.hi.y, n.hi.z, n.first as f64, n.count as f64]);
-    }
-    out.extend(parts.order.iter().map(|&f| f as f64));
-    out
-}
-
 /// Whether the model has data every run of a batch must share: a grid surface or a gravity
 /// polyhedron.
 pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
@@ -288,19 +185,7 @@ pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
 /// the driver counts depends on its compiler; the check in the kernel corrects the estimate,
 /// see [`LOOP_LIMIT`]).
 fn step_loops(sys: &LanderSystem) -> usize {
-    let octaves = |f: &Fbm| f.octaves as usize * 9;
-    let field = match surface_parts(sys.surface.as_ref()) {
-        Ok(SurfaceParts { terrain: Some(t), .. }) => {
-            6 + octaves(&t.sandy) + octaves(&t.rocky) + region_parts(&t.region).map_or(0, |r| octaves(&r.0))
-        }
-        _ => 6,
-    };
-    // A refined query: the seeds' sort, then about two nodes and a leaf per level of the tree.
-    let field = field
-        + match surface_parts(sys.surface.as_ref()) {
-            Ok(SurfaceParts { grid: Some(GridSdf { refinement: Some(r), .. }), .. }) => 36 + 3 * r.distance().depth(),
-            _ => 0,
-        };
+    let field = query_loops(sys.surface.as_ref());
     // Without an expansion every evaluation sweeps the polyhedron.
     let sweep = match (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>() {
         Some(p) if sys.expansion_radius == 0.0 => p.parts().faces.len() + p.parts().edges.len(),
@@ -422,58 +307,20 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             max_batch(gpu)
         ));
     }
-    let mut model = Vec::with_capacity(n * MODEL_LEN);
-    let mut verts: Vec<f64> = Vec::new();
-    let mut last_vertices: Option<&[tumble_math::Vec3]> = None;
-    let mut offset = 0;
-    let mut loops = 0;
-    for (i, r) in runs.iter().enumerate() {
-        let shares = Arc::ptr_eq(&r.system.surface, &first.system.surface)
-            && Arc::ptr_eq(&r.system.gravity, &first.system.gravity);
-        if has_shared_data(r.system) && !shares {
-            return Err(format!(
-                "run {i} has its own target grid or gravity polyhedron: the runs of a GPU batch share one target (disperse no `target.*` or `gravity.*` key with a grid or polyhedron target)"
-            ));
-        }
-        // Runs with the same vertices (the usual case) share them.
-        if last_vertices != Some(r.system.vertices.as_slice()) {
-            offset = verts.len() / 3;
-            verts.extend(r.system.vertices.iter().flat_map(|v| [v.x, v.y, v.z]));
-            last_vertices = Some(&r.system.vertices);
-        }
-        model.extend_from_slice(&pack_model(r.system, r.settings, offset).map_err(|e| format!("run {i}: {e}"))?);
-        loops = loops.max(step_loops(r.system));
-    }
+    let (mut model, verts, loops) = pack_batch(runs)?;
     let mut hops = Hops::new(runs, &mut model);
     let (grid, poly) = shared_buffers(first.system)?;
-    let fixes = [
-        ("grid (and its mesh)", &grid, "a coarser grid (`target.shape.resolution`)"),
-        (
-            "gravity polyhedron",
-            &poly,
-            "a coarser gravity mesh (`gravity.mesh`, or `gravity.cells` of a procedural target)",
-        ),
-    ];
-    for (what, b, fix) in fixes {
-        if 8 * b.len() as u64 > gpu.max_buffer() {
-            return Err(format!(
-                "the target's {what} takes {} MiB, more than the device's largest storage buffer ({} MiB): use {fix} or the CPU backend (`--backend cpu`)",
-                (8 * b.len()) >> 20,
-                gpu.max_buffer() >> 20
-            ));
-        }
-    }
+    fits(gpu, &grid, &poly)?;
     let starts: Vec<[f64; STATE_LEN]> = runs.iter().map(|r| r.start).collect();
     let y = soa(&starts);
     let record = vec![0.0; REC_LEN * n];
-    let check = vec![0.0; n];
     let k = gpu.kernels(
         &source(),
         &["lander_init", "lander_steps", "lander_sweep"],
-        &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
+        &[&model, &verts, &grid, &poly, &y, &record, &vec![0.0; n], &[0.0, 2.0, 1.0], &[], &y, &record],
     )?;
     drop((y, record));
-    let mut check = check;
+    let mut check = vec![0.0; n];
     let mut sweep = LOOP_LIMIT;
     k.dispatch("lander_init", n as u32)?;
     k.read_into(CHECK, &mut check)?;
@@ -488,6 +335,76 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             poly[1], poly[2]
         ));
     }
+    step_all(&k, runs, &mut hops, &mut check, (loops, sweep), progress)?;
+    let mut y = vec![0.0; STATE_LEN * n];
+    let mut record = vec![0.0; REC_LEN * n];
+    k.read_into(Y, &mut y)?;
+    k.read_into(RECORD, &mut record)?;
+    Ok(run_ends(runs, &y, &record, hops))
+}
+
+/// The batch's models (with their hops' settings), the contact vertices (runs with the same
+/// vertices share them) and the most loop iterations a step of any run takes.
+fn pack_batch(runs: &[GpuRun]) -> Result<(Vec<f64>, Vec<f64>, usize), String> {
+    let first = &runs[0];
+    let mut model = Vec::with_capacity(runs.len() * MODEL_LEN);
+    let mut verts: Vec<f64> = Vec::new();
+    let mut last_vertices: Option<&[tumble_math::Vec3]> = None;
+    let mut offset = 0;
+    let mut loops = 0;
+    for (i, r) in runs.iter().enumerate() {
+        let shares = Arc::ptr_eq(&r.system.surface, &first.system.surface)
+            && Arc::ptr_eq(&r.system.gravity, &first.system.gravity);
+        if has_shared_data(r.system) && !shares {
+            return Err(format!(
+                "run {i} has its own target grid or gravity polyhedron: the runs of a GPU batch share one target (disperse no `target.*` or `gravity.*` key with a grid or polyhedron target)"
+            ));
+        }
+        if last_vertices != Some(r.system.vertices.as_slice()) {
+            offset = verts.len() / 3;
+            verts.extend(r.system.vertices.iter().flat_map(|v| [v.x, v.y, v.z]));
+            last_vertices = Some(&r.system.vertices);
+        }
+        model.extend_from_slice(&pack_model(r.system, r.settings, offset).map_err(|e| format!("run {i}: {e}"))?);
+        loops = loops.max(step_loops(r.system));
+    }
+    Ok((model, verts, loops))
+}
+
+/// Refuses shared buffers beyond the device's largest, naming what to coarsen.
+fn fits(gpu: &Gpu, grid: &[f64], poly: &[f64]) -> Result<(), String> {
+    let fixes = [
+        ("grid (and its mesh)", grid, "a coarser grid (`target.shape.resolution`)"),
+        (
+            "gravity polyhedron",
+            poly,
+            "a coarser gravity mesh (`gravity.mesh`, or `gravity.cells` of a procedural target)",
+        ),
+    ];
+    for (what, b, fix) in fixes {
+        if 8 * b.len() as u64 > gpu.max_buffer() {
+            return Err(format!(
+                "the target's {what} takes {} MiB, more than the device's largest storage buffer ({} MiB): use {fix} or the CPU backend (`--backend cpu`)",
+                (8 * b.len()) >> 20,
+                gpu.max_buffer() >> 20
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Dispatches `lander_steps` until every run has finished, with the expansions and hops the
+/// runs wait for between dispatches. `(loops, sweep)`: a step's estimated loop iterations and
+/// the terms of a polyhedron sweep per dispatch.
+fn step_all(
+    k: &crate::Kernels<'_>,
+    runs: &[GpuRun],
+    hops: &mut Hops,
+    check: &mut Vec<f64>,
+    (loops, mut sweep): (usize, usize),
+    progress: &mut dyn FnMut(usize),
+) -> Result<(), String> {
+    let n = runs.len();
     // Steps per dispatch: first what lavapipe's loop limit allows by an estimate from the loops'
     // counts (only an estimate: the plane of the tests has its first budget, 129, cut), then
     // adapted: doubled after a dispatch that ran every loop to its end, halved (and the
@@ -499,7 +416,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
         // The states and records saved first, in case the dispatch must be repeated.
         k.write(SETTINGS, &[budget as f64, 2.0, 1.0]);
         k.copy_and_dispatch(&[(Y, Y_SAVED), (RECORD, RECORD_SAVED)], "lander_steps", n as u32)?;
-        k.read_into(CHECK, &mut check)?;
+        k.read_into(CHECK, check)?;
         if check.contains(&-1.0) {
             if budget == 1 {
                 return Err(LOOP_CUT.into());
@@ -513,25 +430,25 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
             budget = (2 * budget).min(MAX_STEPS);
         }
         if check.contains(&SWEEP) {
-            expansions(&k, &mut check, &mut sweep)?;
+            expansions(k, check, &mut sweep)?;
         }
-        let due = hops.due(runs, &check);
+        let due = hops.due(runs, check);
         if !due.is_empty() {
-            hops.deliver(&k, runs, &due)?;
+            hops.deliver(k, runs, &due)?;
         }
         let finished = check.iter().filter(|&&c| c != 0.0).count() - due.len();
         progress(finished);
         if finished == n {
-            break;
+            return Ok(());
         }
     }
-    let mut y = vec![0.0; STATE_LEN * n];
-    let mut record = vec![0.0; REC_LEN * n];
-    k.read_into(Y, &mut y)?;
-    k.read_into(RECORD, &mut record)?;
+}
+
+/// How each run ended, from the final states `y` and records.
+fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], hops: Hops) -> Vec<GpuRunEnd> {
+    let n = runs.len();
     let mut times = hops.times.into_iter();
-    Ok(runs
-        .iter()
+    runs.iter()
         .enumerate()
         .map(|(i, r)| {
             let f = |field: usize| record[field * n + i];
@@ -565,7 +482,7 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
                 hops: times.next().unwrap_or_default(),
             }
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
@@ -596,8 +513,8 @@ mod tests {
             ("R_E0", R_E0),
             ("M_TOLERANCE", M_TOLERANCE),
             ("M_STEPS", M_STEPS),
-            ("FACE_LEN", FACE_LEN),
-            ("MAX_DEPTH", MAX_DEPTH),
+            ("FACE_LEN", crate::surface::FACE_LEN),
+            ("MAX_DEPTH", crate::surface::MAX_DEPTH),
         ];
         for (name, v) in consts {
             let decl = format!("const {name}: u32 = {v}u;");

@@ -14,6 +14,7 @@ pub mod campaign;
 pub mod gravity;
 mod hops;
 pub mod lander;
+mod surface;
 
 /// WGSL source of the 64-bit `ln64`, `atan64` and `atan2_64` (prepend it to a kernel).
 pub const MATH_WGSL: &str = include_str!("math.wgsl");
