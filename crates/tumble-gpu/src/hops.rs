@@ -90,9 +90,7 @@ impl Hops {
             };
             self.next[i] += 1;
             self.arm(i, s);
-            let w = Vec3::new(y[10 * n + i], y[11 * n + i], y[12 * n + i]);
-            let w_new = w + sys.inertia_inv * impulse;
-            let work = 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+            let (w_new, work) = sys.spun(Vec3::new(y[10 * n + i], y[11 * n + i], y[12 * n + i]), impulse);
             (0..3).for_each(|c| y[(10 + c) * n + i] = w_new[c]);
             self.work[i] += work.abs();
             self.model[i * MODEL_LEN + M_TOLERANCE] = s.energy_tolerance + s.energy_growth * self.work[i];

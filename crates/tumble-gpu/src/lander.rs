@@ -314,13 +314,13 @@ pub fn simulate(gpu: &Gpu, runs: &[GpuRun], progress: &mut dyn FnMut(usize)) -> 
     let starts: Vec<[f64; STATE_LEN]> = runs.iter().map(|r| r.start).collect();
     let y = soa(&starts);
     let record = vec![0.0; REC_LEN * n];
+    let mut check = vec![0.0; n];
     let k = gpu.kernels(
         &source(),
         &["lander_init", "lander_steps", "lander_sweep"],
-        &[&model, &verts, &grid, &poly, &y, &record, &vec![0.0; n], &[0.0, 2.0, 1.0], &[], &y, &record],
+        &[&model, &verts, &grid, &poly, &y, &record, &check, &[0.0, 2.0, 1.0], &[], &y, &record],
     )?;
     drop((y, record));
-    let mut check = vec![0.0; n];
     let mut sweep = LOOP_LIMIT;
     k.dispatch("lander_init", n as u32)?;
     k.read_into(CHECK, &mut check)?;

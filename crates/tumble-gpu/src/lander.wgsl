@@ -146,22 +146,30 @@ fn gravity(x: vec3<f64>) -> Grav {
         let gd = ex_g * d;
         return Grav(ex_a + gd, ex_u - dot(ex_a, d) - 0.5lf * dot(d, gd));
     }
+    let s = field_sample(x);
+    return Grav(s.a, s.u);
+}
+
+// The model's potential, acceleration and gradient at x (tumble-dynamics' `Gravity::field`).
+fn field_sample(x: vec3<f64>) -> Gravity {
     let kind = mp(M_GRAV);
+    let zero = mat3x3<f64>(vec3<f64>(0.0lf), vec3<f64>(0.0lf), vec3<f64>(0.0lf));
     if (kind == 1.0lf) {
         let g = v3(M_GRAV + 1u);
-        return Grav(g, -dot(g, x));
+        return Gravity(-dot(g, x), g, zero);
     }
     if (kind == 2.0lf) {
+        // ∇a = μ (3 r rᵀ − |r|² I) / |r|⁵.
         let r = x - v3(M_GRAV + 1u);
         let r2 = dot(r, r);
         let mu = mp(M_GRAV + 4u);
-        return Grav(-mu * r / (r2 * sqrt(r2)), -mu / length(r));
+        let rr = mat3x3<f64>(r * r.x, r * r.y, r * r.z);
+        let eye = mat3x3<f64>(vec3<f64>(r2, 0.0lf, 0.0lf), vec3<f64>(0.0lf, r2, 0.0lf), vec3<f64>(0.0lf, 0.0lf, r2));
+        let grad = mu * (3.0lf * rr - eye) * (1.0lf / (r2 * r2 * sqrt(r2)));
+        return Gravity(-mu / length(r), -mu * r / (r2 * sqrt(r2)), grad);
     }
-    if (kind == 3.0lf) {
-        let s = polyhedron_sample(x);
-        return Grav(s.a, s.u);
-    }
-    return Grav(vec3<f64>(0.0lf), 0.0lf);
+    if (kind == 3.0lf) { return polyhedron_sample(x); }
+    return Gravity(0.0lf, vec3<f64>(0.0lf), zero);
 }
 
 // Ω̇ = J⁻¹ (−Ω × J Ω) (tumble-dynamics' `TargetSpin::omega_dot`).

@@ -73,28 +73,6 @@ fn load_expansion(i: u32, n: u32) {
         vec3<f64>(rec(i, n, g + 6u), rec(i, n, g + 7u), rec(i, n, g + 8u))));
 }
 
-// The model's potential, acceleration and gradient at x (tumble-dynamics' `Gravity::field`).
-fn field_sample(x: vec3<f64>) -> Gravity {
-    let kind = mp(M_GRAV);
-    let zero = mat3x3<f64>(vec3<f64>(0.0lf), vec3<f64>(0.0lf), vec3<f64>(0.0lf));
-    if (kind == 1.0lf) {
-        let g = v3(M_GRAV + 1u);
-        return Gravity(-dot(g, x), g, zero);
-    }
-    if (kind == 2.0lf) {
-        // ∇a = μ (3 r rᵀ − |r|² I) / |r|⁵.
-        let r = x - v3(M_GRAV + 1u);
-        let r2 = dot(r, r);
-        let mu = mp(M_GRAV + 4u);
-        let rr = mat3x3<f64>(r * r.x, r * r.y, r * r.z);
-        let eye = mat3x3<f64>(vec3<f64>(r2, 0.0lf, 0.0lf), vec3<f64>(0.0lf, r2, 0.0lf), vec3<f64>(0.0lf, 0.0lf, r2));
-        let grad = mu * (3.0lf * rr - eye) * (1.0lf / (r2 * r2 * sqrt(r2)));
-        return Gravity(-mu / length(r), -mu * r / (r2 * sqrt(r2)), grad);
-    }
-    if (kind == 3.0lf) { return polyhedron_sample(x); }
-    return Gravity(0.0lf, vec3<f64>(0.0lf), zero);
-}
-
 // Asks for the model's expansion about x (tumble-dynamics' `Expansion::new`): `lander_sweep`
 // computes it between dispatches, a polyhedron's sums in as many as lavapipe's loop limit needs.
 fn request_expansion(i: u32, n: u32, x: vec3<f64>) {

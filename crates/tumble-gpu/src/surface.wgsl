@@ -241,9 +241,10 @@ fn refined(p: vec3<f64>, cell: vec3<u32>) -> Field {
     mesh_order = mesh_nodes + 8u * u32(grid[2u * n + 1u]);
     // One loop, one face test per iteration (see `rk4` in steps.wgsl on why few calls): first
     // the faces closest to the cell's eight nodes, then the tree, nearer child first, a node no
-    // nearer than the best pruned, a leaf's faces one by one. The CPU tests the eight faces sorted and
-    // once each: the order matters only where two faces are exactly as close (on their common
-    // edge or corner), whose pseudonormals are the same.
+    // nearer than the best pruned, a leaf's faces one by one. The CPU tests the eight faces
+    // sorted and once each, here in node order (a face named twice is tested twice, which
+    // changes nothing): the order matters only where two faces are exactly as close (on their
+    // common edge or corner), whose pseudonormals are the same.
     best_d2 = 1e300lf;
     var stack: array<u32, 41>;
     var top = 1u;

@@ -15,7 +15,8 @@ use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
 use tumble_sim::Scenario;
 use tumble_sim::lander::hop::{Hop, HopCommand, HopTrigger};
 use tumble_sim::lander::{
-    ImpactMaxima, LanderModel, LanderOutcome, LanderRun, LanderSettings, LanderSystem, Settle, build_target, pack,
+    ImpactMaxima, LanderModel, LanderOutcome, LanderRun, LanderSettings, LanderSystem, Settle, Target, build_target,
+    pack,
 };
 
 mod common;
@@ -52,6 +53,25 @@ fn compare(cpu: &[LanderRun], gpu: &[GpuRunEnd], pen_rel: f64, load_rel: f64) ->
         worst = worst.max((x(&c.final_state) - x(&g.final_state)).norm());
     }
     worst
+}
+
+/// The scenario `base` (at `path`) on `target` for 10 s from each start (position, velocity,
+/// angular velocity).
+fn dropped(path: &Path, base: &Scenario, target: &Target, starts: impl Iterator<Item = [Vec3; 3]>) -> Vec<LanderModel> {
+    let list = |v: Vec3| format!("[{}, {}, {}]", v.x, v.y, v.z);
+    starts
+        .map(|[x, v, w]| {
+            let overrides = [
+                ("simulation.duration", "10.0".to_string()),
+                ("lander.position", list(x)),
+                ("lander.velocity", list(v)),
+                ("lander.angular_velocity", list(w)),
+            ]
+            .map(|(k, v)| (k.to_string(), v));
+            let sc = Scenario::from_text(path, base.text.clone(), &overrides).expect("scenario");
+            LanderModel::build_with(&sc, target).expect("model")
+        })
+        .collect()
 }
 
 /// Each model's run on the CPU and, all in one batch, on the device.
@@ -220,23 +240,12 @@ fn boxes_dropped_on_the_67p_shape_model_follow_the_cpu_runs() {
     let (site, up) = above(Vec3::new(302.4, -35.5, 574.4), 0.4);
     let (e1, e2) = (up.cross(&Vec3::x()).normalize(), up.cross(&up.cross(&Vec3::x())).normalize());
     let mut rng = Lcg::new(9);
-    let models: Vec<LanderModel> = (0..8)
-        .map(|_| {
-            let (x, n) = above(site + (e1 * rng.symmetric() + e2 * rng.symmetric()) * 2.0, 0.4);
-            let v = -n * 0.05 + (e1 * rng.symmetric() + e2 * rng.symmetric()) * 0.02;
-            let w = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * 0.1;
-            let list = |v: Vec3| format!("[{}, {}, {}]", v.x, v.y, v.z);
-            let overrides = [
-                ("simulation.duration", "10.0".to_string()),
-                ("lander.position", list(x)),
-                ("lander.velocity", list(v)),
-                ("lander.angular_velocity", list(w)),
-            ]
-            .map(|(k, v)| (k.to_string(), v));
-            let sc = Scenario::from_text(&path, base.text.clone(), &overrides).expect("scenario");
-            LanderModel::build_with(&sc, &target).expect("model")
-        })
-        .collect();
+    let starts = (0..8).map(|_| {
+        let (x, n) = above(site + (e1 * rng.symmetric() + e2 * rng.symmetric()) * 2.0, 0.4);
+        let v = -n * 0.05 + (e1 * rng.symmetric() + e2 * rng.symmetric()) * 0.02;
+        [x, v, Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * 0.1]
+    });
+    let models = dropped(&path, &base, &target, starts);
     let (cpu, ends) = on_both(&gpu, &models);
     assert!(cpu.iter().all(|r| r.bounces() >= 1), "every run touches down");
     // As on the comet; the facets' creases and the polyhedron's sums add their ulps. Measured
@@ -255,22 +264,13 @@ fn a_box_on_comet_terrain_follows_the_cpu_runs() {
     // 10 s from just above the ground (about 6 cm), so that every run touches down and slides:
     // a horizon before the bounces' chaos takes over.
     let mut rng = Lcg::new(5);
-    let models: Vec<LanderModel> = (0..8)
-        .map(|_| {
-            let set = |k: &str, v: String| (k.to_string(), v);
-            let overrides = [
-                set("simulation.duration", "10.0".into()),
-                set(
-                    "lander.position",
-                    format!("[{}, {}, 959.95]", -760.0 + 0.2 * rng.symmetric(), 0.2 * rng.symmetric()),
-                ),
-                set("lander.velocity", format!("[{}, {}, -0.02]", 0.02 * rng.symmetric(), 0.02 * rng.symmetric())),
-                set("lander.angular_velocity", format!("[{}, {}, 0.1]", 0.1 * rng.symmetric(), 0.1 * rng.symmetric())),
-            ];
-            let sc = Scenario::from_text(&path, base.text.clone(), &overrides).expect("scenario");
-            LanderModel::build_with(&sc, &target).expect("model")
-        })
-        .collect();
+    let starts = (0..8).map(|_| {
+        let mut u = || rng.symmetric();
+        let x = Vec3::new(-760.0 + 0.2 * u(), 0.2 * u(), 959.95);
+        let v = Vec3::new(0.02 * u(), 0.02 * u(), -0.02);
+        [x, v, Vec3::new(0.1 * u(), 0.1 * u(), 0.1)]
+    });
+    let models = dropped(&path, &base, &target, starts);
     let (cpu, ends) = on_both(&gpu, &models);
     assert!(cpu.iter().all(|r| r.bounces() >= 1), "every run touches down");
     // As on the plane; the terrain's fBm and the polyhedron's sums add their own ulps.

@@ -170,6 +170,13 @@ fn put_quat(d: &mut [f64], i: usize, q: &Quat) {
 }
 
 impl LanderSystem {
+    /// The body rates (body axes) after an angular impulse `impulse` (N·m·s, body axes) from the
+    /// rates `w`, `ω' = ω + I⁻¹ ΔL`, and the work it does, `ΔT = ½ ω'ᵀ I ω' − ½ ωᵀ I ω` (J).
+    pub fn spun(&self, w: Vec3, impulse: Vec3) -> (Vec3, f64) {
+        let w_new = w + self.inertia_inv * impulse;
+        (w_new, 0.5 * w_new.dot(&(self.inertia * w_new)) - 0.5 * w.dot(&(self.inertia * w)))
+    }
+
     /// Whether gravity would be re-expanded at `x`.
     pub fn gravity_stale(&self, x: &Vec3) -> bool {
         self.expansion_radius > 0.0

@@ -23,10 +23,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             }
         }
         let y = &mut self.y;
-        let sys = &self.obs.sys;
-        let w = Vec3::new(y[10], y[11], y[12]);
-        let w_new = w + sys.inertia_inv * impulse;
-        let work = 0.5 * w_new.dot(&(sys.inertia * w_new)) - 0.5 * w.dot(&(sys.inertia * w));
+        let (w_new, work) = self.obs.sys.spun(Vec3::new(y[10], y[11], y[12]), impulse);
         self.hop_work += work;
         self.actuator_work += work.abs();
         y[10..13].copy_from_slice(w_new.as_slice());
