@@ -154,7 +154,7 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
         resume: a.resume,
         shard: a.shard,
     };
-    let mut campaign = match Campaign::new(sc, options) {
+    let mut campaign = match tumble_sim::registry::campaign(sc, options) {
         Ok(c) => c,
         Err(e) => return invalid(e),
     };

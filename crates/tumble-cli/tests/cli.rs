@@ -106,7 +106,7 @@ fn blown_up_run_exits_1_with_a_diagnosis() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("simulation failed at t =") && err.contains("Likely cause") && err.contains("simulation.dt"),
+        err.contains("simulation failed: at t =") && err.contains("Likely cause") && err.contains("simulation.dt"),
         "{err}"
     );
     let summary = std::fs::read_to_string(d.join("summary.json")).expect("summary written");

@@ -25,8 +25,11 @@ fn campaign(out: &Path, runs: u64, resume: bool) -> Campaign {
     // A looser settling test keeps the runs short without changing the physics.
     let sc = Scenario::load(&scenario("lander/cube_phobos.toml"), &[("lander.settle.speed".into(), "1e-3".into())])
         .expect("scenario");
-    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads: 2, out: out.to_path_buf(), resume, shard: None })
-        .expect("campaign")
+    tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs, seed: 11, threads: 2, out: out.to_path_buf(), resume, shard: None },
+    )
+    .expect("campaign")
 }
 
 fn column(rows: &[RunRow], c: &Campaign, name: &str) -> Vec<f64> {
@@ -101,26 +104,30 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let options = CampaignOptions { runs: 2, seed: 1, threads: 1, out: out.clone(), resume: false, shard: None };
     let load = |name: &str| Scenario::load(&scenario(name), &[]).expect("scenario");
     // The bundled hopper (an impulse hop once settled) runs; with an actuator it does not.
-    let hopper = Campaign::new(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
+    let hopper = tumble_sim::registry::campaign(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
     check(&hopper).expect("impulse hops run on the device");
     let actuator = [("lander.actuator.max_torque", "0.01"), ("lander.actuator.max_momentum", "0.01")]
         .map(|(k, v)| (k.to_string(), v.to_string()));
     let limited = Scenario::load(&scenario("lander/hopper_comet.toml"), &actuator).expect("scenario");
-    let err = check(&Campaign::new(limited, options.clone()).expect("campaign")).expect_err("an actuator");
+    let err =
+        check(&tumble_sim::registry::campaign(limited, options.clone()).expect("campaign")).expect_err("an actuator");
     assert!(err.contains("lander.actuator") && err.contains("--backend cpu"), "{err}");
     // A shape model: its grid with the mesh's exact near-surface answers runs.
     if Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").exists() {
-        let mesh = Campaign::new(load("lander/lander_on_mesh.toml"), options.clone()).expect("campaign");
+        let mesh =
+            tumble_sim::registry::campaign(load("lander/lander_on_mesh.toml"), options.clone()).expect("campaign");
         check(&mesh).expect("mesh targets run on the device");
     }
-    let capture = Campaign::new(load("membrane/asteroid_capture.toml"), options.clone()).expect("campaign");
+    let capture =
+        tumble_sim::registry::campaign(load("membrane/asteroid_capture.toml"), options.clone()).expect("campaign");
     let err = check(&capture).expect_err("not a lander campaign");
     assert!(err.contains("lander campaigns") && err.contains("--backend cpu"), "{err}");
     // A dispersed comet: every run its own grid and polyhedron, which a batch cannot hold.
     let text = std::fs::read_to_string(scenario("lander/comet_drop.toml")).expect("scenario");
     let file = out.with_extension("toml");
     std::fs::write(&file, format!("{text}\n\"target.shape.seed\" = {{ choice = [7, 8] }}\n")).expect("write");
-    let comets = Campaign::new(Scenario::load(&file, &[]).expect("scenario"), options).expect("campaign");
+    let comets =
+        tumble_sim::registry::campaign(Scenario::load(&file, &[]).expect("scenario"), options).expect("campaign");
     let err = check(&comets).expect_err("own targets");
     assert!(err.contains("target.*") && err.contains("--backend cpu"), "{err}");
     assert!(!out.join("runs.csv").exists(), "nothing written");

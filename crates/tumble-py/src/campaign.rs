@@ -35,7 +35,7 @@ fn campaign(
         resume,
         shard: None,
     };
-    Campaign::new(sc, options).map_err(bad_input)
+    tumble_sim::registry::campaign(sc, options).map_err(bad_input)
 }
 
 /// Runs `runs` dispersed runs of `scenario` (as `tumble mc`), writing `runs.csv`,

@@ -18,7 +18,6 @@ mod blocks;
 mod campaign;
 mod capture;
 mod fields;
-mod job;
 mod laws;
 mod scenario;
 mod sim;

@@ -66,12 +66,7 @@ impl PyScenario {
     /// Checks that the scenario builds (as `tumble check` does); raises `ScenarioError` if not.
     fn check(&self, py: Python<'_>) -> PyResult<()> {
         let sc = &self.sc;
-        py.detach(|| match sc.kind {
-            tumble_sim::scenario::Kind::CaptureMap => {
-                tumble_sim::capture_map::CaptureStudy::build(sc).map(|_| ()).map_err(|e| bad_input(e.to_string()))
-            }
-            _ => crate::job::Job::build(sc).map(|_| ()),
-        })
+        py.detach(|| tumble_sim::registry::check(sc).map(|_| ()).map_err(|e| bad_input(e.to_string())))
     }
 
     fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (PathBuf, String))> {

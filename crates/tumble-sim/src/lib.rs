@@ -5,6 +5,7 @@
 //! [`write_run`].
 
 pub mod anim;
+pub mod app;
 pub mod arm;
 pub mod bench;
 pub mod campaign;
@@ -20,6 +21,8 @@ mod output;
 pub mod pipeline;
 mod plot;
 mod record;
+pub mod registry;
+pub mod rigid_app;
 mod run;
 pub mod scenario;
 pub mod snare;

@@ -215,19 +215,25 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
 impl<M: DerefMut<Target = Model>> RigidSim<M> {
     /// The run's result with how it ended and the wall time it took (s).
     pub fn finish(self, end: Result<Stop, Diagnosis>, wall_time: f64) -> RunResult {
+        self.end(end, wall_time).1
+    }
+
+    /// The model back, and the run's result with how it ended and the wall time it took (s).
+    pub fn end(self, end: Result<Stop, Diagnosis>, wall_time: f64) -> (M, RunResult) {
         let outcome = match end {
             Ok(Stop::Impact) => Outcome::Stopped { event: self.event.clone().unwrap_or_default() },
             Ok(_) => Outcome::Completed,
             Err(d) => Outcome::Failed(d),
         };
-        RunResult {
+        let result = RunResult {
             outcome,
             t_end: self.t_good,
             final_state: self.last_good,
             stats: self.integ.stats(),
             recording: self.recording,
             wall_time,
-        }
+        };
+        (self.model, result)
     }
 }
 

@@ -18,8 +18,11 @@ fn tmp(name: &str) -> PathBuf {
 fn campaign(out: &Path, runs: u64, threads: usize, resume: bool) -> Campaign {
     // Shorter runs: a looser settling test keeps the test quick without changing the physics.
     let sc = Scenario::load(&cube(), &[("lander.settle.speed".into(), "1e-3".into())]).expect("scenario");
-    Campaign::new(sc, CampaignOptions { runs, seed: 11, threads, out: out.to_path_buf(), resume, shard: None })
-        .expect("campaign")
+    tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs, seed: 11, threads, out: out.to_path_buf(), resume, shard: None },
+    )
+    .expect("campaign")
 }
 
 #[test]
@@ -46,8 +49,10 @@ fn runs_csv_is_identical_on_one_and_two_threads_and_after_a_resume() {
 
     // A resume of a different campaign is refused.
     let sc = Scenario::load(&cube(), &[]).expect("scenario");
-    let other =
-        Campaign::new(sc, CampaignOptions { runs: 8, seed: 12, threads: 1, out: c.clone(), resume: true, shard: None });
+    let other = tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs: 8, seed: 12, threads: 1, out: c.clone(), resume: true, shard: None },
+    );
     let err = other.expect("valid").execute(&|_, _| {}).expect_err("different seed");
     assert!(err.contains("another scenario, seed"), "{err}");
 
@@ -73,7 +78,7 @@ fn impossible_dispersions_are_refused_with_the_key() {
     ] {
         let text = format!("{base}[dispersions]\n{disp}\n");
         let sc = Scenario::from_text(&cube(), text, &[]).expect("parses");
-        let err = Campaign::new(
+        let err = tumble_sim::registry::campaign(
             sc,
             CampaignOptions { runs: 2, seed: 1, threads: 1, out: tmp("mc_bad"), resume: false, shard: None },
         )
@@ -88,7 +93,7 @@ fn impossible_dispersions_are_refused_with_the_key() {
 fn impossible_run_counts_are_refused() {
     for runs in [0, tumble_sim::campaign::MAX_RUNS + 1] {
         let sc = Scenario::load(&cube(), &[]).expect("scenario");
-        let err = Campaign::new(
+        let err = tumble_sim::registry::campaign(
             sc,
             CampaignOptions { runs, seed: 1, threads: 1, out: tmp("mc_runs"), resume: false, shard: None },
         )
@@ -110,8 +115,11 @@ fn capture_campaigns_share_the_machinery() {
     let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let make = |out: &Path, threads: usize, resume: bool| {
         let sc = Scenario::load(&path, &set).expect("scenario");
-        Campaign::new(sc, CampaignOptions { runs: 4, seed: 5, threads, out: out.to_path_buf(), resume, shard: None })
-            .expect("campaign")
+        tumble_sim::registry::campaign(
+            sc,
+            CampaignOptions { runs: 4, seed: 5, threads, out: out.to_path_buf(), resume, shard: None },
+        )
+        .expect("campaign")
     };
     let (a, b) = (tmp("mc_cap_a"), tmp("mc_cap_b"));
     let (rows, _) = make(&a, 1, false).execute(&|_, _| {}).expect("runs");
@@ -141,7 +149,7 @@ fn a_body_campaign_maps_its_landing_sites() {
     // Short runs: the map is drawn whether or not runs settle (only settled sites are marked).
     let sc = Scenario::load(&path, &[("simulation.duration".into(), "120".into())]).expect("scenario");
     let out = tmp("mc_body");
-    let c = Campaign::new(
+    let c = tumble_sim::registry::campaign(
         sc,
         CampaignOptions { runs: 2, seed: 3, threads: 1, out: out.clone(), resume: false, shard: None },
     )
@@ -163,7 +171,7 @@ fn a_campaign_kind_is_found_by_its_type() {
     assert!(c.kind_as::<LanderRuns>().is_some_and(|k| k.shared.is_some()));
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
     let sc = Scenario::load(&path, &[]).expect("scenario");
-    let c = Campaign::new(
+    let c = tumble_sim::registry::campaign(
         sc,
         CampaignOptions { runs: 1, seed: 1, threads: 1, out: tmp("mc_kind_c"), resume: false, shard: None },
     )
@@ -183,8 +191,11 @@ fn an_invalid_draw_in_run_0_is_a_row_like_any_other() {
     let d = tumble_sim::campaign::dispersion::parse(&sc).expect("dispersions");
     let seed = (0..64).find(|&s| tumble_sim::campaign::dispersion::draw_run(&d, s, 0)[0].1 == "-0.5").expect("a seed");
     let out = tmp("mc_run0");
-    let c = Campaign::new(sc, CampaignOptions { runs: 3, seed, threads: 1, out, resume: false, shard: None })
-        .expect("the nominal scenario is valid: the campaign starts");
+    let c = tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs: 3, seed, threads: 1, out, resume: false, shard: None },
+    )
+    .expect("the nominal scenario is valid: the campaign starts");
     let (rows, _) = c.execute(&|_, _| {}).expect("runs");
     assert_eq!(rows[0].status, "invalid", "{:?}", rows[0]);
     assert_eq!(rows[0].values, ["-0.5"], "the row keeps its drawn value");
@@ -197,8 +208,11 @@ fn an_invalid_draw_in_run_0_is_a_row_like_any_other() {
     let text = format!("{base}[dispersions]\n\"lander.contact.mu\" = {{ uniform = [-0.5, -0.4] }}\n");
     let sc = Scenario::from_text(&cube(), text, &set).expect("parses");
     let out = tmp("mc_all_invalid");
-    let c = Campaign::new(sc, CampaignOptions { runs: 2, seed: 1, threads: 1, out, resume: false, shard: None })
-        .expect("the file's scenario is valid");
+    let c = tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs: 2, seed: 1, threads: 1, out, resume: false, shard: None },
+    )
+    .expect("the file's scenario is valid");
     let (rows, _) = c.execute(&|_, _| {}).expect("runs");
     assert!(rows.iter().all(|r| r.status == "invalid" && r.note.contains("lander.contact.mu")), "{rows:?}");
 }

@@ -36,8 +36,11 @@ fn make(
     };
     let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let sc = Scenario::from_text(&path, text, &set).expect("scenario");
-    Campaign::new(sc, CampaignOptions { runs: 4, seed: 7, threads, out: out.to_path_buf(), resume, shard: None })
-        .expect("campaign")
+    tumble_sim::registry::campaign(
+        sc,
+        CampaignOptions { runs: 4, seed: 7, threads, out: out.to_path_buf(), resume, shard: None },
+    )
+    .expect("campaign")
 }
 
 /// Runs the campaign on one and two threads and resumed after an interruption (rows 3 and 1

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use tumble_sim::Scenario;
-use tumble_sim::grapple::{GrappleCapture, GrappleRun};
+use tumble_sim::grapple::{GrappleCapture, GrappleRun, GrappleSim};
+use tumble_sim::pipeline::Driver;
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/snare").join(name)
@@ -115,10 +116,22 @@ fn a_free_floating_arm_and_the_payload_keep_their_momentum() {
     let y0 = cap.initial_state();
     let (p0, l0) = cap.momentum(&y0);
     let mut worst: (f64, f64) = (0.0, 0.0);
-    let run = cap.run_with(&mut |_, y| {
-        let (p, l) = cap.momentum(y);
+    // Every step's state, as a user's loop sees it between steps.
+    let cap = std::sync::Arc::new(cap);
+    let sim = GrappleSim::new(cap.clone());
+    let schedule = sim.schedule();
+    let mut driver = Driver::new(sim, schedule);
+    let end = loop {
+        let report = driver.step();
+        let (p, l) = cap.momentum(driver.sim().y());
         worst = (worst.0.max((p - p0).norm()), worst.1.max((l - l0).norm()));
-    });
+        match report {
+            Ok(r) if r.stop.is_none() => {}
+            Ok(r) => break Ok(r.stop.unwrap_or(tumble_sim::pipeline::Stop::Completed)),
+            Err(d) => break Err(d),
+        }
+    };
+    let run = driver.into_inner().finish(end);
     sample_checks(&run, 500.0);
     let j = run.samples.last().map_or(0.0, |s| s.impulse[1].abs());
     assert!(j > 10.0, "the contact exchanged {j} N·s");

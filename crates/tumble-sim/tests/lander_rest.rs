@@ -10,7 +10,7 @@ use tumble_dynamics::Uniform;
 use tumble_geometry::sdf::HalfSpace;
 use tumble_math::{UnitQuat, Vec3};
 use tumble_sim::Scenario;
-use tumble_sim::campaign::{Campaign, CampaignOptions};
+use tumble_sim::campaign::CampaignOptions;
 use tumble_sim::lander::{LanderOutcome, LanderSettings, LanderSystem, Settle, pack, simulate};
 
 /// Phobos, 67P and Itokawa (the document's §5.1), m/s².
@@ -121,7 +121,7 @@ fn dispersed_cube_landings_all_rest_on_a_face() {
         let sc = Scenario::load(&file, &[("simulation.duration".into(), "80000.0".into())]).expect("scenario");
         let options =
             CampaignOptions { runs: 100, seed: 7, threads: 2, out: out.join("mc"), resume: false, shard: None };
-        let c = Campaign::new(sc, options).expect("campaign");
+        let c = tumble_sim::registry::campaign(sc, options).expect("campaign");
         let (rows, _) = c.execute(&|_, _| {}).expect("runs");
         for r in &rows {
             let z = r.get(c.kind.as_ref(), "z [m]").expect("z");

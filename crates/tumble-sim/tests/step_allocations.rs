@@ -93,8 +93,7 @@ fn the_grapple_step_does_not_allocate() {
         &[("simulation.output_interval", "8.0")],
     ))
     .expect("grapple");
-    let mut on_step = |_: f64, _: &[f64]| {};
-    let sim = tumble_sim::grapple::GrappleSim::new(&cap, &mut on_step);
+    let sim = tumble_sim::grapple::GrappleSim::new(std::sync::Arc::new(cap));
     let schedule = sim.schedule();
     count("jemrms snare", sim, schedule, 3000, 500);
 }
@@ -102,7 +101,7 @@ fn the_grapple_step_does_not_allocate() {
 #[test]
 fn the_snare_wire_step_does_not_allocate() {
     let exp = tumble_sim::snare::WireExperiment::build(&scenario("snare/floating_target.toml", &[])).expect("snare");
-    let sim = tumble_sim::snare::WireSim::new(&exp).expect("sim");
+    let sim = tumble_sim::snare::WireSim::new(exp).expect("sim");
     let schedule = sim.schedule();
     // The experiment records every step, into samples reserved for the whole run.
     count_with("snare wire", sim, schedule, 1000, 500, true);

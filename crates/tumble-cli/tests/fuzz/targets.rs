@@ -12,8 +12,6 @@ use tumble_geometry::mesh::{LengthUnit, MAX_COORDINATE, read_mesh, write_obj, wr
 use tumble_geometry::sdf::{GridSdf, Sdf};
 use tumble_math::Vec3;
 use tumble_sim::Scenario;
-use tumble_sim::campaign::campaign_kind;
-use tumble_sim::capture_map::CaptureStudy;
 use tumble_sim::pipeline::ABSURD;
 use tumble_sim::scenario::Kind;
 
@@ -63,11 +61,8 @@ fn check_scenario(
         Ok(sc) => sc,
         Err(e) => return refused(&e.to_string(), path, true).map(Err),
     };
-    // As `tumble check`: a capture study is built (its campaign kind would estimate the funnel).
-    let built = match sc.kind {
-        Kind::CaptureMap => CaptureStudy::build(&sc).map(|_| ()).map_err(|e| e.to_string()),
-        _ => campaign_kind(&sc, &[]).and_then(|k| k.check(&sc)),
-    };
+    // As `tumble check`.
+    let built = tumble_sim::registry::check(&sc).map(|_| ()).map_err(|e| e.to_string());
     match built {
         Ok(()) => Ok(Ok(sc)),
         Err(e) => refused(&e, path, true).map(Err),
@@ -166,7 +161,7 @@ pub fn scenario_run(rng: &mut Rng, dir: &Path) -> Verdict {
         set.push(shorten(&sc, 20.0 + rng.below(200) as f64));
     }
     let Ok(sc) = Scenario::from_text(path, text.clone(), &set) else { return Ok("not shortened") };
-    let kind = match campaign_kind(&sc, &[]) {
+    let kind = match tumble_sim::registry::application(sc.kind).campaign(&sc, &[]) {
         Ok(kind) => kind,
         // A capture study's kind designs the detumble, which may fail on a valid input (its
         // nominal does not detumble): `tumble capture-map` exits 1 with the reason.

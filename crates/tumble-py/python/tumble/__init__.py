@@ -222,8 +222,9 @@ class Samples(dict):
 
 class Simulation(_tumble.Simulation):
     """A scenario's simulation. ``Simulation(scenario)`` builds and validates it; ``step(n)``
-    takes accepted steps (your guidance may act in between: :meth:`hop`, :meth:`command`,
-    :meth:`set_joint_forces`), ``run()`` goes to the end; both release the GIL."""
+    takes accepted steps (your guidance may act in between: ``state()`` by name, ``inputs()``
+    and :meth:`set_input`, or :meth:`hop`, :meth:`command`, :meth:`set_joint_forces`), ``run()``
+    goes to the end; both release the GIL. Every application steps the same way."""
 
     def samples(self) -> Samples:
         """The samples so far (or of the finished run), as named numpy arrays."""
@@ -239,29 +240,17 @@ class Simulation(_tumble.Simulation):
         return [Event(t, n) for t, n in self._events()]
 
     def __reduce__(self):
-        return (_replay, (self.scenario, self.steps, self._inputs(), self.status is not None and self.kind in _WHOLE))
+        return (_replay, (self.scenario, self.steps, self._inputs()))
 
 
-# The applications the engine runs whole (their `step()` refuses): a finished one replays by `run()`.
-_WHOLE = {"snare", "grapple"}
-
-
-def _replay(scenario: Scenario, steps: int, inputs: list, whole_done: bool) -> Simulation:
+def _replay(scenario: Scenario, steps: int, inputs: list) -> Simulation:
     """A simulation rebuilt from its scenario with its inputs applied at the steps they came:
     the engine is deterministic, so it is the pickled one bit for bit."""
     sim = Simulation(scenario)
-    for at, kind, values in inputs:
+    for at, name, values in inputs:
         _quiet_step(sim, at - sim.steps)
-        if kind == "hop":
-            sim.hop(values)
-        elif kind == "command":
-            sim.command(values[:3], values[3:]) if values else sim.command()
-        else:
-            sim.set_joint_forces(values)
-    if whole_done:
-        _quiet(sim.run)
-    else:
-        _quiet_step(sim, steps - sim.steps)
+        sim.set_input(name, values)
+    _quiet_step(sim, steps - sim.steps)
     return sim
 
 

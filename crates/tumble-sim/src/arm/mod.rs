@@ -16,6 +16,7 @@ use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
 use tumble_math::{UnitQuat, Vec3};
 
+pub mod app;
 mod builder;
 pub mod campaign;
 pub mod sim;
@@ -24,6 +25,20 @@ mod summary;
 pub use builder::ArmBuilder;
 pub use sim::ArmSim;
 pub use summary::ArmSummary;
+
+/// Sets the feed-forward joint forces `τ_ff` of `sys` (one per velocity coordinate, N·m or N),
+/// which its actuators' power (and so the work the energy checks count) includes; a slice of
+/// another length is refused.
+pub fn set_feed_forward(sys: &mut MultibodySystem, tau: &[f64]) -> Result<(), String> {
+    let forces = &mut sys.joint_forces;
+    if tau.len() != forces.len() {
+        return Err(format!("{} joint forces given; the arm has {} velocity coordinates", tau.len(), forces.len()));
+    }
+    for (f, &t) in forces.iter_mut().zip(tau) {
+        f.get_or_insert_with(Default::default).feed_forward = t;
+    }
+    Ok(())
+}
 
 /// A validated articulated run.
 #[derive(Clone, Debug)]

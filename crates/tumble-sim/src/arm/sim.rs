@@ -121,20 +121,18 @@ impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
     /// from the next step on: a user's control law between steps. Their work enters the
     /// actuators' work of the energy check. A slice of another length is refused.
     pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
-        let forces = &mut self.model.system.joint_forces;
-        if tau.len() != forces.len() {
-            return Err(format!("{} joint forces given; the arm has {} velocity coordinates", tau.len(), forces.len()));
-        }
-        for (f, &t) in forces.iter_mut().zip(tau) {
-            f.get_or_insert_with(Default::default).feed_forward = t;
-        }
-        Ok(())
+        super::set_feed_forward(&mut self.model.system, tau)
     }
 
     /// The run's record with how it ended.
-    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> ArmRun {
+    pub fn finish(self, end: Result<Stop, Diagnosis>) -> ArmRun {
+        self.end(end).1
+    }
+
+    /// The model back, and the run's record with how it ended.
+    pub fn end(mut self, end: Result<Stop, Diagnosis>) -> (M, ArmRun) {
         self.run.failure = end.err();
-        self.run
+        (self.model, self.run)
     }
 }
 

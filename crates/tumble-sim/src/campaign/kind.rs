@@ -1,11 +1,10 @@
 //! What a campaign's runs are: the [`CampaignKind`] trait each application implements (its
-//! result columns, how one run is built and run to its row, its part of the report), and
-//! [`campaign_kind`], the one place that maps a scenario's `kind` to it.
+//! result columns, how one run is built and run to its row, its part of the report); the
+//! application gives it (`crate::app::Application::campaign`).
 
-use super::dispersion::Dispersion;
 use super::{Campaign, RunRow};
 use crate::pipeline::ABSURD;
-use crate::scenario::{Kind, Scenario};
+use crate::scenario::Scenario;
 use serde_json::Value;
 use std::any::Any;
 use std::path::Path;
@@ -90,25 +89,6 @@ pub fn status_counts(rows: &[RunRow]) -> Vec<(String, usize)> {
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();
     rows.iter().for_each(|r| *counts.entry(r.status.as_str()).or_default() += 1);
     counts.into_iter().map(|(s, n)| (s.to_string(), n)).collect()
-}
-
-/// The campaign kind of scenario `sc` (the nominal one, before dispersions) whose runs draw
-/// `dispersions`: the one place a scenario's `kind` picks the application a campaign runs.
-pub fn campaign_kind(sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
-    let touched = |prefixes: &[&str]| dispersions.iter().any(|d| prefixes.iter().any(|p| d.key.starts_with(p)));
-    Ok(match sc.kind {
-        Kind::RigidBodies => Box::new(crate::run::RigidRuns::new(sc)?),
-        Kind::Lander => Box::new(crate::lander::campaign::LanderRuns::new(sc, touched(&["target.", "gravity."]))?),
-        Kind::MembraneDrop => Box::new(crate::membrane::campaign::DropRuns),
-        Kind::MembraneCapture => Box::new(crate::membrane_capture::campaign::CaptureRuns),
-        Kind::Arm => Box::new(crate::arm::campaign::ArmRuns::new(sc)?),
-        Kind::Grapple => Box::new(crate::grapple::campaign::GrappleRuns),
-        Kind::Snare => Box::new(crate::snare::campaign::WireRuns),
-        Kind::Mechanism => Box::new(crate::mechanism::campaign::MechanismRuns::new(sc)?),
-        Kind::CaptureMap => {
-            Box::new(crate::capture_map::campaign::VerdictRuns::new(sc, touched(&["capture.measured_impulse"]))?)
-        }
-    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! records what the campaign is (scenario text hash, seed, dispersions) so that a resume of a
 //! different campaign is refused. What a run is and which results its row holds is the
 //! campaign's [`CampaignKind`], which each application implements beside its model
-//! ([`campaign_kind`] picks it from the scenario's `kind`); drawing, running, recording,
+//! (`crate::registry::campaign` gives the application's); drawing, running, recording,
 //! resuming and the generic report are the same for every kind.
 
 pub mod dispersion;
@@ -26,7 +26,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-pub use kind::{AsAny, CampaignKind, Finished, campaign_kind, status_counts};
+pub use kind::{AsAny, CampaignKind, Finished, status_counts};
 pub use parquet::PARQUET;
 pub use report::{Accounting, Worker, write_report};
 pub use shard::{Shard, merge, write_shard_record};
@@ -182,15 +182,21 @@ fn fnv(text: &str) -> u64 {
 
 impl Campaign {
     /// Checks the scenario, its dispersions and the output folder; builds what the runs share
-    /// (a lander's target, a capture map's controller and funnel).
-    pub fn new(scenario: Scenario, options: CampaignOptions) -> Result<Self, String> {
+    /// (a lander's target, a capture map's controller and funnel) with `kind_of`, which gives
+    /// what a run of the scenario's application is (`crate::registry::campaign` passes the
+    /// application's).
+    pub fn new(
+        scenario: Scenario,
+        options: CampaignOptions,
+        kind_of: impl FnOnce(&Scenario, &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> + Send,
+    ) -> Result<Self, String> {
         if !(1..=MAX_RUNS).contains(&options.runs) {
             return Err(format!("--runs must be between 1 and {MAX_RUNS}, got {}", options.runs));
         }
         let dispersions = dispersion::parse(&scenario).map_err(|e| e.to_string())?;
         // What the runs share is built on the campaign's threads (a capture map's funnel samples).
         let pool = crate::thread_pool(options.threads)?;
-        let kind = pool.install(|| campaign_kind(&scenario, &dispersions))?;
+        let kind = pool.install(|| kind_of(&scenario, &dispersions))?;
         let c = Self { scenario, dispersions, options, kind, backend: None };
         // The scenario as the file has it must build, and is reported before any work. A draw
         // that makes a run invalid (run 0's as any other's) is that run's `invalid` row.

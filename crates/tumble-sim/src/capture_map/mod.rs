@@ -3,6 +3,7 @@
 //! the funnel `ρ(t)` estimated from sampled rollouts, and the online check of the capture
 //! document's eq. (30) against further detumble simulations (a confusion matrix).
 
+pub mod app;
 mod builder;
 pub mod campaign;
 pub mod detumble;

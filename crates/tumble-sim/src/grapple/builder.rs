@@ -202,8 +202,10 @@ impl GrappleCaptureBuilder {
         if cap.arm.duration / (cap.sample_every() as f64 * dt) > MAX_SAMPLES {
             return Err(BuildError::new("simulation.output_interval", "would record more than 1e6 samples: raise it"));
         }
+        // The start is checked on the capture's own ODE, which shares the capture.
+        let cap = std::sync::Arc::new(cap);
         cap.check_start()?;
-        Ok(cap)
+        Ok(std::sync::Arc::try_unwrap(cap).unwrap_or_else(|shared| (*shared).clone()))
     }
 }
 
@@ -294,7 +296,7 @@ impl GrappleCapture {
     }
 
     /// Where the fixture starts: outside the face, short of the wire or the trigger.
-    fn check_start(&self) -> Result<(), BuildError> {
+    fn check_start(self: &std::sync::Arc<Self>) -> Result<(), BuildError> {
         let mut ode = self.ode();
         let y = self.initial_state();
         let (_, c, _) = ode.contact(0.0, &y);

@@ -109,6 +109,7 @@ pub enum Effector {
 }
 
 /// A validated capture run.
+#[derive(Clone)]
 pub struct GrappleCapture {
     /// Scenario name.
     pub name: String,
@@ -222,6 +223,7 @@ pub struct GrappleRun {
     pub wall_s: f64,
 }
 
+pub mod app;
 mod builder;
 pub mod campaign;
 mod output;
@@ -319,11 +321,10 @@ impl GrappleCapture {
         (p_arm + m * v, l_arm + r.cross(&(m * v)) + rp * (self.payload.inertia * w))
     }
 
-    /// Runs the capture on the pipeline's [`crate::pipeline::Driver`]; `on_step` sees every
-    /// step's time and state.
-    pub fn run_with(&self, on_step: &mut dyn FnMut(f64, &[f64])) -> GrappleRun {
+    /// Runs the capture on the pipeline's [`crate::pipeline::Driver`].
+    pub fn run(&self) -> GrappleRun {
         let started = std::time::Instant::now();
-        let sim = GrappleSim::new(self, on_step);
+        let sim = GrappleSim::new(std::sync::Arc::new(self.clone()));
         let schedule = sim.schedule();
         let mut driver = crate::pipeline::Driver::new(sim, schedule);
         let end = driver.run(&mut |_| {});
@@ -335,10 +336,5 @@ impl GrappleCapture {
     /// Steps between recorded samples: the output interval in whole steps, at least one.
     fn sample_every(&self) -> u64 {
         ((self.arm.output_interval / self.dt).round() as u64).max(1)
-    }
-
-    /// Runs the capture.
-    pub fn run(&self) -> GrappleRun {
-        self.run_with(&mut |_, _| {})
     }
 }

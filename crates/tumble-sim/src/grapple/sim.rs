@@ -5,6 +5,7 @@
 use super::{C_FACE, Effector, GrappleCapture, GrappleRun, GrappleSample, K_FACE, Phase};
 use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use crate::snare::{K_PULL, WIRE_SPAN};
+use std::sync::Arc;
 use tumble_contact::laws::friction;
 use tumble_contact::snare::LooseWire;
 use tumble_dynamics::OdeSystem;
@@ -59,8 +60,8 @@ pub(super) struct Contact {
 }
 
 /// The coupled arm–payload ODE.
-pub(super) struct Coupled<'a> {
-    cap: &'a GrappleCapture,
+pub(super) struct Coupled {
+    cap: Arc<GrappleCapture>,
     sys: MultibodySystem,
     na: usize,
     phase: Phase,
@@ -74,7 +75,7 @@ pub(super) fn rotation(q: &[f64]) -> Mat3 {
     UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3])).to_rotation_matrix().into_inner()
 }
 
-impl Coupled<'_> {
+impl Coupled {
     /// Contact loads at time `t` and state `y`, and the link's rotation.
     pub(super) fn contact(&mut self, t: f64, y: &[f64]) -> (Loads, Contact, Mat3) {
         let k = self.kinematics(y);
@@ -100,7 +101,7 @@ impl Coupled<'_> {
 
     /// [`Coupled::contact`] with the arm's kinematics `k` at hand.
     fn contact_with(&self, t: f64, y: &[f64], k: &Kinematics) -> (Loads, Contact, Mat3) {
-        let cap = self.cap;
+        let cap = &*self.cap;
         let pl = &cap.payload;
         let ((re, oe), (rl, lo), (we, ve)) = effector_state(k, cap.link, &cap.frame);
         let s = &y[self.na..self.na + 13];
@@ -194,7 +195,7 @@ pub(super) fn effector_state(
     ((r * rf, p + r * pf), (r, p), (w, vo))
 }
 
-impl OdeSystem for Coupled<'_> {
+impl OdeSystem for Coupled {
     fn dim(&self) -> usize {
         self.na + 17
     }
@@ -237,16 +238,16 @@ impl OdeSystem for Coupled<'_> {
 }
 
 impl GrappleCapture {
-    pub(super) fn ode(&self) -> Coupled<'_> {
+    pub(super) fn ode(self: &Arc<Self>) -> Coupled {
         let mut sys = self.arm.system.clone();
         sys.external = vec![SVec::zeros(); sys.model.links.len()];
         let na = self.arm.initial_state.len();
-        Coupled { cap: self, na, sys, phase: Phase::Open, wire: None, v0: 0.0, kin: Kinematics::default() }
+        Coupled { cap: Arc::clone(self), na, sys, phase: Phase::Open, wire: None, v0: 0.0, kin: Kinematics::default() }
     }
 
     /// Engages the wire, starts, stops or releases the snare, and marks the rigidisation, at a
     /// step boundary.
-    fn advance_phase(&self, ode: &mut Coupled<'_>, run: &mut GrappleRun, t: f64, c: &Contact) {
+    fn advance_phase(&self, ode: &mut Coupled, run: &mut GrappleRun, t: f64, c: &Contact) {
         let r = self.payload.shaft_radius;
         match &self.effector {
             Effector::Wire { damping, .. } => {
@@ -334,9 +335,9 @@ impl GrappleCapture {
 /// `max(T + |E − T|` at the start and now, `|W|)`. The exact flow keeps it at or below zero (the
 /// arm's dampers only take energy out), so growth is the integrator's doing: a step past the
 /// contacts' stable step.
-pub struct GrappleSim<'a> {
-    cap: &'a GrappleCapture,
-    ode: Coupled<'a>,
+pub struct GrappleSim {
+    cap: Arc<GrappleCapture>,
+    ode: Coupled,
     clock: FixedSteps,
     y: Vec<f64>,
     /// The contact at the current state (after the phase it set).
@@ -348,7 +349,6 @@ pub struct GrappleSim<'a> {
     check: EnergyCheck,
     /// Joint forces (scratch of the energy).
     tau: Vec<f64>,
-    on_step: &'a mut dyn FnMut(f64, &[f64]),
     run: GrappleRun,
     /// Where a step split at the wire's yield ended the run, s.
     stopped_at: Option<f64>,
@@ -356,16 +356,16 @@ pub struct GrappleSim<'a> {
     taut_span: Option<f64>,
 }
 
-impl<'a> GrappleSim<'a> {
-    /// The capture `cap` from its initial state; `on_step` sees every step's time and state.
-    pub fn new(cap: &'a GrappleCapture, on_step: &'a mut dyn FnMut(f64, &[f64])) -> Self {
+impl GrappleSim {
+    /// The capture `cap` from its initial state.
+    pub fn new(cap: Arc<GrappleCapture>) -> Self {
         let y = cap.initial_state();
         let clock =
             FixedSteps::with_steps(y.len(), cap.dt, (cap.arm.duration / cap.dt).round() as u64, cap.sample_every());
         let (steps, every) = (clock.steps, clock.every);
         let mut sim = Self {
-            cap,
             ode: cap.ode(),
+            cap: Arc::clone(&cap),
             clock,
             y,
             contact: Contact::default(),
@@ -373,7 +373,6 @@ impl<'a> GrappleSim<'a> {
             energy0: (0.0, 0.0),
             check: EnergyCheck { growth: 0.0, limit: 0.0 },
             tau: Vec::with_capacity(cap.arm.system.model.nv()),
-            on_step,
             stopped_at: None,
             taut_span: None,
             run: GrappleRun {
@@ -393,6 +392,27 @@ impl<'a> GrappleSim<'a> {
         let (energy, scale, _) = sim.energy_now();
         sim.energy0 = (energy, scale);
         sim
+    }
+
+    /// The coupled state `[arm; payload; impulse; W]`.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The length of the arm's part of the state.
+    pub fn arm_len(&self) -> usize {
+        self.ode.na
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &GrappleRun {
+        &self.run
+    }
+
+    /// Sets the arm's feed-forward joint forces (one per velocity coordinate, N·m or N), held
+    /// from the next step on; their work enters the energy check with the actuators'.
+    pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
+        crate::arm::set_feed_forward(&mut self.ode.sys, tau)
     }
 
     /// Samples every output interval up to the whole number of steps nearest the duration.
@@ -482,7 +502,7 @@ impl<'a> GrappleSim<'a> {
 
     /// The sample at the current state.
     fn sample(&self) -> GrappleSample {
-        let (cap, y, c, t) = (self.cap, &self.y, &self.contact, self.time());
+        let (cap, y, c, t) = (&*self.cap, &self.y, &self.contact, self.time());
         let na = self.ode.na;
         let mb = &cap.arm.system.model;
         let (nq, nv, nf) = (mb.nq(), mb.nv(), cap.arm.system.flexible.len());
@@ -522,7 +542,7 @@ impl<'a> GrappleSim<'a> {
     }
 }
 
-impl Simulation for GrappleSim<'_> {
+impl Simulation for GrappleSim {
     fn time(&self) -> f64 {
         self.stopped_at.unwrap_or(self.clock.time())
     }
@@ -531,12 +551,10 @@ impl Simulation for GrappleSim<'_> {
         match self.parts() {
             1 => self.clock.step(&mut self.ode, &mut self.y),
             parts => {
-                let yields = |ode: &mut Coupled<'_>, t: f64, y: &[f64]| ode.wire_yields(t, y);
+                let yields = |ode: &mut Coupled, t: f64, y: &[f64]| ode.wire_yields(t, y);
                 self.stopped_at = self.clock.step_parts(&mut self.ode, &mut self.y, parts, yields);
             }
         }
-        let t = self.time();
-        (self.on_step)(t, &self.y);
         Ok(())
     }
 

@@ -16,6 +16,7 @@
 //! - [`sim`]: the step loop, events (bounces, hops, settling, escape) and the energy budget.
 
 pub mod aim;
+pub mod app;
 pub mod builder;
 pub mod campaign;
 pub mod frame;

@@ -153,6 +153,7 @@ pub struct MechRun {
     pub snare: Option<SnareLog>,
 }
 
+pub mod app;
 mod builder;
 pub mod campaign;
 mod output;

@@ -32,6 +32,9 @@ struct Ode<M> {
     /// W).
     snare: Option<SnareRun>,
     carried: ([f64; 2], Vec3, Vec3),
+    /// A user's force and torque on each body (W, the torque about its centre of mass), held
+    /// between steps; their power is part of the work `W`.
+    applied: Vec<(Vec3, Vec3)>,
 }
 
 impl<M: Deref<Target = Mechanism>> Ode<M> {
@@ -191,6 +194,10 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
             let (Some(o), Some(body)) = (off, &self.m.bodies[i].body) else { continue };
             let s = BodyState::read(&y[*o..]);
             let (mut f, mut tau) = self.wrench(i);
+            let (fa, ta) = self.applied[i];
+            f += fa;
+            tau += ta;
+            power += fa.dot(&s.v_WB) + ta.dot(&(s.q_WB * s.w_WB_B));
             for sp in self.m.springs.iter().filter(|sp| sp.body == i) {
                 let (fs, ts, _) = sp.wrench(t, &s);
                 f += fs;
@@ -352,15 +359,16 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
         }
         let clock = FixedSteps::new(y.len(), m.dt, m.duration, m.output_interval);
         let mut ode = Ode {
-            m,
             engine,
             offset,
             arm,
             na,
             kin: Kinematics::default(),
             tau: Vec::with_capacity(nv),
+            applied: vec![(Vec3::zeros(), Vec3::zeros()); m.bodies.len()],
             snare,
             carried: ([0.0; 2], Vec3::zeros(), Vec3::zeros()),
+            m,
         };
         let mut run = MechRun::default();
         run.samples.reserve((clock.steps / clock.every + 1) as usize);
@@ -390,6 +398,42 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
     /// The run so far.
     pub fn run(&self) -> &MechRun {
         &self.run
+    }
+
+    /// The offset of free body `i`'s 13 components in [`MechanismSim::y`] (`None` for a fixed
+    /// or carried body), and of the snare's drives `[Δ, Δ̇, s, ṡ]`.
+    pub fn offsets(&self) -> (&[Option<usize>], Option<usize>) {
+        (&self.ode.offset, self.ode.snare.as_ref().map(|r| r.at))
+    }
+
+    /// The arm's coordinates and rates `[q; v]` (with the flexible joints' motor states), empty
+    /// without an arm.
+    pub fn arm_state(&self) -> &[f64] {
+        &self.y[..self.ode.na]
+    }
+
+    /// Sets a force `f` (N) and a torque `tau` (N·m, about its centre of mass), world axes, on
+    /// free body `i`, held from the next step on; their work enters the energy check. A fixed
+    /// or carried body is refused.
+    pub fn apply(&mut self, i: usize, f: Vec3, tau: Vec3) -> Result<(), String> {
+        match self.ode.offset.get(i) {
+            Some(Some(_)) => {
+                self.ode.applied[i] = (f, tau);
+                Ok(())
+            }
+            Some(None) => Err(format!(
+                "body `{}` is fixed or carried: a wrench applies to a free body",
+                self.ode.m.bodies[i].name
+            )),
+            None => Err(format!("no body {i}")),
+        }
+    }
+
+    /// Sets the arm's feed-forward joint forces (one per velocity coordinate, N·m or N), held
+    /// from the next step on; their work enters the energy check.
+    pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
+        let Some(sys) = &mut self.ode.arm else { return Err("the mechanism has no [arm]".into()) };
+        crate::arm::set_feed_forward(sys, tau)
     }
 
     /// The run's record with how it ended.

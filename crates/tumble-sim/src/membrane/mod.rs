@@ -23,6 +23,7 @@ use tumble_geometry::bodies::{BodyKind, body_mesh};
 use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Vec3, quat_from_wxyz};
 
+pub mod app;
 mod builder;
 pub mod campaign;
 mod output;

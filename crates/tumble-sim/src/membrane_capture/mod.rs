@@ -213,6 +213,7 @@ impl CaptureRun {
     }
 }
 
+pub mod app;
 mod builder;
 pub mod campaign;
 mod output;

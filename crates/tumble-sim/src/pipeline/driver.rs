@@ -48,6 +48,19 @@ pub enum Stop {
     Captured,
 }
 
+impl Stop {
+    /// Its name as statuses and Python give it (`completed`, `settled`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Completed => "completed",
+            Stop::Settled => "settled",
+            Stop::Escaped => "escaped",
+            Stop::Impact => "impact",
+            Stop::Captured => "captured",
+        }
+    }
+}
+
 /// What one accepted step did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepReport {

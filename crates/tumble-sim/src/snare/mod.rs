@@ -18,6 +18,7 @@ use tumble_contact::snare::LooseWire;
 use tumble_dynamics::OdeSystem;
 use tumble_math::Vec3;
 
+pub mod app;
 mod builder;
 pub mod campaign;
 mod capture;
@@ -39,7 +40,7 @@ pub(crate) const MAX_STEPS: f64 = 1e7;
 pub(crate) const WIRE_SPAN: f64 = 0.175;
 
 /// The experiment's parameters (the wire is the document's, Table 3 and 4).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct WireExperiment {
     /// Target mass, kg.
     pub mass: f64,
@@ -119,7 +120,7 @@ impl WireExperiment {
     /// Runs it on the pipeline's [`crate::pipeline::Driver`]: an error for impossible
     /// parameters; a run that blows up keeps its samples and carries its diagnosis.
     pub fn run(&self) -> Result<WireRun, String> {
-        let sim = WireSim::new(self)?;
+        let sim = WireSim::new(*self)?;
         let schedule = sim.schedule();
         let mut driver = crate::pipeline::Driver::new(sim, schedule);
         let end = driver.run(&mut |_| {});
@@ -128,14 +129,14 @@ impl WireExperiment {
 }
 
 /// The planar target against the wire (once touched) as an ODE.
-struct WireOde<'a> {
-    exp: &'a WireExperiment,
+struct WireOde {
+    exp: WireExperiment,
     wire: Option<LooseWire>,
     /// Approach speed at first contact, m/s.
     v0: f64,
 }
 
-impl WireOde<'_> {
+impl WireOde {
     /// Probe tip position and velocity, and its offset from the centre of mass (world axes).
     fn tip(&self, s: &[f64]) -> ([f64; 2], [f64; 2], [f64; 2]) {
         let [px, py] = self.exp.probe;
@@ -146,7 +147,7 @@ impl WireOde<'_> {
 
     /// The state derivative, the wire's force `[friction, normal]` and the penetration.
     fn eval(&self, s: &[f64]) -> ([f64; 8], [f64; 2], f64) {
-        let e = self.exp;
+        let e = &self.exp;
         let (p, v, r) = self.tip(s);
         let mut f = [0.0; 2];
         let delta = -p[1];
@@ -164,7 +165,7 @@ impl WireOde<'_> {
     }
 }
 
-impl OdeSystem for WireOde<'_> {
+impl OdeSystem for WireOde {
     fn dim(&self) -> usize {
         8
     }

@@ -11,9 +11,9 @@ use tumble_contact::snare::LooseWire;
 /// energy, the default `simulation.max_energy_growth` of the other runs (the wire's damping and
 /// the friction only remove energy; on the bundled floating target at dt = 1e-5 s it never rises
 /// above its start, measured over every step). Samples are taken every step.
-pub struct WireSim<'a> {
-    exp: &'a WireExperiment,
-    ode: WireOde<'a>,
+pub struct WireSim {
+    exp: WireExperiment,
+    ode: WireOde,
     clock: FixedSteps,
     y: [f64; 8],
     energy0: f64,
@@ -22,10 +22,10 @@ pub struct WireSim<'a> {
     run: WireRun,
 }
 
-impl<'a> WireSim<'a> {
+impl WireSim {
     /// The experiment `exp` from its start, 1 mm above the chord; an error for impossible
     /// parameters.
-    pub fn new(exp: &'a WireExperiment) -> Result<Self, String> {
+    pub fn new(exp: WireExperiment) -> Result<Self, String> {
         for (k, x) in [
             ("mass", exp.mass),
             ("inertia", exp.inertia),
@@ -80,6 +80,17 @@ impl<'a> WireSim<'a> {
         self.clock.schedule()
     }
 
+    /// The state `[x, y, θ, vx, vy, ω, Jx, Jy]`: the target's centre of mass, attitude, their
+    /// rates and the impulse received.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &WireRun {
+        &self.run
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> WireRun {
         self.run.diagnosis = end.err();
@@ -98,7 +109,7 @@ impl<'a> WireSim<'a> {
     }
 
     fn sample(&self) -> WireSample {
-        let (exp, y) = (self.exp, &self.y);
+        let (exp, y) = (&self.exp, &self.y);
         let (_, f, delta) = self.ode.eval(y);
         WireSample {
             t: self.time(),
@@ -115,7 +126,7 @@ impl<'a> WireSim<'a> {
     }
 }
 
-impl Simulation for WireSim<'_> {
+impl Simulation for WireSim {
     fn time(&self) -> f64 {
         self.clock.time()
     }

@@ -1,0 +1,119 @@
+//! Mechanisms on the interference engine as an application: a scenario of
+//! `kind = "mechanism"` built, stepped with each free body's pose and twist, the arm's joints
+//! and the snare's drives by name; a wrench on any free body and the arm's joint forces as its
+//! inputs; reported.
+
+use super::campaign::MechanismRuns;
+use super::{Mechanism, MechanismSim, MechanismSummary, timeseries, write_mechanism_run};
+use crate::Table;
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::arm::app::joint_quantities;
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
+use crate::membrane::app::body_quantities;
+use crate::pipeline::{Diagnosis, Stop};
+use crate::scenario::{Kind, Scenario, ScenarioError};
+use std::path::Path;
+use std::sync::Arc;
+use tumble_math::Vec3;
+
+/// Rigid bodies in contact through the interference engine (`kind = "mechanism"`).
+pub struct MechanismApp;
+
+/// A mechanism's run and its model.
+pub struct MechanismRunning {
+    sim: MechanismSim<Arc<Mechanism>>,
+    model: Arc<Mechanism>,
+}
+
+impl Application for MechanismApp {
+    fn kind(&self) -> Kind {
+        Kind::Mechanism
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        Mechanism::build(sc).map(|_| Vec::new())
+    }
+
+    fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        let model = Arc::new(Mechanism::build(sc)?);
+        let sim = MechanismSim::new(model.clone()).map_err(|d| sc.error_at("mechanism", d.to_string()))?;
+        let schedule = sim.schedule();
+        Ok(Stepped::start(MechanismRunning { sim, model }, schedule))
+    }
+
+    fn campaign(&self, sc: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(MechanismRuns::new(sc)?))
+    }
+}
+
+delegate_simulation!(MechanismRunning, sim);
+
+/// The suffix of a body's wrench input.
+const WRENCH: &str = ".wrench";
+
+impl Stepping for MechanismRunning {
+    fn y(&self) -> &[f64] {
+        self.sim.y()
+    }
+
+    fn quantities(&self) -> Vec<Quantity> {
+        let y = self.sim.y();
+        let mut q = match &self.model.arm {
+            Some((sys, _)) => joint_quantities(&sys.model, &[], self.sim.arm_state()),
+            None => Vec::new(),
+        };
+        let (bodies, drives) = self.sim.offsets();
+        for (b, o) in self.model.bodies.iter().zip(bodies) {
+            if let Some(o) = o {
+                q.extend(body_quantities(&format!("{}.", b.name), &y[*o..*o + 13]));
+            }
+        }
+        if let Some(d) = drives {
+            q.push(Quantity::scalar("snare.ring_angle", "rad", y[d]));
+            q.push(Quantity::scalar("snare.ring_rate", "rad/s", y[d + 1]));
+            q.push(Quantity::scalar("snare.carriage", "m", y[d + 2]));
+            q.push(Quantity::scalar("snare.carriage_rate", "m/s", y[d + 3]));
+        }
+        q
+    }
+
+    fn inputs(&self) -> Vec<Input> {
+        let (bodies, _) = self.sim.offsets();
+        let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this free body, held from the next step on; its work enters the energy budget";
+        let mut inputs: Vec<Input> = (self.model.bodies.iter().zip(bodies))
+            .filter(|(_, o)| o.is_some())
+            .map(|(b, _)| Input::new(format!("{}{WRENCH}", b.name), "N|N·m", 6, what))
+            .collect();
+        if let Some((sys, _)) = &self.model.arm {
+            let what = "the arm's feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";
+            inputs.push(Input::new("joint_forces", "N·m|N", sys.model.nv(), what));
+        }
+        inputs
+    }
+
+    fn set_input(&mut self, name: &str, v: &[f64]) -> Result<(), String> {
+        if name == "joint_forces" {
+            return self.sim.set_joint_forces(v);
+        }
+        let body = name.strip_suffix(WRENCH).and_then(|b| self.model.bodies.iter().position(|x| x.name == b));
+        let Some(i) = body else { return Err(format!("no input `{name}`")) };
+        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
+        self.sim.apply(i, Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]))
+    }
+
+    fn table(&self) -> Table {
+        timeseries(&self.model, self.sim.run())
+    }
+
+    fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
+        let mut run = self.sim.finish(end.clone());
+        run.wall_s = wall;
+        let summary = match dir {
+            Some(dir) => write_mechanism_run(dir, &self.model, &run)?,
+            None => MechanismSummary::new(&self.model, &run)?,
+        };
+        let lines = vec![summary.headline(&crate::app::shown(dir))];
+        Ok(Report::new(&end, to_json(&summary)?, timeseries(&self.model, &run), lines))
+    }
+}

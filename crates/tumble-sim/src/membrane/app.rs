@@ -1,0 +1,85 @@
+//! The membrane drop as an application: a scenario of `kind = "membrane_drop"` built, stepped
+//! with the body's state and the membrane's wrench by name, and reported.
+
+use super::campaign::DropRuns;
+use super::{DropSummary, MembraneDrop, MembraneSim, timeseries, write_membrane_run};
+use crate::Table;
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
+use crate::pipeline::{Diagnosis, Stop};
+use crate::scenario::{Kind, Scenario, ScenarioError};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A body dropped onto a fixed membrane (`kind = "membrane_drop"`).
+pub struct MembraneDropApp;
+
+/// A membrane drop's run and its model.
+pub struct DropRunning {
+    sim: MembraneSim<Arc<MembraneDrop>>,
+    model: Arc<MembraneDrop>,
+}
+
+impl Application for MembraneDropApp {
+    fn kind(&self) -> Kind {
+        Kind::MembraneDrop
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        MembraneDrop::build(sc).map(|_| Vec::new())
+    }
+
+    fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        let model = Arc::new(MembraneDrop::build(sc)?);
+        let sim = MembraneSim::new(model.clone());
+        let schedule = sim.schedule();
+        Ok(Stepped::start(DropRunning { sim, model }, schedule))
+    }
+
+    fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(DropRuns))
+    }
+}
+
+delegate_simulation!(DropRunning, sim);
+
+/// A free body's pose and twist of a 13-component state `s` (`p`, `v`, `q`, `ω` in body
+/// axes), each as `{prefix}position` and so on.
+pub fn body_quantities(prefix: &str, s: &[f64]) -> [Quantity; 4] {
+    [
+        Quantity::new(format!("{prefix}position"), "m", &s[0..3]),
+        Quantity::new(format!("{prefix}velocity"), "m/s", &s[3..6]),
+        Quantity::new(format!("{prefix}attitude"), "1", &s[6..10]),
+        Quantity::new(format!("{prefix}angular_velocity"), "rad/s", &s[10..13]),
+    ]
+}
+
+impl Stepping for DropRunning {
+    fn y(&self) -> &[f64] {
+        self.sim.y()
+    }
+
+    fn quantities(&self) -> Vec<Quantity> {
+        let c = self.sim.contact();
+        let mut q = body_quantities("", &self.sim.y()[..13]).to_vec();
+        q.push(Quantity::new("membrane_force", "N", c.force().as_slice()));
+        q.push(Quantity::new("membrane_torque", "N·m", c.torque().as_slice()));
+        q
+    }
+
+    fn table(&self) -> Table {
+        timeseries(self.sim.run())
+    }
+
+    fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
+        let mut run = self.sim.finish(end.clone());
+        run.wall_s = wall;
+        let summary = match dir {
+            Some(dir) => write_membrane_run(dir, &self.model, &run)?,
+            None => DropSummary::new(&self.model, &run)?,
+        };
+        let lines = vec![summary.headline(&crate::app::shown(dir))];
+        Ok(Report::new(&end, to_json(&summary)?, timeseries(&run), lines))
+    }
+}

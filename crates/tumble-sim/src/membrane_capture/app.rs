@@ -1,0 +1,91 @@
+//! The asteroid capture as an application: a scenario of `kind = "membrane_capture"` built,
+//! stepped with the asteroid's state, the relative motion and the membrane's wrench by name,
+//! the bus's thrust as its input, and reported.
+
+use super::campaign::CaptureRuns;
+use super::{AsteroidCapture, AsteroidCaptureSim, CaptureSummary, timeseries, write_capture_run};
+use crate::Table;
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
+use crate::membrane::app::body_quantities;
+use crate::pipeline::{Diagnosis, Stop};
+use crate::scenario::{Kind, Scenario, ScenarioError};
+use std::path::Path;
+use std::sync::Arc;
+use tumble_math::Vec3;
+
+/// A spacecraft capturing an asteroid in the membrane it carries (`kind = "membrane_capture"`).
+pub struct AsteroidCaptureApp;
+
+/// An asteroid capture's run and its model.
+pub struct CaptureRunning {
+    sim: AsteroidCaptureSim<Arc<AsteroidCapture>>,
+    model: Arc<AsteroidCapture>,
+}
+
+impl Application for AsteroidCaptureApp {
+    fn kind(&self) -> Kind {
+        Kind::MembraneCapture
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        AsteroidCapture::build(sc).map(|_| Vec::new())
+    }
+
+    fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        let model = Arc::new(AsteroidCapture::build(sc)?);
+        let sim = AsteroidCaptureSim::new(model.clone());
+        let schedule = sim.schedule();
+        Ok(Stepped::start(CaptureRunning { sim, model }, schedule))
+    }
+
+    fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(CaptureRuns))
+    }
+}
+
+delegate_simulation!(CaptureRunning, sim);
+
+impl Stepping for CaptureRunning {
+    fn y(&self) -> &[f64] {
+        self.sim.y()
+    }
+
+    fn quantities(&self) -> Vec<Quantity> {
+        let mut q = body_quantities("asteroid_", &self.sim.y()[..13]).to_vec();
+        let (p, v) = self.sim.relative();
+        let c = self.sim.contact();
+        q.push(Quantity::new("relative_position", "m", p.as_slice()));
+        q.push(Quantity::new("relative_velocity", "m/s", v.as_slice()));
+        q.push(Quantity::new("membrane_force", "N", c.force().as_slice()));
+        q.push(Quantity::new("membrane_torque", "N·m", c.torque().as_slice()));
+        q
+    }
+
+    fn inputs(&self) -> Vec<Input> {
+        let what = "a force (N) then a torque (N·m) on the bus, bus axes, replacing the built-in guidance and thrust from the next step on; no values hand the bus back to it; its work enters the energy budget";
+        vec![Input::new("thrust", "N|N·m", 6, what)]
+    }
+
+    fn set_input(&mut self, _name: &str, c: &[f64]) -> Result<(), String> {
+        let w = (!c.is_empty()).then(|| (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])));
+        self.sim.command(w);
+        Ok(())
+    }
+
+    fn table(&self) -> Table {
+        timeseries(self.sim.run())
+    }
+
+    fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
+        let mut run = self.sim.finish(end.clone());
+        run.wall_s = wall;
+        let summary = match dir {
+            Some(dir) => write_capture_run(dir, &self.model, &run)?,
+            None => CaptureSummary::new(&self.model, &run)?,
+        };
+        let lines = vec![summary.headline(&crate::app::shown(dir))];
+        Ok(Report::new(&end, to_json(&summary)?, timeseries(&run), lines))
+    }
+}

@@ -1,0 +1,84 @@
+//! Rigid bodies as an application: a scenario of `kind = "rigid_bodies"` built, stepped with
+//! each body's pose and twist by name, and reported.
+
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation};
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
+use crate::membrane::app::body_quantities;
+use crate::pipeline::{Diagnosis, Stop};
+use crate::run::{Outcome, RigidRuns};
+use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::{Model, RigidSim, Table};
+use std::path::{Path, PathBuf};
+
+/// Rigid bodies under gravity and loads (`kind = "rigid_bodies"`).
+pub struct RigidBodies;
+
+/// A rigid-body run and the scenario file its summary names.
+pub struct RigidRunning {
+    sim: RigidSim<Box<Model>>,
+    file: PathBuf,
+}
+
+impl Application for RigidBodies {
+    fn kind(&self) -> Kind {
+        Kind::RigidBodies
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        Model::build(sc).map(|_| Vec::new())
+    }
+
+    fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        let sim = RigidSim::new(Box::new(Model::build(sc)?));
+        let schedule = sim.schedule();
+        Ok(Stepped::start(RigidRunning { sim, file: sc.path.clone() }, schedule))
+    }
+
+    fn campaign(&self, sc: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(RigidRuns::new(sc)?))
+    }
+}
+
+delegate_simulation!(RigidRunning, sim);
+
+impl Stepping for RigidRunning {
+    fn y(&self) -> &[f64] {
+        self.sim.y()
+    }
+
+    fn quantities(&self) -> Vec<Quantity> {
+        let bodies = self.sim.model().system.bodies.iter().enumerate();
+        bodies
+            .flat_map(|(i, b)| body_quantities(&format!("{}.", b.name), &self.sim.y()[13 * i..13 * (i + 1)]))
+            .collect()
+    }
+
+    fn table(&self) -> Table {
+        self.sim.recording().table()
+    }
+
+    fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
+        let (model, res) = self.sim.end(end.clone(), wall);
+        let summary = match dir {
+            Some(dir) => crate::write_run(dir, &self.file, &model, &res)?,
+            None => crate::rigid_summary(&self.file, &model, &res),
+        };
+        let mut lines = vec![format!(
+            "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",
+            model.name,
+            res.t_end,
+            res.stats.steps,
+            res.stats.rejected,
+            res.wall_time,
+            crate::app::shown(dir).display()
+        )];
+        if let Outcome::Stopped { event } = &res.outcome {
+            lines.push(format!("stopped: {event}"));
+        }
+        if let Some(d) = summary["metrics"]["energy_drift_rel"].as_f64() {
+            lines.push(format!("energy drift (relative): {d:.3e}"));
+        }
+        Ok(Report::new(&end, summary, res.recording.table(), lines))
+    }
+}

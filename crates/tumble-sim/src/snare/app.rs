@@ -1,0 +1,78 @@
+//! The snare-wire experiment as an application: a scenario of `kind = "snare"` built, stepped
+//! with the planar target's state by name, and reported.
+
+use super::campaign::WireRuns;
+use super::{WireExperiment, WireSim, WireSummary, output_every, timeseries, write_wire_run};
+use crate::Table;
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
+use crate::pipeline::{Diagnosis, Stop};
+use crate::scenario::{Kind, Scenario, ScenarioError};
+use std::path::Path;
+
+/// The planar snare-wire experiment (`kind = "snare"`).
+pub struct SnareWire;
+
+/// A snare-wire run, its experiment, the scenario's name and the steps between kept samples.
+pub struct WireRunning {
+    sim: WireSim,
+    exp: WireExperiment,
+    name: String,
+    every: usize,
+}
+
+impl Application for SnareWire {
+    fn kind(&self) -> Kind {
+        Kind::Snare
+    }
+
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        WireExperiment::build(sc).map(|_| Vec::new())
+    }
+
+    fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        let exp = WireExperiment::build(sc)?;
+        let sim = WireSim::new(exp).map_err(|e| sc.error_at("snare", e))?;
+        let schedule = sim.schedule();
+        let (name, every) = (sc.file.name.clone(), output_every(sc, exp.dt));
+        Ok(Stepped::start(WireRunning { sim, exp, name, every }, schedule))
+    }
+
+    fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(WireRuns))
+    }
+}
+
+delegate_simulation!(WireRunning, sim);
+
+impl Stepping for WireRunning {
+    fn y(&self) -> &[f64] {
+        self.sim.y()
+    }
+
+    fn quantities(&self) -> Vec<Quantity> {
+        let y = self.sim.y();
+        vec![
+            Quantity::new("position", "m", &y[0..2]),
+            Quantity::scalar("angle", "rad", y[2]),
+            Quantity::new("velocity", "m/s", &y[3..5]),
+            Quantity::scalar("angular_velocity", "rad/s", y[5]),
+            Quantity::new("impulse", "N·s", &y[6..8]),
+        ]
+    }
+
+    fn table(&self) -> Table {
+        timeseries(self.sim.run(), self.every)
+    }
+
+    fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
+        let run = self.sim.finish(end.clone());
+        let summary = match dir {
+            Some(dir) => write_wire_run(dir, &self.name, &self.exp, &run, self.every)?,
+            None => WireSummary::new(&self.name, &self.exp, &run)?,
+        };
+        let lines = vec![summary.headline(wall, &crate::app::shown(dir))];
+        Ok(Report::new(&end, to_json(&summary)?, timeseries(&run, self.every), lines))
+    }
+}
