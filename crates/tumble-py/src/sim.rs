@@ -38,7 +38,7 @@ impl PySimulation {
             self.steps += 1;
         }
         if self.run.ended().is_some() && self.done.is_none() {
-            self.done = Some(self.run.report(None).map_err(|e| TumbleError::new_err(e))?);
+            self.done = Some(self.run.report(None).map_err(TumbleError::new_err)?);
         }
         Ok(())
     }

@@ -24,7 +24,7 @@ fn the_probe_bounces_off_the_wire_with_its_impulse_and_only_loses_energy() {
     assert!(run.samples.iter().all(|s| s.force[1] >= 0.0), "the wire never pulls");
 
     // Without damping and friction the bounce is elastic: energy kept to RK4's error.
-    let elastic = WireExperiment { wire_damping: 0.0, mu: 0.0, ..exp.clone() }.run().expect("run");
+    let elastic = WireExperiment { wire_damping: 0.0, mu: 0.0, ..exp }.run().expect("run");
     let e0 = elastic.samples[0].energy;
     let drift = elastic.samples.iter().map(|s| (s.energy - e0).abs()).fold(0.0, f64::max);
     assert!(drift < 1e-8 * e0, "elastic drift {drift} of {e0} J");
@@ -32,7 +32,7 @@ fn the_probe_bounces_off_the_wire_with_its_impulse_and_only_loses_energy() {
     // Fast enough to pull the wire straight (4.45 J against ≈ 2.5 J the slack wire stores up to
     // Q): the steel stretches. Transversely a straight wire stiffens only as the stretch grows
     // (force ∝ (δ − Q)² at first), so it stops the probe about 10 % beyond Q (measured 1.10 Q).
-    let fast = WireExperiment { speed: 1.0, dt: 2e-6, duration: 0.1, ..exp.clone() }.run().expect("run");
+    let fast = WireExperiment { speed: 1.0, dt: 2e-6, duration: 0.1, ..exp }.run().expect("run");
     let q = fast.wire.as_ref().expect("contact").slack;
     assert!(fast.max_delta > q && fast.max_delta < q * 1.2, "{} vs Q = {q}", fast.max_delta);
     assert!(WireExperiment { mass: -1.0, ..exp }.run().is_err());
