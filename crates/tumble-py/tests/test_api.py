@@ -241,7 +241,7 @@ def test_arm_joint_forces_from_python():
     path = "scenarios/arms/double_pendulum.toml"
     sim = tumble.Simulation(tumble.load(path))
     nv = len(sim.state()["v"])
-    with pytest.raises(tumble.ScenarioError, match="velocity coordinates"):
+    with pytest.raises(tumble.ScenarioError, match=f"joint_forces: {nv + 1} values given; it takes {nv}"):
         sim.set_joint_forces([0.0] * (nv + 1))
     free = tumble.run(path)
     sim.set_joint_forces([0.5] + [0.0] * (nv - 1))
