@@ -325,19 +325,27 @@ def test_every_application_steps_with_its_state_and_inputs_by_name():
         ("scenarios/contact/drawer.toml", {"pallet.position", "pallet.angular_velocity"}, {"pallet.wrench"}),
         ("scenarios/membrane/asteroid_capture.toml", {"asteroid_position", "relative_velocity"}, {"thrust"}),
         ("scenarios/arms/double_pendulum.toml", {"q", "v"}, {"joint_forces"}),
-        ("scenarios/basics/dzhanibekov.toml", set(), set()),
+        ("scenarios/basics/dzhanibekov.toml", {"handle.position", "handle.angular_velocity"}, set()),
+        (
+            "scenarios/contact/lee_capture.toml",
+            {"shoulder_roll.q", "wrist_roll.v", "payload.attitude", "snare.ring_angle", "snare.carriage"},
+            {"joint_forces", "payload.wrench"},
+        ),
     ]:
         sim = tumble.Simulation(tumble.load(path))
         sim.step(2)
         state, units = sim.state(), dict(sim.state_units())
         assert names <= set(state) and set(units) == set(state), (path, sorted(state))
-        assert {i[0] for i in sim.inputs()} >= inputs, (path, sim.inputs())
+        assert {i[0] for i in sim.inputs()} == inputs, (path, sim.inputs())
+    # An input that cannot be released takes exactly its values.
+    sim = tumble.Simulation(tumble.load(PHOBOS))
+    with pytest.raises(tumble.ScenarioError, match=r"hop: 0 values given; it takes 3 \(N·m·s\)$"):
+        sim.set_input("hop")
 
 
 def test_a_joint_damping_law_in_the_loop_while_snaring():
     # The grapple's arm under a user's joint damping law τ = −c v during the snare's closing:
-    # the law's work enters the budget the guard checks (the run does not fail), and the arm
-    # moves less than without it.
+    # the run completes as without it, and the arm moves less.
     over = {"simulation.duration": 3.0}
     free = tumble.run("scenarios/snare/jemrms_snare.toml", overrides=over)
     sim = tumble.Simulation(tumble.load("scenarios/snare/jemrms_snare.toml", overrides=over))
@@ -351,13 +359,12 @@ def test_a_joint_damping_law_in_the_loop_while_snaring():
 
 def test_a_force_pushing_a_mechanism_body():
     # A constant 20 N push along the rails on the drawer's pallet: the pallet ends further
-    # along than without it, and the push's work closes the guard's budget (the run completes).
+    # along than without it (its work against the closed form: tumble-sim's mechanism tests).
     over = {"simulation.duration": 0.5}
     path = "scenarios/contact/drawer.toml"
     free = tumble.run(path, overrides=over)
     sim = tumble.Simulation(tumble.load(path, overrides=over))
     sim.step()
-    x0 = sim.state()["pallet.position"].copy()
     sim.set_input("pallet.wrench", [20.0, 0.0, 0.0, 0.0, 0.0, 0.0])
     assert sim.run() == free.status
     with pytest.raises(tumble.ScenarioError, match="takes 6"):
@@ -365,4 +372,4 @@ def test_a_force_pushing_a_mechanism_body():
     # The drive spring (2000 N/m along x) holds the pallet against the push: it ends about
     # 20 N / 2000 N/m = 10 mm further along; the bound is half that.
     pushed, unpushed = (s.summary()["bodies"]["pallet"]["position_final_m"][0] for s in (sim, free))
-    assert pushed - unpushed > 5e-3 and np.isfinite(x0).all()
+    assert pushed - unpushed > 5e-3

@@ -1,5 +1,5 @@
 //! The one list of applications. `tumble run`, `tumble check`, `tumble mc`, the Python
-//! package, the C interface and campaigns find an application here by its scenario's `kind`;
+//! package and campaigns find an application here by its scenario's `kind`;
 //! adding one is its folder (its model, its [`crate::app::Application`]) and one line in
 //! [`APPLICATIONS`].
 

@@ -1,7 +1,7 @@
 //! Rigid bodies as an application: a scenario of `kind = "rigid_bodies"` built, stepped with
 //! each body's pose and twist by name, and reported.
 
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation};
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
@@ -15,24 +15,17 @@ use std::path::{Path, PathBuf};
 pub struct RigidBodies;
 
 /// A rigid-body run and the scenario file its summary names.
-pub struct RigidRunning {
-    sim: RigidSim<Box<Model>>,
-    file: PathBuf,
-}
+pub type RigidRunning = WithModel<RigidSim<Box<Model>>, PathBuf>;
 
 impl Application for RigidBodies {
     fn kind(&self) -> Kind {
         Kind::RigidBodies
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        Model::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let sim = RigidSim::new(Box::new(Model::build(sc)?));
         let schedule = sim.schedule();
-        Ok(Stepped::start(RigidRunning { sim, file: sc.path.clone() }, schedule))
+        Ok(Stepped::start(WithModel { sim, model: sc.path.clone() }, schedule))
     }
 
     fn campaign(&self, sc: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -40,13 +33,7 @@ impl Application for RigidBodies {
     }
 }
 
-delegate_simulation!(RigidRunning, sim);
-
 impl Stepping for RigidRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let bodies = self.sim.model().system.bodies.iter().enumerate();
         bodies
@@ -61,8 +48,8 @@ impl Stepping for RigidRunning {
     fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
         let (model, res) = self.sim.end(end.clone(), wall);
         let summary = match dir {
-            Some(dir) => crate::write_run(dir, &self.file, &model, &res)?,
-            None => crate::rigid_summary(&self.file, &model, &res),
+            Some(dir) => crate::write_run(dir, &self.model, &model, &res)?,
+            None => crate::rigid_summary(&self.model, &model, &res),
         };
         let mut lines = vec![format!(
             "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",

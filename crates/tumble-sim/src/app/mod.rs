@@ -6,17 +6,18 @@
 //! pipeline's [`Driver`]; between steps it is read by name ([`Run::state`], with units) and
 //! steered by name ([`Run::set_input`]); once it ends it gives a [`Report`] (status, diagnosis,
 //! the lines `tumble run` prints, `summary.json`, its samples as one [`Table`]) and writes its
-//! outputs. `tumble run`, `tumble check`, campaigns, the Python package and the C interface all
-//! go through this interface, and `crate::registry` is the one list of applications.
+//! outputs. `tumble run`, `tumble check`, campaigns and the Python package go through this
+//! interface, and `crate::registry` is the one list of applications.
 //!
-//! An application implements [`Stepping`] on its pipeline simulation and gets [`Run`] from
-//! [`Stepped`], which owns the driver, collects the events and turns the ended simulation into
-//! its report once.
+//! An application implements [`Stepping`] on its pipeline simulation (alone, or in a
+//! [`WithModel`] beside what it reports against) and gets [`Run`] from [`Stepped`], which owns
+//! the driver, checks inputs, collects the events and turns the ended simulation into its
+//! report once.
 
 use crate::Table;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::pipeline::{Diagnosis, Driver, Events, Schedule, Simulation, StepReport, Stop};
+use crate::pipeline::{Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use crate::scenario::{Kind, Scenario, ScenarioError};
 use serde_json::Value;
 use std::path::Path;
@@ -56,16 +57,24 @@ pub struct Input {
     pub name: String,
     /// Its unit.
     pub unit: &'static str,
-    /// How many values it takes; an input that may also be released takes none for that.
+    /// How many values it takes.
     pub len: usize,
+    /// Whether no values release it (the thrust back to the built-in guidance, a wrench back
+    /// to none); otherwise it takes exactly [`Input::len`].
+    pub release: bool,
     /// What it does, and from when it holds.
     pub what: &'static str,
 }
 
 impl Input {
-    /// Input `name` of `len` values in `unit`, doing `what`.
+    /// Input `name` of exactly `len` values in `unit`, doing `what`.
     pub fn new(name: impl Into<String>, unit: &'static str, len: usize, what: &'static str) -> Self {
-        Self { name: name.into(), unit, len, what }
+        Self { name: name.into(), unit, len, release: false, what }
+    }
+
+    /// The same input, released by no values.
+    pub fn releasable(self) -> Self {
+        Self { release: true, ..self }
     }
 }
 
@@ -139,9 +148,12 @@ pub fn run_to_end(run: &mut dyn Run, progress: &mut dyn FnMut(f64)) {
 pub trait Application: Sync {
     /// The scenario kind it runs.
     fn kind(&self) -> Kind;
-    /// Builds (without running) the model of `sc`; its warnings (values that are legal but
-    /// likely unintended).
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError>;
+    /// Builds the model of `sc` and its run at t = 0 without stepping it (so `tumble check`
+    /// refuses what `tumble run` would before its first step); its warnings (values that are
+    /// legal but likely unintended).
+    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        self.start(sc).map(|run| run.warnings())
+    }
     /// Builds the model of `sc` and starts its run at t = 0.
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError>;
     /// What a campaign's run of it is, for the nominal `sc` whose runs draw `dispersions`.
@@ -155,16 +167,19 @@ pub trait Stepping: Simulation + Send + Sync + Sized {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
-    /// The state vector the integrator advances.
-    fn y(&self) -> &[f64];
+    /// The state vector the integrator advances (by default the state the guard checks).
+    fn y(&self) -> &[f64] {
+        Simulation::state(self)
+    }
     /// The state by name.
     fn quantities(&self) -> Vec<Quantity>;
     /// The inputs it takes between steps (none unless it says).
     fn inputs(&self) -> Vec<Input> {
         Vec::new()
     }
-    /// Sets an input (see [`Run::set_input`]; the values are checked finite and of the length
-    /// [`Stepping::inputs`] gives before this is called).
+    /// Sets an input (see [`Run::set_input`]; the name is one [`Stepping::inputs`] gives and
+    /// the values are checked finite and of its length, or none for a releasable input, before
+    /// this is called).
     fn set_input(&mut self, name: &str, _values: &[f64]) -> Result<(), String> {
         Err(format!("no input `{name}`: this simulation takes none"))
     }
@@ -177,11 +192,13 @@ pub trait Stepping: Simulation + Send + Sync + Sized {
 
 /// Any [`Stepping`] simulation on the pipeline's [`Driver`], as a [`Run`].
 pub struct Stepped<S> {
+    /// The driver until the report takes the simulation.
     driver: Option<Driver<S>>,
     duration: f64,
     events: Vec<Event>,
     started: Instant,
-    report: Option<Report>,
+    /// The report, and the time the run ended at.
+    report: Option<(Report, f64)>,
     end: Option<Result<Stop, Diagnosis>>,
 }
 
@@ -244,7 +261,7 @@ impl<S: Stepping + 'static> Run for Stepped<S> {
     fn time(&self) -> f64 {
         match (self.sim(), &self.report) {
             (Some(s), _) => s.time(),
-            (None, Some(r)) => r.table.rows().last().map_or(0.0, |row| row[0]),
+            (None, Some((_, t))) => *t,
             (None, None) => 0.0,
         }
     }
@@ -273,8 +290,14 @@ impl<S: Stepping + 'static> Run for Stepped<S> {
                 false => format!("no input `{name}`: this simulation takes {}", names.join(", ")),
             });
         };
-        if !values.is_empty() && values.len() != input.len {
-            return Err(format!("{name}: {} values given; it takes {} ({})", values.len(), input.len, input.unit));
+        if values.len() != input.len && !(values.is_empty() && input.release) {
+            let or_none = if input.release { ", or none to release it" } else { "" };
+            return Err(format!(
+                "{name}: {} values given; it takes {} ({}){or_none}",
+                values.len(),
+                input.len,
+                input.unit
+            ));
         }
         if let Some(bad) = values.iter().find(|x| !x.is_finite()) {
             return Err(format!("{name}: every value must be finite, got {bad}"));
@@ -289,19 +312,20 @@ impl<S: Stepping + 'static> Run for Stepped<S> {
     fn table(&self) -> Table {
         match (self.sim(), &self.report) {
             (Some(s), _) => s.table(),
-            (None, Some(r)) => r.table.clone(),
+            (None, Some((r, _))) => r.table.clone(),
             (None, None) => Table::default(),
         }
     }
 
     fn report(&mut self, dir: Option<&Path>) -> Result<Report, String> {
-        if let Some(r) = &self.report {
+        if let Some((r, _)) = &self.report {
             return Ok(r.clone());
         }
         let Some(end) = self.end.clone() else { return Err("the run has not ended: step it to its end first".into()) };
         let Some(d) = self.driver.take() else { return Err("the run's report could not be made".into()) };
+        let t = d.sim().time();
         let r = d.into_inner().report(end, self.started.elapsed().as_secs_f64(), dir)?;
-        self.report = Some(r.clone());
+        self.report = Some((r.clone(), t));
         Ok(r)
     }
 }
@@ -330,39 +354,41 @@ pub fn shown(dir: Option<&Path>) -> std::path::PathBuf {
     dir.map_or_else(|| "(not written)".into(), Path::to_path_buf)
 }
 
-/// Implements [`Simulation`] for a wrapper type `$t` by its field `$f` (an application's run
-/// that keeps its model beside its pipeline simulation).
-macro_rules! delegate_simulation {
-    ($t:ty, $f:tt) => {
-        impl $crate::pipeline::Simulation for $t {
-            fn time(&self) -> f64 {
-                self.$f.time()
-            }
-            fn advance(&mut self, until: f64) -> Result<(), $crate::pipeline::Diagnosis> {
-                self.$f.advance(until)
-            }
-            fn state(&self) -> &[f64] {
-                $crate::pipeline::Simulation::state(&self.$f)
-            }
-            fn observe(&mut self) -> $crate::pipeline::StepReport {
-                self.$f.observe()
-            }
-            fn max_speed(&self) -> f64 {
-                self.$f.max_speed()
-            }
-            fn energy(&self) -> Option<$crate::pipeline::EnergyCheck> {
-                self.$f.energy()
-            }
-            fn record(&mut self) {
-                self.$f.record()
-            }
-            fn diagnose(&self, failure: &$crate::pipeline::GuardFailure) -> $crate::pipeline::Diagnosis {
-                self.$f.diagnose(failure)
-            }
-        }
-    };
+/// A pipeline simulation beside what its run reports against (its model, the scenario's
+/// file): stepped as the simulation itself.
+pub struct WithModel<S, M> {
+    /// The simulation.
+    pub sim: S,
+    /// What its report needs besides.
+    pub model: M,
 }
-pub(crate) use delegate_simulation;
+
+impl<S: Simulation, M> Simulation for WithModel<S, M> {
+    fn time(&self) -> f64 {
+        self.sim.time()
+    }
+    fn advance(&mut self, until: f64) -> Result<(), Diagnosis> {
+        self.sim.advance(until)
+    }
+    fn state(&self) -> &[f64] {
+        self.sim.state()
+    }
+    fn observe(&mut self) -> StepReport {
+        self.sim.observe()
+    }
+    fn max_speed(&self) -> f64 {
+        self.sim.max_speed()
+    }
+    fn energy(&self) -> Option<EnergyCheck> {
+        self.sim.energy()
+    }
+    fn record(&mut self) {
+        self.sim.record()
+    }
+    fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
+        self.sim.diagnose(failure)
+    }
+}
 
 /// `summary` as JSON, for a [`Report`].
 pub fn to_json<T: serde::Serialize>(summary: &T) -> Result<Value, String> {

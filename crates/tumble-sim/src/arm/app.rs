@@ -4,7 +4,7 @@
 use super::campaign::ArmRuns;
 use super::{ArmModel, ArmSim, ArmSummary, write_arm_run};
 use crate::Table;
-use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
@@ -15,30 +15,21 @@ use tumble_dynamics::multibody::Multibody;
 /// An articulated arm (`kind = "arm"`).
 pub struct Arm;
 
-/// An arm's run.
-pub struct ArmRunning(ArmSim<Box<ArmModel>>);
-
 impl Application for Arm {
     fn kind(&self) -> Kind {
         Kind::Arm
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        ArmModel::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let sim = ArmSim::new(Box::new(ArmModel::build(sc)?));
         let schedule = sim.schedule();
-        Ok(Stepped::start(ArmRunning(sim), schedule))
+        Ok(Stepped::start(sim, schedule))
     }
 
     fn campaign(&self, sc: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
         Ok(Box::new(ArmRuns::new(sc)?))
     }
 }
-
-delegate_simulation!(ArmRunning, 0);
 
 /// The joint coordinates `q` and rates `v` of state `y` (`[q; v; …]`) of tree `mb`, each by
 /// its joint's name in `names` (by link, its link's name where it has none: `shoulder.q`,
@@ -60,31 +51,32 @@ pub fn joint_quantities(mb: &Multibody, names: &[Option<String>], y: &[f64]) -> 
     out
 }
 
-impl Stepping for ArmRunning {
+impl Stepping for ArmSim<Box<ArmModel>> {
+    /// `[q; v; θ; θ̇]`, the actuators' work left out.
     fn y(&self) -> &[f64] {
-        self.0.y()
+        ArmSim::y(self)
     }
 
     fn quantities(&self) -> Vec<Quantity> {
-        joint_quantities(&self.0.model().system.model, &self.0.model().joint_names, self.0.y())
+        joint_quantities(&self.model().system.model, &self.model().joint_names, ArmSim::y(self))
     }
 
     fn inputs(&self) -> Vec<Input> {
-        let nv = self.0.model().system.model.nv();
+        let nv = self.model().system.model.nv();
         let what = "feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";
         vec![Input::new("joint_forces", "N·m|N", nv, what)]
     }
 
     fn set_input(&mut self, _name: &str, values: &[f64]) -> Result<(), String> {
-        self.0.set_joint_forces(values)
+        self.set_joint_forces(values)
     }
 
     fn table(&self) -> Table {
-        self.0.run().timeseries()
+        self.run().timeseries()
     }
 
     fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
-        let (model, run) = self.0.end(end.clone());
+        let (model, run) = ArmSim::end(self, end.clone());
         let summary = match dir {
             Some(dir) => write_arm_run(dir, &model, &run)?,
             None => ArmSummary::new(&model, &run)?,

@@ -5,7 +5,7 @@
 use super::campaign::GrappleRuns;
 use super::{GrappleCapture, GrappleSim, GrappleSummary, timeseries, write_grapple_run};
 use crate::Table;
-use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::arm::app::joint_quantities;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
@@ -19,25 +19,18 @@ use std::sync::Arc;
 pub struct Grapple;
 
 /// A grapple's run and its model.
-pub struct GrappleRunning {
-    sim: GrappleSim,
-    model: Arc<GrappleCapture>,
-}
+pub type GrappleRunning = WithModel<GrappleSim, Arc<GrappleCapture>>;
 
 impl Application for Grapple {
     fn kind(&self) -> Kind {
         Kind::Grapple
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        GrappleCapture::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let model = Arc::new(GrappleCapture::build(sc)?);
         let sim = GrappleSim::new(model.clone());
         let schedule = sim.schedule();
-        Ok(Stepped::start(GrappleRunning { sim, model }, schedule))
+        Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -45,13 +38,7 @@ impl Application for Grapple {
     }
 }
 
-delegate_simulation!(GrappleRunning, sim);
-
 impl Stepping for GrappleRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let (y, na) = (self.sim.y(), self.sim.arm_len());
         let arm = &self.model.arm;

@@ -3,9 +3,9 @@
 
 use super::campaign::LanderRuns;
 use super::output::{summary, timeseries, write_lander_run};
-use super::{LanderModel, LanderOutcome, LanderSim, LanderSystem};
+use super::{LanderModel, LanderSim, LanderSystem};
 use crate::Table;
-use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
@@ -17,18 +17,11 @@ use tumble_math::Vec3;
 pub struct Lander;
 
 /// A lander run with the model it reports against.
-pub struct LanderRunning {
-    sim: LanderSim<Box<LanderSystem>>,
-    model: LanderModel,
-}
+pub type LanderRunning = WithModel<LanderSim<Box<LanderSystem>>, LanderModel>;
 
 impl Application for Lander {
     fn kind(&self) -> Kind {
         Kind::Lander
-    }
-
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        Ok(LanderModel::build(sc)?.warnings)
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
@@ -36,7 +29,7 @@ impl Application for Lander {
         let sim = LanderSim::new(Box::new(model.system.clone()), model.initial_state, &model.settings)
             .map_err(|e| sc.error_at(&e.key, e.message))?;
         let schedule = sim.schedule();
-        Ok(Stepped::start(LanderRunning { sim, model }, schedule))
+        Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -45,15 +38,9 @@ impl Application for Lander {
     }
 }
 
-crate::app::delegate_simulation!(LanderRunning, sim);
-
 impl Stepping for LanderRunning {
     fn warnings(&self) -> Vec<String> {
         self.model.warnings.clone()
-    }
-
-    fn y(&self) -> &[f64] {
-        self.sim.y()
     }
 
     fn quantities(&self) -> Vec<Quantity> {
@@ -92,7 +79,7 @@ impl Stepping for LanderRunning {
     }
 
     fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
-        let (model, run) = (self.model, self.sim.finish(end));
+        let (model, run) = (self.model, self.sim.finish(end.clone()));
         let summary = match dir {
             Some(dir) => write_lander_run(dir, &model, &run)?,
             None => summary(&model, &run),
@@ -115,11 +102,6 @@ impl Stepping for LanderRunning {
             "max penetration {:.3e} m; energy balance error {:.3e} J",
             run.max_penetration, run.max_balance_error
         ));
-        let diagnosis = match &run.outcome {
-            LanderOutcome::Failed(d) => Some(d.to_string()),
-            _ => None,
-        };
-        let status = if diagnosis.is_some() { "failed" } else { run.outcome.name() }.to_string();
-        Ok(Report { status, diagnosis, lines, summary, table: timeseries(&run) })
+        Ok(Report::new(&end, summary, timeseries(&run), lines))
     }
 }

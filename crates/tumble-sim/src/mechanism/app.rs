@@ -6,7 +6,7 @@
 use super::campaign::MechanismRuns;
 use super::{Mechanism, MechanismSim, MechanismSummary, timeseries, write_mechanism_run};
 use crate::Table;
-use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::arm::app::joint_quantities;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
@@ -21,25 +21,18 @@ use tumble_math::Vec3;
 pub struct MechanismApp;
 
 /// A mechanism's run and its model.
-pub struct MechanismRunning {
-    sim: MechanismSim<Arc<Mechanism>>,
-    model: Arc<Mechanism>,
-}
+pub type MechanismRunning = WithModel<MechanismSim<Arc<Mechanism>>, Arc<Mechanism>>;
 
 impl Application for MechanismApp {
     fn kind(&self) -> Kind {
         Kind::Mechanism
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        Mechanism::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let model = Arc::new(Mechanism::build(sc)?);
         let sim = MechanismSim::new(model.clone()).map_err(|d| sc.error_at("mechanism", d.to_string()))?;
         let schedule = sim.schedule();
-        Ok(Stepped::start(MechanismRunning { sim, model }, schedule))
+        Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, sc: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -47,16 +40,10 @@ impl Application for MechanismApp {
     }
 }
 
-delegate_simulation!(MechanismRunning, sim);
-
 /// The suffix of a body's wrench input.
 const WRENCH: &str = ".wrench";
 
 impl Stepping for MechanismRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let y = self.sim.y();
         let mut q = match &self.model.arm {
@@ -80,10 +67,10 @@ impl Stepping for MechanismRunning {
 
     fn inputs(&self) -> Vec<Input> {
         let (bodies, _) = self.sim.offsets();
-        let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this free body, held from the next step on; its work enters the energy budget";
+        let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this free body, held from the next step on (no values: none); its work enters the energy budget";
         let mut inputs: Vec<Input> = (self.model.bodies.iter().zip(bodies))
             .filter(|(_, o)| o.is_some())
-            .map(|(b, _)| Input::new(format!("{}{WRENCH}", b.name), "N|N·m", 6, what))
+            .map(|(b, _)| Input::new(format!("{}{WRENCH}", b.name), "N|N·m", 6, what).releasable())
             .collect();
         if let Some((sys, _)) = &self.model.arm {
             let what = "the arm's feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";

@@ -4,7 +4,7 @@
 use super::campaign::DropRuns;
 use super::{DropSummary, MembraneDrop, MembraneSim, timeseries, write_membrane_run};
 use crate::Table;
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
@@ -16,33 +16,24 @@ use std::sync::Arc;
 pub struct MembraneDropApp;
 
 /// A membrane drop's run and its model.
-pub struct DropRunning {
-    sim: MembraneSim<Arc<MembraneDrop>>,
-    model: Arc<MembraneDrop>,
-}
+pub type DropRunning = WithModel<MembraneSim<Arc<MembraneDrop>>, Arc<MembraneDrop>>;
 
 impl Application for MembraneDropApp {
     fn kind(&self) -> Kind {
         Kind::MembraneDrop
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        MembraneDrop::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let model = Arc::new(MembraneDrop::build(sc)?);
         let sim = MembraneSim::new(model.clone());
         let schedule = sim.schedule();
-        Ok(Stepped::start(DropRunning { sim, model }, schedule))
+        Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
         Ok(Box::new(DropRuns))
     }
 }
-
-delegate_simulation!(DropRunning, sim);
 
 /// A free body's pose and twist of a 13-component state `s` (`p`, `v`, `q`, `ω` in body
 /// axes), each as `{prefix}position` and so on.
@@ -56,10 +47,6 @@ pub fn body_quantities(prefix: &str, s: &[f64]) -> [Quantity; 4] {
 }
 
 impl Stepping for DropRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let c = self.sim.contact();
         let mut q = body_quantities("", &self.sim.y()[..13]).to_vec();

@@ -5,7 +5,7 @@
 use super::campaign::CaptureRuns;
 use super::{AsteroidCapture, AsteroidCaptureSim, CaptureSummary, timeseries, write_capture_run};
 use crate::Table;
-use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
@@ -19,25 +19,18 @@ use tumble_math::Vec3;
 pub struct AsteroidCaptureApp;
 
 /// An asteroid capture's run and its model.
-pub struct CaptureRunning {
-    sim: AsteroidCaptureSim<Arc<AsteroidCapture>>,
-    model: Arc<AsteroidCapture>,
-}
+pub type CaptureRunning = WithModel<AsteroidCaptureSim<Arc<AsteroidCapture>>, Arc<AsteroidCapture>>;
 
 impl Application for AsteroidCaptureApp {
     fn kind(&self) -> Kind {
         Kind::MembraneCapture
     }
 
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        AsteroidCapture::build(sc).map(|_| Vec::new())
-    }
-
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
         let model = Arc::new(AsteroidCapture::build(sc)?);
         let sim = AsteroidCaptureSim::new(model.clone());
         let schedule = sim.schedule();
-        Ok(Stepped::start(CaptureRunning { sim, model }, schedule))
+        Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -45,13 +38,7 @@ impl Application for AsteroidCaptureApp {
     }
 }
 
-delegate_simulation!(CaptureRunning, sim);
-
 impl Stepping for CaptureRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let mut q = body_quantities("asteroid_", &self.sim.y()[..13]).to_vec();
         let (p, v) = self.sim.relative();
@@ -65,7 +52,7 @@ impl Stepping for CaptureRunning {
 
     fn inputs(&self) -> Vec<Input> {
         let what = "a force (N) then a torque (N·m) on the bus, bus axes, replacing the built-in guidance and thrust from the next step on; no values hand the bus back to it; its work enters the energy budget";
-        vec![Input::new("thrust", "N|N·m", 6, what)]
+        vec![Input::new("thrust", "N|N·m", 6, what).releasable()]
     }
 
     fn set_input(&mut self, _name: &str, c: &[f64]) -> Result<(), String> {

@@ -4,7 +4,7 @@
 use super::campaign::WireRuns;
 use super::{WireExperiment, WireSim, WireSummary, output_every, timeseries, write_wire_run};
 use crate::Table;
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, delegate_simulation, to_json};
+use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
@@ -14,21 +14,20 @@ use std::path::Path;
 /// The planar snare-wire experiment (`kind = "snare"`).
 pub struct SnareWire;
 
-/// A snare-wire run, its experiment, the scenario's name and the steps between kept samples.
-pub struct WireRunning {
-    sim: WireSim,
+/// What a snare-wire run reports against: its experiment, the scenario's name and the steps
+/// between kept samples.
+pub struct WireOutputs {
     exp: WireExperiment,
     name: String,
     every: usize,
 }
 
+/// A snare-wire run.
+pub type WireRunning = WithModel<WireSim, WireOutputs>;
+
 impl Application for SnareWire {
     fn kind(&self) -> Kind {
         Kind::Snare
-    }
-
-    fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-        WireExperiment::build(sc).map(|_| Vec::new())
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
@@ -36,7 +35,7 @@ impl Application for SnareWire {
         let sim = WireSim::new(exp).map_err(|e| sc.error_at("snare", e))?;
         let schedule = sim.schedule();
         let (name, every) = (sc.file.name.clone(), output_every(sc, exp.dt));
-        Ok(Stepped::start(WireRunning { sim, exp, name, every }, schedule))
+        Ok(Stepped::start(WithModel { sim, model: WireOutputs { exp, name, every } }, schedule))
     }
 
     fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
@@ -44,13 +43,7 @@ impl Application for SnareWire {
     }
 }
 
-delegate_simulation!(WireRunning, sim);
-
 impl Stepping for WireRunning {
-    fn y(&self) -> &[f64] {
-        self.sim.y()
-    }
-
     fn quantities(&self) -> Vec<Quantity> {
         let y = self.sim.y();
         vec![
@@ -63,16 +56,16 @@ impl Stepping for WireRunning {
     }
 
     fn table(&self) -> Table {
-        timeseries(self.sim.run(), self.every)
+        timeseries(self.sim.run(), self.model.every)
     }
 
     fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
-        let run = self.sim.finish(end.clone());
+        let (run, o) = (self.sim.finish(end.clone()), self.model);
         let summary = match dir {
-            Some(dir) => write_wire_run(dir, &self.name, &self.exp, &run, self.every)?,
-            None => WireSummary::new(&self.name, &self.exp, &run)?,
+            Some(dir) => write_wire_run(dir, &o.name, &o.exp, &run, o.every)?,
+            None => WireSummary::new(&o.name, &o.exp, &run)?,
         };
         let lines = vec![summary.headline(wall, &crate::app::shown(dir))];
-        Ok(Report::new(&end, to_json(&summary)?, timeseries(&run, self.every), lines))
+        Ok(Report::new(&end, to_json(&summary)?, timeseries(&run, o.every), lines))
     }
 }
