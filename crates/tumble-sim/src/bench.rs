@@ -380,7 +380,14 @@ pub fn run_matching(scale: f64, only: &str) -> Vec<BenchResult> {
     let steps = |s: f64| ((s * scale) as u64).max(1);
     let none: fn() -> Box<dyn Gravity> = || Box::new(NoGravity);
     let pm: fn() -> Box<dyn Gravity> = || Box::new(PointMass { mu: 3.986_004_418e14, center: Vec3::zeros() });
-    let dopri = Method::Dopri5(Dopri5Settings { rtol: 1e-9, atol: 1e-12, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0 });
+    let dopri = Method::Dopri5(Dopri5Settings {
+        rtol: 1e-9,
+        atol: 1e-12,
+        h_initial: 1e-3,
+        h_min: 1e-12,
+        h_max: 1.0,
+        max_steps: u64::MAX,
+    });
     type Case<'a> = (&'a [&'a str], Box<dyn Fn() -> Vec<BenchResult> + 'a>);
     let cases: Vec<Case> = vec![
         (

@@ -120,12 +120,19 @@ impl<M: DerefMut<Target = Model>> Simulation for RigidSim<M> {
     }
 
     fn advance(&mut self, until: f64) -> Result<(), Diagnosis> {
-        self.integ.step_toward(&mut self.model.system, &mut self.t, &mut self.y, until).map(|_| ()).map_err(|e| {
-            Diagnosis::new(
-                self.t,
-                e.to_string(),
-                "the equations are singular or very stiff here (a close pass of an attracting centre, extreme loads); check the scenario's values or loosen simulation.rtol",
-            )
+        let stepped = self.integ.step_toward(&mut self.model.system, &mut self.t, &mut self.y, until);
+        stepped.map(|_| ()).map_err(|e| {
+            let spins = self.y.chunks_exact(BODY_STATE_LEN).zip(&self.model.system.bodies);
+            let spins = spins.map(|(y, b)| (format!("body `{}` spins", b.name), Vec3::new(y[10], y[11], y[12]).norm()));
+            let spins: Vec<_> = spins.collect();
+            let motion = |h| crate::pipeline::fastest_motion(spins.iter().cloned(), h);
+            crate::pipeline::step_budget_spent(&e, self.model.duration, motion).unwrap_or_else(|| {
+                Diagnosis::new(
+                    self.t,
+                    e.to_string(),
+                    "the equations are singular or very stiff here (a close pass of an attracting centre, extreme loads); check the scenario's values or loosen simulation.rtol",
+                )
+            })
         })
     }
 

@@ -196,7 +196,9 @@ fn an_adaptive_run_that_needs_too_many_steps_ends_with_a_diagnosis() {
     let start = std::time::Instant::now();
     let run = tumble_sim::simulate(&mut model, &mut |_| {});
     let tumble_sim::Outcome::Failed(d) = &run.outcome else { panic!("{:?}", run.outcome) };
-    assert!(d.what.contains("fell below h_min"), "{d}");
+    // Named as the step budget it would exhaust, with the spin that explains the step.
+    assert!(d.what.contains("at which the run would take more than 1e9 steps"), "{d}");
+    assert!(d.likely_cause.contains("body `sat` spins at 5.000e6 rad/s"), "{d}");
     assert!(run.stats.steps < 100 && start.elapsed().as_secs() < 10, "{:?}", run.stats);
 }
 

@@ -89,6 +89,42 @@ fn a_motion_too_fast_for_any_step_is_diagnosed_as_extreme_input() {
 }
 
 #[test]
+fn an_adaptive_run_stops_at_its_step_budget_naming_the_spin_that_spent_it() {
+    // The orbit's spacecraft spun up to 5e4 rad/s (a turn every 1.3e-4 s): at rtol 1e-11
+    // DOPRI5 needs ~40 steps a turn, 9.4e6 for 29 s. A budget of 2000 steps stops it within
+    // the first 0.01 s, naming the budget, the step it shrank to and the body's rate.
+    let spun = [("bodies.sat.angular_velocity.2", "50000.0"), ("simulation.duration", "29.0")];
+    let (_, res) = run(&bundled("basics/orbit.toml"), &[spun[0], spun[1], ("simulation.max_steps", "2000")]);
+    let Outcome::Failed(d) = &res.outcome else { panic!("expected a failure, got {:?}", res.outcome) };
+    assert_eq!(res.stats.steps, 2000, "{d}");
+    assert!(d.what.contains("2000 steps (simulation.max_steps)"), "{d}");
+    assert!(d.likely_cause.contains("body `sat` spins at 5.000e4 rad/s"), "{d}");
+    assert!(d.likely_cause.contains("raise simulation.max_steps"), "{d}");
+    // The step it reports times the steps it took spans the time reached (within the
+    // rejections' and the first steps' spread).
+    let h: f64 =
+        d.what.split("shrunk to ").nth(1).and_then(|r| r.split(' ').next()).and_then(|h| h.parse().ok()).expect("h");
+    assert!((h * 2000.0 / d.time - 1.0).abs() < 0.5, "h {h}, t {}", d.time);
+    assert!(res.recording.data.iter().all(|v| v.is_finite()));
+    // Within budget, the same run completes.
+    let (_, res) = run(&bundled("basics/orbit.toml"), &[spun[0], ("simulation.duration", "0.01")]);
+    assert_eq!(res.outcome, Outcome::Completed);
+}
+
+#[test]
+fn a_step_budget_a_fixed_step_cannot_meet_is_refused_by_its_key() {
+    let path = bundled("basics/dzhanibekov.toml");
+    for (budget, refused) in [("0", true), ("10", true), ("1000000", false)] {
+        let set = vec![("simulation.max_steps".to_string(), budget.to_string())];
+        let checked = Scenario::load(&path, &set).and_then(|sc| Model::build(&sc).map(|_| ()));
+        match checked {
+            Err(e) => assert!(refused && e.to_string().contains("simulation.max_steps"), "{budget}: {e}"),
+            Ok(()) => assert!(!refused, "max_steps = {budget} accepted"),
+        }
+    }
+}
+
+#[test]
 fn falling_into_the_central_body_stops_with_an_impact_event() {
     // Start at rest 1000 km above the surface: free fall reaches the surface before 1000 s.
     let (_, res) = run(

@@ -65,6 +65,10 @@ pub struct Dopri5Settings {
     pub h_min: f64,
     /// Largest step, s.
     pub h_max: f64,
+    /// Most accepted steps over the integrator's life before it is declared failed (the
+    /// motion needs more than the caller allows: a spin much faster than expected, a
+    /// tolerance tighter than needed).
+    pub max_steps: u64,
 }
 
 /// Statistics of an integration.
@@ -92,6 +96,16 @@ pub enum IntegrationError {
         h: f64,
         /// Minimum step, s.
         h_min: f64,
+    },
+    /// The adaptive method used up `max_steps` accepted steps.
+    #[error("{steps} accepted steps, the most allowed, reached t = {t} s; the step was last {h:e} s")]
+    TooManySteps {
+        /// Time, s.
+        t: f64,
+        /// Accepted steps taken.
+        steps: u64,
+        /// The step the method would try next, s.
+        h: f64,
     },
 }
 
@@ -214,6 +228,9 @@ impl Integrator {
                 Ok(true)
             }
             Method::Dopri5(s) => {
+                if *t < t_end && self.stats.steps >= s.max_steps {
+                    return Err(IntegrationError::TooManySteps { t: *t, steps: self.stats.steps, h: self.h_next });
+                }
                 while *t < t_end {
                     let h_try = self.h_next.min(s.h_max);
                     let last = *t + h_try >= t_end;

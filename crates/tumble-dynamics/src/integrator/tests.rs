@@ -55,7 +55,7 @@ fn observed_order(method: Method, n: usize) -> f64 {
 }
 
 fn dopri(rtol: f64, atol: f64) -> Method {
-    Method::Dopri5(Dopri5Settings { rtol, atol, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0 })
+    Method::Dopri5(Dopri5Settings { rtol, atol, h_initial: 1e-3, h_min: 1e-12, h_max: 1.0, max_steps: u64::MAX })
 }
 
 #[test]
@@ -145,4 +145,33 @@ fn fixed_step_lands_exactly_and_counts_steps() {
     assert_eq!(t, 1.05);
     assert_eq!(integ.stats().steps, 11);
     assert_eq!(integ.stats().evaluations, 44);
+}
+
+#[test]
+fn dopri5_stops_at_its_step_budget_and_not_before() {
+    // One Kepler revolution at 1e-9 takes some number n of accepted steps: a budget of n
+    // lets it finish; n − 1 stops it at step n − 1 with the time reached and the step size.
+    let run = |max_steps: u64| {
+        let method = match dopri(1e-9, 1e-9) {
+            Method::Dopri5(s) => Method::Dopri5(Dopri5Settings { max_steps, ..s }),
+            m => m,
+        };
+        let mut integ = Integrator::new(method, 4);
+        let (mut t, mut y) = (0.0, kepler_initial());
+        let flow = integ.advance_to(&mut Kepler, &mut t, &mut y, 2.0 * PI, &mut |_, _| ControlFlow::Continue(()));
+        (flow, t, integ.stats().steps)
+    };
+    let (flow, t, n) = run(u64::MAX);
+    assert_eq!((flow, t), (Ok(ControlFlow::Continue(())), 2.0 * PI));
+    assert!(n > 10, "{n} steps");
+    assert_eq!(run(n).0, Ok(ControlFlow::Continue(())));
+    let (flow, t, steps) = run(n - 1);
+    assert_eq!(steps, n - 1);
+    match flow {
+        Err(IntegrationError::TooManySteps { t: at, steps, h }) => {
+            assert_eq!((at, steps), (t, n - 1));
+            assert!(t < 2.0 * PI && h > 0.0 && h.is_finite(), "t {t}, h {h}");
+        }
+        other => panic!("expected the step budget to stop the run, got {other:?}"),
+    }
 }

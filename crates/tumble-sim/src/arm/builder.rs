@@ -25,6 +25,7 @@ pub struct ArmBuilder {
     system: MultibodySystem,
     state: Option<Vec<f64>>,
     stepping: Option<Stepping>,
+    max_steps: Option<u64>,
     duration: f64,
     output_interval: Option<f64>,
     max_energy_growth: f64,
@@ -41,6 +42,7 @@ impl ArmModel {
             system,
             state: None,
             stepping: None,
+            max_steps: None,
             duration: f64::NAN,
             output_interval: None,
             max_energy_growth: 0.01,
@@ -67,6 +69,13 @@ impl ArmBuilder {
     /// interval).
     pub fn dopri5(mut self, rtol: f64, atol: f64, max_step: Option<f64>) -> Self {
         self.stepping = Some(Stepping::Dopri5 { rtol, atol, max_step });
+        self
+    }
+
+    /// Most accepted steps DOPRI5 may take before the run stops failed (default
+    /// [`crate::scenario::MAX_STEPS`]).
+    pub fn max_steps(mut self, steps: u64) -> Self {
+        self.max_steps = Some(steps);
         self
     }
 
@@ -113,11 +122,13 @@ impl ArmBuilder {
             None => return Err(BuildError::new("simulation.dt", "is required by rk4: the step, s")),
             Some(Stepping::Rk4(dt)) => {
                 let dt = positive("simulation.dt", dt, "s")?;
+                crate::scenario::fixed_step_budget(dt, duration, self.max_steps)?;
                 let every = (duration / dt / 2000.0).ceil().max(1.0);
                 let oi = positive("simulation.output_interval", self.output_interval.unwrap_or(dt * every), "s")?;
                 (Method::Rk4 { dt }, oi)
             }
             Some(Stepping::Dopri5 { rtol, atol, max_step }) => {
+                let max_steps = crate::scenario::step_budget(self.max_steps)?;
                 let oi =
                     positive("simulation.output_interval", self.output_interval.unwrap_or(duration / 1000.0), "s")?;
                 let h_max = max_step.unwrap_or(oi);
@@ -126,8 +137,10 @@ impl ArmBuilder {
                         rtol,
                         atol,
                         h_initial: oi / 10.0,
-                        h_min: duration / crate::scenario::MAX_STEPS,
+                        // As the rigid bodies' (`model/builder.rs`): a floor the budget moves.
+                        h_min: duration / (max_steps as f64).max(crate::scenario::MAX_STEPS),
                         h_max,
+                        max_steps,
                     }),
                     oi,
                 )

@@ -211,6 +211,10 @@ impl ArmModel {
             Some(oi) => builder.output_interval(oi),
             None => builder,
         };
+        let builder = match sim.max_steps {
+            Some(n) => builder.max_steps(n),
+            None => builder,
+        };
         builder.build().map_err(Into::into)
     }
 

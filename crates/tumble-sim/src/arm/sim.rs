@@ -147,7 +147,17 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
             .step_toward(&mut Worked(&mut self.model.system), &mut self.t, &mut self.y, until)
             .map(|_| ())
             .map_err(|e| {
-                Diagnosis::new(t, format!("integration failed: {e}"), "lower simulation.dt or tighten the tolerances")
+                let mb = &self.model.system.model;
+                let v = &self.y[mb.nq()..mb.nq() + mb.nv()];
+                let motion =
+                    |h| crate::pipeline::fastest_motion(v.iter().enumerate().map(|(i, w)| (format!("v{i}"), *w)), h);
+                crate::pipeline::step_budget_spent(&e, self.model.duration, motion).unwrap_or_else(|| {
+                    Diagnosis::new(
+                        t,
+                        format!("integration failed: {e}"),
+                        "lower simulation.dt or tighten the tolerances",
+                    )
+                })
             })
     }
 

@@ -50,6 +50,7 @@ pub struct ModelBuilder {
     stepping: Option<Stepping>,
     duration: f64,
     output_interval: Option<f64>,
+    max_steps: Option<u64>,
     max_energy_growth: f64,
     orphan_load: bool,
 }
@@ -68,6 +69,7 @@ impl Model {
             stepping: None,
             duration: f64::NAN,
             output_interval: None,
+            max_steps: None,
             max_energy_growth: 0.01,
             orphan_load: false,
         }
@@ -145,6 +147,14 @@ impl ModelBuilder {
         self
     }
 
+    /// Most accepted steps DOPRI5 may take before the run stops failed (default
+    /// [`crate::scenario::MAX_STEPS`]); fixed-step methods take `duration / dt`, which the
+    /// scenario checks against it.
+    pub fn max_steps(mut self, steps: u64) -> Self {
+        self.max_steps = Some(steps);
+        self
+    }
+
     /// Simulated time, s.
     pub fn duration(mut self, duration: f64) -> Self {
         self.duration = duration;
@@ -173,7 +183,7 @@ impl ModelBuilder {
         let duration = positive("simulation.duration", self.duration, "s")?;
         let max_energy_growth =
             positive("simulation.max_energy_growth", self.max_energy_growth, "fraction of the initial energy scale")?;
-        let (method, output_interval) = stepping(self.stepping, duration, self.output_interval)?;
+        let (method, output_interval) = stepping(self.stepping, duration, self.output_interval, self.max_steps)?;
         if duration / output_interval > MAX_SAMPLES {
             let msg = format!(
                 "would record {:.0} samples; raise it to at least {} s",
@@ -212,9 +222,15 @@ impl ModelBuilder {
 
 /// The method and the output interval (default: about 2000 samples at a fixed step, 1000 with
 /// DOPRI5).
-fn stepping(stepping: Option<Stepping>, duration: f64, interval: Option<f64>) -> Result<(Method, f64), BuildError> {
+fn stepping(
+    stepping: Option<Stepping>,
+    duration: f64,
+    interval: Option<f64>,
+    max_steps: Option<u64>,
+) -> Result<(Method, f64), BuildError> {
     let fixed = |dt: f64| -> Result<(f64, f64), BuildError> {
         let dt = positive("simulation.dt", dt, "s")?;
+        crate::scenario::fixed_step_budget(dt, duration, max_steps)?;
         let Some(oi) = interval else { return Ok((dt, dt * (duration / dt / 2000.0).ceil().max(1.0))) };
         let oi = positive("simulation.output_interval", oi, "s")?;
         let k = (oi / dt).round();
@@ -251,10 +267,12 @@ fn stepping(stepping: Option<Stepping>, duration: f64, interval: Option<f64>) ->
                 Some(h) => positive("simulation.dt", h, "s")?,
                 None => (oi / 10.0).min(h_max),
             };
-            // The adaptive step may not shrink below what MAX_STEPS steps over the duration
-            // allow: a motion that needs less (a 5e6 rad/s spin at rtol 1e-11) would run for ever.
-            let h_min = duration / crate::scenario::MAX_STEPS;
-            (Method::Dopri5(Dopri5Settings { rtol, atol, h_initial, h_min, h_max }), oi)
+            // The adaptive step may not shrink below what MAX_STEPS steps (or a larger budget)
+            // over the duration allow: a motion that needs less (a 5e6 rad/s spin at rtol
+            // 1e-11) would run for hours, and says so at once. The budget counts steps taken.
+            let max_steps = crate::scenario::step_budget(max_steps)?;
+            let h_min = duration / (max_steps as f64).max(crate::scenario::MAX_STEPS);
+            (Method::Dopri5(Dopri5Settings { rtol, atol, h_initial, h_min, h_max, max_steps }), oi)
         }
     })
 }

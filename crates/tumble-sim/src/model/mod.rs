@@ -68,6 +68,9 @@ impl Model {
             (IntegratorKind::SymplecticEuler, Some(dt)) => b.symplectic_euler(dt),
             (IntegratorKind::Dopri5, dt) => b.dopri5(sim.rtol, sim.atol, sim.max_step, dt),
         };
+        if let Some(n) = sim.max_steps {
+            b = b.max_steps(n);
+        }
         b = gravity_input(sc, None, b)?;
         if f.bodies.is_empty() {
             return err("bodies", "a scenario needs at least one body: add a [bodies.NAME] table");

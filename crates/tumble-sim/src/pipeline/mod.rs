@@ -25,6 +25,6 @@ mod guard;
 
 pub use build::BuildError;
 pub use clock::FixedSteps;
-pub use diagnosis::Diagnosis;
+pub use diagnosis::{Diagnosis, fastest_motion, step_budget_spent};
 pub use driver::{Driver, Events, Schedule, Simulation, StepReport, Stop};
 pub use guard::{ABSURD, EnergyCheck, GuardFailure, MAX_SPEED, body_speed, check_energy, check_speed, check_state};

@@ -75,7 +75,7 @@ impl Scenario {
         };
         sc.kind = kind_of(&sc.file).map_err(|m| sc.error_at("kind", m))?;
         folder_name(&sc.file.name).map_err(|m| sc.error_at("name", m))?;
-        step_count(&sc.file.simulation).map_err(|m| sc.error_at("simulation.dt", m))?;
+        step_count(&sc.file.simulation).map_err(|(key, m)| sc.error_at(key, m))?;
         Ok(sc)
     }
 
@@ -122,16 +122,45 @@ fn folder_name(name: &str) -> Result<(), String> {
 /// `dt = 1e-300`, that would run for ever.
 pub const MAX_STEPS: f64 = 1e9;
 
-fn step_count(sim: &schema::SimulationSpec) -> Result<(), String> {
-    let steps = sim.duration / sim.dt.unwrap_or(f64::NAN);
-    if sim.dt.is_some_and(|dt| dt > 0.0) && steps > MAX_STEPS {
-        return Err(format!(
-            "{} s over simulation.duration = {} s would take {steps:.1e} steps, more than {MAX_STEPS:.0e}: raise dt or shorten the duration",
-            sim.dt.unwrap_or(f64::NAN),
-            sim.duration
+fn step_count(sim: &schema::SimulationSpec) -> Result<(), (&'static str, String)> {
+    step_budget(sim.max_steps).map_err(|e| ("simulation.max_steps", e.message))?;
+    let Some(dt) = sim.dt.filter(|dt| *dt > 0.0) else { return Ok(()) };
+    let steps = sim.duration / dt;
+    if steps > MAX_STEPS {
+        return Err((
+            "simulation.dt",
+            format!(
+                "{dt} s over simulation.duration = {} s would take {steps:.1e} steps, more than {MAX_STEPS:.0e}: raise dt or shorten the duration",
+                sim.duration
+            ),
         ));
     }
+    if sim.integrator != schema::IntegratorKind::Dopri5 {
+        fixed_step_budget(dt, sim.duration, sim.max_steps).map_err(|e| ("simulation.max_steps", e.message))?;
+    }
     Ok(())
+}
+
+/// Refuses a budget `max_steps` that `duration / dt` fixed steps (s, s) exceed.
+pub fn fixed_step_budget(dt: f64, duration: f64, max_steps: Option<u64>) -> Result<(), crate::pipeline::BuildError> {
+    let (budget, steps) = (step_budget(max_steps)?, (duration / dt).ceil());
+    if steps > budget as f64 {
+        let msg = format!(
+            "is {budget}, but the fixed step dt = {dt} s takes {steps:.0} steps over simulation.duration = {duration} s: raise max_steps, raise dt or shorten the duration"
+        );
+        return Err(crate::pipeline::BuildError::new("simulation.max_steps", msg));
+    }
+    Ok(())
+}
+
+/// The most accepted steps a run may take: `simulation.max_steps`, by default [`MAX_STEPS`];
+/// refused when zero.
+pub fn step_budget(max_steps: Option<u64>) -> Result<u64, crate::pipeline::BuildError> {
+    match max_steps {
+        None => Ok(MAX_STEPS as u64),
+        Some(0) => Err(crate::pipeline::BuildError::new("simulation.max_steps", "is 0: give at least 1 step")),
+        Some(n) => Ok(n),
+    }
 }
 
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>) -> ScenarioError {

@@ -89,6 +89,9 @@ pub struct SimulationSpec {
     pub max_step: Option<f64>,
     /// Time between recorded samples, s (a multiple of `dt` for fixed-step methods).
     pub output_interval: Option<f64>,
+    /// Most steps the run may take: `dopri5` stops failed with a diagnosis when it would take
+    /// more; a fixed step that needs more over the duration is refused. Default: [`super::MAX_STEPS`].
+    pub max_steps: Option<u64>,
     /// Largest allowed growth of `T + V − W` above its initial value, as a fraction of the
     /// initial energy scale `T₀ + |V₀|`, before the run is stopped as blown up.
     #[serde(default = "default_energy_growth")]
