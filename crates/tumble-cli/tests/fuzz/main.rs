@@ -115,6 +115,8 @@ fn fuzz(target: Target) {
     let dir = scratch(target.name);
     let (start, mut findings, mut index) = (Instant::now(), Vec::new(), only.unwrap_or(0));
     let mut tally = std::collections::BTreeMap::<&str, u64>::new();
+    // The slowest case, against the hang bound on a slower machine.
+    let mut slowest = (Duration::ZERO, String::new());
     loop {
         let done = match (only, seconds) {
             (Some(i), _) => index > i,
@@ -140,12 +142,15 @@ fn fuzz(target: Target) {
         let verdict = verdict.unwrap_or_else(|_| {
             Err(format!("panic: {}", PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()))
         });
-        let what = CASES
+        let (began, what) = CASES
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_or_insert_with(HashMap::new)
             .remove(&id)
-            .map_or(what, |(_, w)| w);
+            .unwrap_or((Instant::now(), what));
+        if began.elapsed() > slowest.0 {
+            slowest = (began.elapsed(), what.clone());
+        }
         match verdict {
             Ok(outcome) => {
                 *tally.entry(outcome).or_default() += 1;
@@ -167,6 +172,7 @@ fn fuzz(target: Target) {
         index += 1;
     }
     eprintln!("fuzz {}: {index} cases in {:.1} s {tally:?}", target.name, start.elapsed().as_secs_f64());
+    eprintln!("  slowest: {:.1} s, {}", slowest.0.as_secs_f64(), slowest.1);
     assert!(findings.is_empty(), "{} findings:\n{}", findings.len(), findings.join("\n"));
 }
 
