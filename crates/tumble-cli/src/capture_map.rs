@@ -5,7 +5,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use tumble_sim::Scenario;
 
 /// `tumble capture-map`: the capture study of a `capture_map` scenario.
 pub(crate) fn capture(
@@ -17,7 +16,7 @@ pub(crate) fn capture(
 ) -> ExitCode {
     use tumble_sim::capture_map::{CaptureStudy, confusion, write_capture};
     let study = match overrides(set)
-        .and_then(|o| Scenario::load(path, &o).map_err(|e| e.to_string()))
+        .and_then(|o| tumble_sim::registry::load(path, &o).map_err(|e| e.to_string()))
         .and_then(|sc| CaptureStudy::build(&sc).map_err(|e| e.to_string()))
     {
         Ok(s) => s,

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
-use tumble_sim::Scenario;
 use tumble_sim::campaign::{Accounting, Campaign, CampaignOptions, Shard, merge, write_report, write_shard_record};
 
 /// The device backend, when this build has it.
@@ -133,10 +132,11 @@ impl Progress {
 }
 
 pub(crate) fn mc(a: &McArgs) -> ExitCode {
-    let sc = match overrides(&a.set).and_then(|o| Scenario::load(&a.scenario, &o).map_err(|e| e.to_string())) {
-        Ok(sc) => sc,
-        Err(e) => return invalid(e),
-    };
+    let sc =
+        match overrides(&a.set).and_then(|o| tumble_sim::registry::load(&a.scenario, &o).map_err(|e| e.to_string())) {
+            Ok(sc) => sc,
+            Err(e) => return invalid(e),
+        };
     if let Some(i) = a.run
         && i >= tumble_sim::campaign::MAX_RUNS
     {

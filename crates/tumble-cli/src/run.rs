@@ -27,7 +27,7 @@ pub(crate) fn check(path: &Path, set: &[String]) -> ExitCode {
 /// Reads and patches a scenario; on failure prints the error and returns exit 2.
 fn load(path: &Path, set: &[String]) -> Result<Scenario, ExitCode> {
     let overrides = overrides(set).map_err(invalid)?;
-    Scenario::load(path, &overrides).map_err(|e| invalid(e.to_string()))
+    registry::load(path, &overrides).map_err(|e| invalid(e.to_string()))
 }
 
 /// A progress bar over simulated time that appears after a second of wall time.

@@ -20,7 +20,7 @@ impl PyScenario {
     #[staticmethod]
     #[pyo3(signature = (path, overrides = Vec::new()))]
     fn load(py: Python<'_>, path: PathBuf, overrides: Vec<(String, String)>) -> PyResult<Self> {
-        let sc = py.detach(|| Scenario::load(&path, &overrides)).map_err(|e| bad_input(e.to_string()))?;
+        let sc = py.detach(|| tumble_sim::registry::load(&path, &overrides)).map_err(|e| bad_input(e.to_string()))?;
         Ok(Self { sc })
     }
 
@@ -41,8 +41,8 @@ impl PyScenario {
 
     /// What it simulates: `lander`, `arm`, `membrane_capture`, ... (its `kind`).
     #[getter]
-    fn kind(&self) -> &'static str {
-        self.sc.kind.name()
+    fn kind(&self) -> &str {
+        &self.sc.kind
     }
 
     /// Its `name` (the default output folder's name).
@@ -76,7 +76,7 @@ impl PyScenario {
     }
 
     fn __repr__(&self) -> String {
-        format!("Scenario('{}', kind='{}', name='{}')", self.sc.path.display(), self.sc.kind.name(), self.sc.file.name)
+        format!("Scenario('{}', kind='{}', name='{}')", self.sc.path.display(), self.sc.kind, self.sc.file.name)
     }
 }
 

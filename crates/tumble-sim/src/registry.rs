@@ -1,13 +1,16 @@
 //! The one list of applications. `tumble run`, `tumble check`, `tumble mc`, the Python
-//! package and campaigns find an application here by its scenario's `kind`;
+//! package, the fuzz harness and campaigns find an application here by its scenario's `kind`;
 //! adding one is its folder (its model, its [`crate::app::Application`]) and one line in
-//! [`APPLICATIONS`].
+//! [`APPLICATIONS`]. A program that embeds Tumble adds its own with [`Registry::with`]
+//! (test `an_application_of_its_own_runs_through_the_registry`).
 
 use crate::app::{Application, Run};
 use crate::campaign::{Campaign, CampaignOptions};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections, check_kind};
+use std::path::Path;
+use std::sync::OnceLock;
 
-/// Every application, in the order the docs list them.
+/// Every bundled application, in the order the docs list them.
 pub static APPLICATIONS: &[&dyn Application] = &[
     &crate::rigid_app::RigidBodies,
     &crate::lander::app::Lander,
@@ -20,28 +23,93 @@ pub static APPLICATIONS: &[&dyn Application] = &[
     &crate::capture_map::app::CaptureMap,
 ];
 
-/// The application of scenario kind `kind`.
-pub fn application(kind: Kind) -> &'static dyn Application {
-    match APPLICATIONS.iter().find(|a| a.kind() == kind) {
-        Some(a) => *a,
-        None => unreachable!("every scenario kind has its application in APPLICATIONS (tested)"),
+/// A list of applications, each answering to its own kind.
+#[derive(Clone)]
+pub struct Registry {
+    apps: Vec<&'static dyn Application>,
+}
+
+impl Registry {
+    /// The bundled applications ([`APPLICATIONS`]).
+    pub fn bundled() -> &'static Registry {
+        static BUNDLED: OnceLock<Registry> = OnceLock::new();
+        BUNDLED.get_or_init(|| Registry { apps: APPLICATIONS.to_vec() })
+    }
+
+    /// This list and `app`; refused when its kind is taken or is not a plain name (lowercase
+    /// letters, digits and `_`, as a file's `kind` gives it).
+    pub fn with(&self, app: &'static dyn Application) -> Result<Registry, String> {
+        let kind = app.kind();
+        let plain = !kind.is_empty() && kind.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !plain {
+            return Err(format!("kind {kind:?} is not a plain name: lowercase letters, digits and `_`"));
+        }
+        if self.apps.iter().any(|a| a.kind() == kind) {
+            return Err(format!("kind `{kind}` already has an application"));
+        }
+        let mut apps = self.apps.clone();
+        apps.push(app);
+        Ok(Registry { apps })
+    }
+
+    /// Every application, in order.
+    pub fn applications(&self) -> &[&'static dyn Application] {
+        &self.apps
+    }
+
+    /// The application of `sc`'s kind, its sections checked against those the file has.
+    pub fn application(&self, sc: &Scenario) -> Result<&'static dyn Application, ScenarioError> {
+        let kinds: Vec<(&str, Sections)> = self.apps.iter().map(|a| (a.kind(), a.sections())).collect();
+        check_kind(sc, &kinds).map(|i| self.apps[i])
+    }
+
+    /// Reads the scenario at `path` with `overrides` and checks its kind.
+    pub fn load(&self, path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+        let sc = Scenario::load(path, overrides)?;
+        self.application(&sc)?;
+        Ok(sc)
+    }
+
+    /// Builds the model of `sc` and starts its run.
+    pub fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
+        self.application(sc)?.start(sc)
+    }
+
+    /// Builds (without running) the model of `sc`; its warnings.
+    pub fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
+        self.application(sc)?.check(sc)
+    }
+
+    /// The campaign of `scenario` with `options`, its runs those of the scenario's application.
+    pub fn campaign(&self, scenario: Scenario, options: CampaignOptions) -> Result<Campaign, String> {
+        let app = self.application(&scenario).map_err(|e| e.to_string())?;
+        Campaign::new(scenario, options, |sc, dispersions| app.campaign(sc, dispersions))
     }
 }
 
-/// Builds the model of `sc` and starts its run.
+/// [`Registry::load`] of the bundled applications.
+pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    Registry::bundled().load(path, overrides)
+}
+
+/// The bundled application of `sc`'s kind ([`Registry::application`]).
+pub fn application(sc: &Scenario) -> Result<&'static dyn Application, ScenarioError> {
+    Registry::bundled().application(sc)
+}
+
+/// [`Registry::start`] of the bundled applications.
 pub fn start(sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
-    application(sc.kind).start(sc)
+    Registry::bundled().start(sc)
 }
 
-/// Builds (without running) the model of `sc`; its warnings.
+/// [`Registry::check`] of the bundled applications.
 pub fn check(sc: &Scenario) -> Result<Vec<String>, ScenarioError> {
-    application(sc.kind).check(sc)
+    Registry::bundled().check(sc)
 }
 
-/// The campaign of `scenario` with `options`, its runs those of the scenario's application.
+/// [`Registry::campaign`] of the bundled applications.
 pub fn campaign(scenario: Scenario, options: CampaignOptions) -> Result<Campaign, String> {
-    let app = application(scenario.kind);
-    Campaign::new(scenario, options, |sc, dispersions| app.campaign(sc, dispersions))
+    Registry::bundled().campaign(scenario, options)
 }
 
 #[cfg(test)]
@@ -49,10 +117,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_has_one_application() {
-        for kind in Kind::ALL {
-            assert_eq!(APPLICATIONS.iter().filter(|a| a.kind() == kind).count(), 1, "{kind:?}");
+    fn every_bundled_kind_is_named_once_and_plainly() {
+        let mut empty = Registry { apps: vec![] };
+        for app in APPLICATIONS {
+            empty = empty.with(*app).unwrap_or_else(|e| panic!("{e}"));
         }
-        assert_eq!(APPLICATIONS.len(), Kind::ALL.len());
+        assert_eq!(empty.applications().len(), 9);
+        let again = Registry::bundled().with(APPLICATIONS[0]).err().expect("a kind taken twice is refused");
+        assert!(again.contains("`rigid_bodies` already has an application"), "{again}");
     }
 }

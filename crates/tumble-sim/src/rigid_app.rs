@@ -7,7 +7,7 @@ use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::run::{Outcome, RigidRuns};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use crate::{Model, RigidSim, Table};
 use std::path::{Path, PathBuf};
 
@@ -18,8 +18,12 @@ pub struct RigidBodies;
 pub type RigidRunning = WithModel<RigidSim<Box<Model>>, PathBuf>;
 
 impl Application for RigidBodies {
-    fn kind(&self) -> Kind {
-        Kind::RigidBodies
+    fn kind(&self) -> &'static str {
+        "rigid_bodies"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["bodies"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

@@ -18,7 +18,7 @@ use crate::Table;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Driver, EnergyCheck, Events, GuardFailure, Schedule, Simulation, StepReport, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Instant;
@@ -146,8 +146,11 @@ pub fn run_to_end(run: &mut dyn Run, progress: &mut dyn FnMut(f64)) {
 
 /// One application: the models a scenario of its kind describes, run and reported.
 pub trait Application: Sync {
-    /// The scenario kind it runs.
-    fn kind(&self) -> Kind;
+    /// The scenario kind it runs: the file's `kind` (`"lander"`).
+    fn kind(&self) -> &'static str;
+    /// The top-level sections it reads; a file of its kind must have the required ones and no
+    /// other besides the optional ones and those every kind shares.
+    fn sections(&self) -> Sections;
     /// Builds the model of `sc` and its run at t = 0 without stepping it (so `tumble check`
     /// refuses what `tumble run` would before its first step); its warnings (values that are
     /// legal but likely unintended).
@@ -156,8 +159,11 @@ pub trait Application: Sync {
     }
     /// Builds the model of `sc` and starts its run at t = 0.
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError>;
-    /// What a campaign's run of it is, for the nominal `sc` whose runs draw `dispersions`.
-    fn campaign(&self, sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String>;
+    /// What a campaign's run of it is, for the nominal `sc` whose runs draw `dispersions`;
+    /// by default none (`tumble mc` then says so).
+    fn campaign(&self, _sc: &Scenario, _dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Err(format!("kind `{}` has no campaign: its application defines none", self.kind()))
+    }
 }
 
 /// A pipeline simulation as an application's run: what [`Stepped`] needs beyond

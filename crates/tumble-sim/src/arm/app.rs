@@ -8,7 +8,7 @@ use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, t
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use tumble_dynamics::multibody::Multibody;
 
@@ -16,8 +16,12 @@ use tumble_dynamics::multibody::Multibody;
 pub struct Arm;
 
 impl Application for Arm {
-    fn kind(&self) -> Kind {
-        Kind::Arm
+    fn kind(&self) -> &'static str {
+        "arm"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["arm"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

@@ -7,15 +7,19 @@ use super::campaign::VerdictRuns;
 use crate::app::{Application, Run};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 
 /// Impulsive capture maps, detumbling and the region-of-attraction check
 /// (`kind = "capture_map"`).
 pub struct CaptureMap;
 
 impl Application for CaptureMap {
-    fn kind(&self) -> Kind {
-        Kind::CaptureMap
+    fn kind(&self) -> &'static str {
+        "capture_map"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["capture", "arm"], optional: &[] }
     }
 
     fn check(&self, sc: &Scenario) -> Result<Vec<String>, ScenarioError> {

@@ -11,7 +11,7 @@ use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,8 +22,12 @@ pub struct Grapple;
 pub type GrappleRunning = WithModel<GrappleSim, Arc<GrappleCapture>>;
 
 impl Application for Grapple {
-    fn kind(&self) -> Kind {
-        Kind::Grapple
+    fn kind(&self) -> &'static str {
+        "grapple"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["arm", "grapple"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

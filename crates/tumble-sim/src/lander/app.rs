@@ -9,7 +9,7 @@ use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, W
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use tumble_math::Vec3;
 
@@ -20,8 +20,12 @@ pub struct Lander;
 pub type LanderRunning = WithModel<LanderSim<Box<LanderSystem>>, LanderModel>;
 
 impl Application for Lander {
-    fn kind(&self) -> Kind {
-        Kind::Lander
+    fn kind(&self) -> &'static str {
+        "lander"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["lander", "target"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

@@ -12,7 +12,7 @@ use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
 use tumble_math::Vec3;
@@ -24,8 +24,12 @@ pub struct MechanismApp;
 pub type MechanismRunning = WithModel<MechanismSim<Arc<Mechanism>>, Arc<Mechanism>>;
 
 impl Application for MechanismApp {
-    fn kind(&self) -> Kind {
-        Kind::Mechanism
+    fn kind(&self) -> &'static str {
+        "mechanism"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["mechanism"], optional: &["arm"] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

@@ -8,7 +8,7 @@ use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithMode
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,8 +19,12 @@ pub struct MembraneDropApp;
 pub type DropRunning = WithModel<MembraneSim<Arc<MembraneDrop>>, Arc<MembraneDrop>>;
 
 impl Application for MembraneDropApp {
-    fn kind(&self) -> Kind {
-        Kind::MembraneDrop
+    fn kind(&self) -> &'static str {
+        "membrane_drop"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["membrane"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

@@ -10,7 +10,7 @@ use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
 use tumble_math::Vec3;
@@ -22,8 +22,12 @@ pub struct AsteroidCaptureApp;
 pub type CaptureRunning = WithModel<AsteroidCaptureSim<Arc<AsteroidCapture>>, Arc<AsteroidCapture>>;
 
 impl Application for AsteroidCaptureApp {
-    fn kind(&self) -> Kind {
-        Kind::MembraneCapture
+    fn kind(&self) -> &'static str {
+        "membrane_capture"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["membrane", "spacecraft"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {

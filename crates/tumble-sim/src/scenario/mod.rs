@@ -21,7 +21,7 @@ mod spans;
 
 pub use error::ScenarioError;
 pub(crate) use error::line_col;
-pub use kind::{Kind, kind_of};
+pub use kind::{COMMON, Sections, check_kind};
 pub use schema::*;
 
 use std::path::{Path, PathBuf};
@@ -35,8 +35,11 @@ pub struct Scenario {
     pub text: String,
     /// The parsed content.
     pub file: ScenarioFile,
-    /// What it simulates (its `kind`, checked against its sections).
-    pub kind: Kind,
+    /// What it simulates: its `kind` (empty when the file gives none), checked against its
+    /// sections by the registry.
+    pub kind: String,
+    /// The parsed document, for sections only an application of its kind knows.
+    pub table: toml::Table,
     /// Keys set by overrides.
     pub overridden: Vec<String>,
 }
@@ -66,17 +69,31 @@ impl Scenario {
             let key = (key != ".").then_some(key);
             toml_error(path, &text, e.inner(), key)
         })?;
-        let mut sc = Self {
+        let table = text.parse::<toml::Table>().map_err(|e| toml_error(path, &text, &e, None))?;
+        let sc = Self {
             path: path.to_path_buf(),
+            kind: file.kind.clone().unwrap_or_default(),
+            table,
             text,
             file,
-            kind: Kind::RigidBodies,
             overridden: overrides.iter().map(|(k, _)| k.clone()).collect(),
         };
-        sc.kind = kind_of(&sc.file).map_err(|m| sc.error_at("kind", m))?;
         folder_name(&sc.file.name).map_err(|m| sc.error_at("name", m))?;
         step_count(&sc.file.simulation).map_err(|(key, m)| sc.error_at(key, m))?;
         Ok(sc)
+    }
+
+    /// The top-level section `name` as the type `T` its application defines; an error names
+    /// the key at fault (`name.path.to.key`) and its place in the file.
+    pub fn section<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, ScenarioError> {
+        let Some(value) = self.table.get(name).cloned() else {
+            return Err(self.error_at(name, "missing"));
+        };
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let at = e.path().to_string();
+            let key = if at == "." { name.to_string() } else { format!("{name}.{at}") };
+            self.error_at(&key, e.inner().message().to_string())
+        })
     }
 
     /// A path named in the scenario, relative to the scenario file's folder.

@@ -5,15 +5,17 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use tumble_geometry::Solid;
 
-/// A whole scenario file.
+/// A whole scenario file: the keys every kind shares and the sections of the bundled
+/// applications. Other top-level keys are left to the application the kind names, which reads
+/// them with [`super::Scenario::section`]; the registry refuses a section no application of the
+/// kind reads ([`super::check_kind`]).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// Name; also the default output folder `out/<name>`.
     pub name: String,
-    /// What the scenario simulates (required; checked against the sections present by
-    /// [`super::kind_of`]).
-    pub kind: Option<super::Kind>,
+    /// What the scenario simulates: the name of an application in the registry (required;
+    /// checked against the sections present by [`super::check_kind`]).
+    pub kind: Option<String>,
     /// Free text shown in the summary.
     #[serde(default)]
     pub description: String,

@@ -8,7 +8,7 @@ use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithMode
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::scenario::{Kind, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 
 /// The planar snare-wire experiment (`kind = "snare"`).
@@ -26,8 +26,12 @@ pub struct WireOutputs {
 pub type WireRunning = WithModel<WireSim, WireOutputs>;
 
 impl Application for SnareWire {
-    fn kind(&self) -> Kind {
-        Kind::Snare
+    fn kind(&self) -> &'static str {
+        "snare"
+    }
+
+    fn sections(&self) -> Sections {
+        Sections { required: &["snare"], optional: &[] }
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
