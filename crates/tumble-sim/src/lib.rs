@@ -18,6 +18,7 @@ pub mod membrane_capture;
 mod metrics;
 mod model;
 mod output;
+mod outputs;
 pub mod pipeline;
 mod plot;
 mod record;

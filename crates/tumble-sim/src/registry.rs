@@ -126,4 +126,49 @@ mod tests {
         let again = Registry::bundled().with(APPLICATIONS[0]).err().expect("a kind taken twice is refused");
         assert!(again.contains("`rigid_bodies` already has an application"), "{again}");
     }
+
+    /// The parts every application uses import none of them, so that an application is its
+    /// folder and its line in [`APPLICATIONS`] (the rigid bodies' modules are still in the
+    /// crate's root and listed here as an application's).
+    #[test]
+    fn shared_modules_import_no_application() {
+        const APPS: [&str; 14] = [
+            "arm",
+            "capture_map",
+            "grapple",
+            "lander",
+            "mechanism",
+            "membrane",
+            "membrane_capture",
+            "snare",
+            "rigid_app",
+            "run",
+            "output",
+            "record",
+            "metrics",
+            "model",
+        ];
+        const SHARED: [&str; 7] = ["pipeline", "campaign", "scenario", "app", "outputs.rs", "table.rs", "plot.rs"];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        let mut stack: Vec<_> = SHARED.iter().map(|s| src.join(s)).collect();
+        while let Some(p) = stack.pop() {
+            match std::fs::read_dir(&p) {
+                Ok(dir) => stack.extend(dir.map(|e| e.expect("entry").path())),
+                Err(_) => files.push(p),
+            }
+        }
+        assert!(files.len() > 20, "{} files", files.len());
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("source");
+            for app in APPS {
+                let bad = [format!("crate::{app}::"), format!("crate::{app};"), format!("crate::{{{app}")];
+                assert!(!bad.iter().any(|b| text.contains(b.as_str())), "{} imports `{app}`", file.display());
+            }
+            // The rigid bodies' items the crate's root re-exports.
+            for item in ["crate::Model", "crate::RigidSim", "crate::RunResult", "crate::Outcome", "crate::simulate"] {
+                assert!(!text.contains(item), "{} imports `{item}`", file.display());
+            }
+        }
+    }
 }

@@ -52,7 +52,7 @@ impl CampaignKind for ArmRuns {
         if run.columns != self.sample {
             return Err("the run's arm differs from the nominal one (another set of joints)".into());
         }
-        let (first, last) = crate::output::first_last(&run.rows)?;
+        let (first, last) = crate::outputs::first_last(&run.rows)?;
         let energy = self.sample.len() - 1;
         let mut results: Vec<f64> = self.finals().map(|(i, _)| last[i]).collect();
         results.extend([first[energy], last[energy]]);

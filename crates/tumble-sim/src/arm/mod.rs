@@ -2,7 +2,7 @@
 //! elements and flexible joints, integrated by RK4 or DOPRI5; joint angles, rates, joint
 //! reaction forces and moments and the energy recorded and plotted.
 
-use crate::output::RunDir;
+use crate::outputs::RunDir;
 use crate::pipeline::Diagnosis;
 use crate::plot::{Series, line_plot};
 use crate::scenario::arm::{ArmJointSpec, ArmSpec, BaseSpec, FlexibleSpec};

@@ -30,7 +30,7 @@ impl ArmSummary {
     /// The summary of `run` of `model`.
     pub fn new(model: &ArmModel, run: &ArmRun) -> Result<Self, String> {
         let e_at = run.columns.iter().position(|c| c.starts_with("energy")).unwrap_or(0);
-        let (first, last) = crate::output::first_last(&run.rows)?;
+        let (first, last) = crate::outputs::first_last(&run.rows)?;
         Ok(Self {
             scenario: model.name.clone(),
             status: if run.failure.is_some() { "failed" } else { "completed" }.into(),

@@ -316,7 +316,7 @@ impl Campaign {
         let out = &self.options.out;
         let csv = out.join("runs.csv");
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
-        crate::output::output_folder(out)?;
+        crate::outputs::output_folder(out)?;
         fs::create_dir_all(out).map_err(|e| io(out, e))?;
         let id_path = out.join("campaign.json");
         let header = self.header();

@@ -197,7 +197,7 @@ pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>
         return Err("a merge writes the whole campaign: give no --shard".into());
     }
     let out = &c.options.out;
-    crate::output::output_folder(out)?;
+    crate::outputs::output_folder(out)?;
     let same = read_json(&out.join("campaign.json")).is_ok_and(|id| super::same_campaign(&id, &c.identity()));
     if out.join("runs.csv").exists() && !same {
         return Err(format!("{} already holds another campaign: choose another --out", out.display()));

@@ -294,7 +294,7 @@ pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
 /// detumble) into `dir`; returns the summary.
 pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    crate::output::RunDir::create(dir)?;
+    crate::outputs::RunDir::create(dir)?;
     let rho0 = rep.funnel.rho0;
     let mut w =
         std::io::BufWriter::new(std::fs::File::create(dir.join("samples.csv")).map_err(|e| ctx("samples.csv", e))?);

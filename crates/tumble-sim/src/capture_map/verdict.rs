@@ -80,7 +80,7 @@ impl CaptureStudy {
 /// detumble's `xᵀS(t)x` against the funnel `ρ(t)`).
 pub fn write_verdict(dir: &std::path::Path, study: &CaptureStudy, c: &Controller, v: &Verdict) -> Result<(), String> {
     use crate::plot::{Series, line_plot};
-    let out = crate::output::RunDir::create(dir)?;
+    let out = crate::outputs::RunDir::create(dir)?;
     let summary = serde_json::json!({
         "scenario": study.name,
         "post_capture_state": v.state.as_slice(),

@@ -2,7 +2,7 @@
 
 use super::sim::rotation;
 use super::{Effector, GrappleCapture, GrappleRun, GrappleSample, GrappleSummary};
-use crate::output::{RunDir, first_last};
+use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::snare::WIRE_SPAN;
 use crate::table::Table;

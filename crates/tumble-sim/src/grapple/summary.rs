@@ -2,7 +2,7 @@
 //! and the headline `tumble run` prints all come from [`GrappleSummary`].
 
 use super::{GrappleCapture, GrappleRun, GrappleSample, outcome};
-use crate::output::{first_last, vec3};
+use crate::outputs::{first_last, vec3};
 use serde::Serialize;
 use std::path::Path;
 use tumble_dynamics::multibody::Joint;

@@ -128,7 +128,7 @@ pub fn timeseries(run: &LanderRun) -> crate::Table {
 /// Writes every output of a run into `dir` (created if needed). Returns the summary.
 pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Result<Value, String> {
     let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    crate::output::RunDir::create(dir)?;
+    crate::outputs::RunDir::create(dir)?;
     let mut w = BufWriter::new(fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?);
     timeseries(run).write_csv(&mut w).and_then(|_| w.flush()).map_err(|e| ctx("timeseries.csv", e))?;
     let mut c = BufWriter::new(fs::File::create(dir.join("contacts.csv")).map_err(|e| ctx("contacts.csv", e))?);

@@ -1,7 +1,7 @@
 //! A mechanism run's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
 use super::{MechRun, Mechanism, MechanismSummary};
-use crate::output::{RunDir, first_last};
+use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::table::Table;
 use std::path::Path;

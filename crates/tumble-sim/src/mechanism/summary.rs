@@ -2,7 +2,7 @@
 //! `tumble run` prints all come from [`MechanismSummary`].
 
 use super::{MechRun, Mechanism, SnareLog, SnareSample};
-use crate::output::{first_last, vec3};
+use crate::outputs::{first_last, vec3};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;

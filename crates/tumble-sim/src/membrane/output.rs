@@ -1,7 +1,7 @@
 //! A membrane drop's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
 use super::{DropSummary, MembraneDrop, MembraneRun, MembraneSample};
-use crate::output::{RunDir, first_last};
+use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, line_plot};
 use crate::table::Table;
 

@@ -2,7 +2,7 @@
 //! `tumble run` prints all come from [`DropSummary`].
 
 use super::{MembraneDrop, MembraneRun, MembraneSample};
-use crate::output::first_last;
+use crate::outputs::first_last;
 use serde::Serialize;
 use std::path::Path;
 
@@ -104,8 +104,8 @@ impl DropSummary {
             self.peak_depth_m,
             self.peak_area_m2,
             self.membrane_area0_m2,
-            crate::output::vec3(&self.velocity_initial_m_s),
-            crate::output::vec3(&self.velocity_final_m_s),
+            crate::outputs::vec3(&self.velocity_initial_m_s),
+            crate::outputs::vec3(&self.velocity_final_m_s),
             self.energy_budget_initial_J,
             self.energy_budget_final_J,
             self.damping_loss_J,

@@ -2,7 +2,7 @@
 
 use super::{AsteroidCapture, CaptureRun, CaptureSample, CaptureSummary};
 use crate::membrane::membrane_series;
-use crate::output::{RunDir, first_last};
+use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
 use crate::table::Table;
 

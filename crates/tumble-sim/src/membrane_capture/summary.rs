@@ -2,7 +2,7 @@
 //! headline `tumble run` prints all come from [`CaptureSummary`].
 
 use super::{AsteroidCapture, CaptureRun, CaptureSample};
-use crate::output::{first_last, vec3};
+use crate::outputs::{first_last, vec3};
 use serde::Serialize;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! A snare-wire experiment's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
 use super::{WIRE_SPAN, WireExperiment, WireRun, WireSample, WireSummary};
-use crate::output::RunDir;
+use crate::outputs::RunDir;
 use crate::plot::{Series, line_plot};
 use crate::table::Table;
 use std::path::Path;

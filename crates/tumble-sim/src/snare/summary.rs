@@ -2,7 +2,7 @@
 //! headline `tumble run` prints all come from [`WireSummary`].
 
 use super::{WireExperiment, WireRun};
-use crate::output::{first_last, vec3};
+use crate::outputs::{first_last, vec3};
 use serde::Serialize;
 use std::path::Path;
 
