@@ -42,7 +42,7 @@ impl PyScenario {
     /// What it simulates: `lander`, `arm`, `membrane_capture`, ... (its `kind`).
     #[getter]
     fn kind(&self) -> &str {
-        &self.sc.kind
+        self.sc.kind()
     }
 
     /// Its `name` (the default output folder's name).
@@ -76,7 +76,7 @@ impl PyScenario {
     }
 
     fn __repr__(&self) -> String {
-        format!("Scenario('{}', kind='{}', name='{}')", self.sc.path.display(), self.sc.kind, self.sc.file.name)
+        format!("Scenario('{}', kind='{}', name='{}')", self.sc.path.display(), self.sc.kind(), self.sc.file.name)
     }
 }
 

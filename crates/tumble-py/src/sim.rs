@@ -121,7 +121,7 @@ impl PySimulation {
     /// The scenario's kind.
     #[getter]
     fn kind(&self) -> &str {
-        &self.scenario.kind
+        self.scenario.kind()
     }
 
     /// The scenario.
@@ -225,7 +225,7 @@ impl PySimulation {
     fn __repr__(&self) -> String {
         format!(
             "Simulation(kind='{}', name='{}', t={} s, status={})",
-            self.scenario.kind,
+            self.scenario.kind(),
             self.scenario.file.name,
             self.time(),
             self.done.as_ref().map_or("running".to_string(), |d| d.status.clone())

@@ -154,7 +154,7 @@ pub fn scenario_run(rng: &mut Rng, dir: &Path) -> Verdict {
         Err(refused) => return Ok(refused),
     };
     let mut set = set;
-    if sc.kind == "capture_map" {
+    if sc.kind() == "capture_map" {
         // The study's funnel from 16 rollouts, one verified: a fraction of a second.
         set.extend([("capture.roa.samples".into(), "16".into()), ("capture.roa.verify".into(), "1".into())]);
     } else {
@@ -172,7 +172,7 @@ pub fn scenario_run(rng: &mut Rng, dir: &Path) -> Verdict {
         Ok(kind) => kind,
         // A capture study's kind designs the detumble, which may fail on a valid input (its
         // nominal does not detumble): `tumble capture-map` exits 1 with the reason.
-        Err(_) if sc.kind == "capture_map" => return Ok("failed run"),
+        Err(_) if sc.kind() == "capture_map" => return Ok("failed run"),
         Err(e) => return Err(format!("the checked scenario has no campaign: {e}")),
     };
     note("running");
@@ -257,7 +257,7 @@ pub fn command_run(rng: &mut Rng, dir: &Path) -> Verdict {
     let (dk, dv) = shorten(&sc, 50.0);
     let (set, short) = (format!("{key}={value}"), format!("{dk}={dv}"));
     let file = path.to_string_lossy().to_string();
-    let args = match sc.kind.as_str() {
+    let args = match sc.kind() {
         "capture_map" => vec!["capture-map", &file, "--set", &set, "--samples", "16", "--verify", "1"],
         _ => vec!["run", &file, "--set", &set, "--set", &short],
     };

@@ -45,15 +45,15 @@ fn listed(sections: &[&str]) -> String {
 pub fn check_kind(sc: &Scenario, kinds: &[(&str, Sections)]) -> Result<usize, ScenarioError> {
     let found = sections_of(sc);
     let fitting = kinds.iter().find(|(_, s)| s.fit(&found)).map(|(name, _)| *name);
-    if sc.kind.is_empty() {
+    if sc.kind().is_empty() {
         let hint = match fitting {
             Some(k) => format!("add `kind = \"{k}\"`"),
             None => format!("add one of {}", names(kinds)),
         };
         return Err(sc.error_at("kind", format!("missing: the file has {}; {hint} at the top", listed(&found))));
     }
-    let Some(index) = kinds.iter().position(|(name, _)| *name == sc.kind) else {
-        let msg = format!("unknown kind `{}`: one of {}", sc.kind, names(kinds));
+    let Some(index) = kinds.iter().position(|(name, _)| *name == sc.kind()) else {
+        let msg = format!("unknown kind `{}`: one of {}", sc.kind(), names(kinds));
         return Err(sc.error_at("kind", msg));
     };
     let sections = kinds[index].1;
@@ -78,7 +78,7 @@ pub fn check_kind(sc: &Scenario, kinds: &[(&str, Sections)]) -> Result<usize, Sc
     let other = fitting.map(|k| format!("; the sections fit `kind = \"{k}\"`"));
     let msg = format!(
         "`{}` contradicts the file's sections ({}): {}{}",
-        sc.kind,
+        sc.kind(),
         listed(&found),
         why.join(" and "),
         typo.or(other).unwrap_or_default()

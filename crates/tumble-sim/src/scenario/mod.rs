@@ -35,9 +35,6 @@ pub struct Scenario {
     pub text: String,
     /// The parsed content.
     pub file: ScenarioFile,
-    /// What it simulates: its `kind` (empty when the file gives none), checked against its
-    /// sections by the registry.
-    pub kind: String,
     /// The parsed document, for sections only an application of its kind knows.
     pub table: toml::Table,
     /// Keys set by overrides.
@@ -72,7 +69,6 @@ impl Scenario {
         let table = text.parse::<toml::Table>().map_err(|e| toml_error(path, &text, &e, None))?;
         let sc = Self {
             path: path.to_path_buf(),
-            kind: file.kind.clone().unwrap_or_default(),
             table,
             text,
             file,
@@ -81,6 +77,12 @@ impl Scenario {
         folder_name(&sc.file.name).map_err(|m| sc.error_at("name", m))?;
         step_count(&sc.file.simulation).map_err(|(key, m)| sc.error_at(key, m))?;
         Ok(sc)
+    }
+
+    /// What it simulates: its `kind` (empty when the file gives none), checked against its
+    /// sections by the registry.
+    pub fn kind(&self) -> &str {
+        self.file.kind.as_deref().unwrap_or_default()
     }
 
     /// The top-level section `name` as the type `T` its application defines; an error names
