@@ -15,6 +15,9 @@
 // Failure: see [`tumble_last_error`].
 #define TUMBLE_ERROR -1
 
+// [`tumble_run_step`]: the run has ended (its end is in [`tumble_run_report`]'s summary).
+#define TUMBLE_ENDED 1
+
 // A loaded capture design.
 typedef struct TumbleCaptureCheck TumbleCaptureCheck;
 
@@ -29,6 +32,9 @@ typedef struct TumbleLooseWire TumbleLooseWire;
 
 // A loaded contact model (shared by every object made from it).
 typedef struct TumbleModel TumbleModel;
+
+// A running simulation of any application.
+typedef struct TumbleRun TumbleRun;
 
 // A verdict: `V₀` of the predicted post-capture state, the funnel inlet `ρ₀`, the margin
 // `V₀/ρ₀` and whether the detumble is predicted to succeed (`safe`: 1 when `V₀ < ρ₀`, else 0).
@@ -266,6 +272,70 @@ int tumble_wire_force(const struct TumbleLooseWire *wire,
 // # Safety
 // `wire` is NULL or a live wire; the outputs are NULL or writable.
 int tumble_wire_limits(const struct TumbleLooseWire *wire, double *slack, double *yield_load);
+
+// Reads the scenario file at `path` (any kind the registry knows) with the `n_set` overrides
+// `set` (each `"KEY=VALUE"`, as `tumble run --set` takes them; NULL with 0 for none), builds
+// its model and starts its run at t = 0. NULL on failure (the error names the file and the
+// key).
+//
+// # Safety
+// `path` is NULL or a NUL-terminated string; `set` NULL (with `n_set` = 0) or `n_set`
+// NUL-terminated strings.
+struct TumbleRun *tumble_run_start(const char *path, const char *const *set, int n_set);
+
+// Frees a run (NULL is ignored).
+//
+// # Safety
+// `run` is NULL or from [`tumble_run_start`], not yet freed.
+void tumble_run_free(struct TumbleRun *run);
+
+// Takes one accepted step: [`TUMBLE_OK`] while the run goes on, [`TUMBLE_ENDED`] once it has
+// ended, [`crate::TUMBLE_ERROR`] when the guard stopped it (the diagnosis in
+// [`crate::tumble_last_error`]; the samples up to then are kept for [`tumble_run_report`]).
+//
+// # Safety
+// `run` is NULL or a live run.
+int tumble_run_step(struct TumbleRun *run);
+
+// Simulated time, s (NaN for NULL).
+//
+// # Safety
+// `run` is NULL or a live run.
+double tumble_run_time(const struct TumbleRun *run);
+
+// What the run has, as JSON valid until the next call on this run that returns text:
+// `{"state": [{"name", "unit", "len"}], "inputs": [{"name", "unit", "len", "release", "what"}]}`.
+// NULL for NULL.
+//
+// # Safety
+// `run` is NULL or a live run.
+const char *tumble_run_describe(struct TumbleRun *run);
+
+// Writes the values of the state part `name` (see [`tumble_run_describe`]) into `out`, which
+// holds `capacity` doubles; returns how many it has (written only when they fit), or
+// [`crate::TUMBLE_ERROR`] for an unknown name.
+//
+// # Safety
+// `run` is NULL or a live run; `name` NULL or a NUL-terminated string; `out` NULL or
+// `capacity` writable doubles.
+int tumble_run_state(const struct TumbleRun *run, const char *name, double *out, int capacity);
+
+// Sets input `name` to the `n` values at `values`, held from the next step on (`n` = 0
+// releases an input that can be released). Refused with what would be right: an unknown
+// name, a wrong count, a value that is not finite.
+//
+// # Safety
+// `run` is NULL or a live run; `name` NULL or a NUL-terminated string; `values` NULL (with
+// `n` = 0) or `n` readable doubles.
+int tumble_run_set_input(struct TumbleRun *run, const char *name, const double *values, int n);
+
+// Once the run has ended: its `summary.json` as text (valid until the next call on this run
+// that returns text), with `out_dir` (or NULL for none) also every file `tumble run` writes
+// there. NULL on failure (the run has not ended, the folder cannot be written).
+//
+// # Safety
+// `run` is NULL or a live run; `out_dir` NULL or a NUL-terminated string.
+const char *tumble_run_report(struct TumbleRun *run, const char *out_dir);
 
 #ifdef __cplusplus
 }  // extern "C"

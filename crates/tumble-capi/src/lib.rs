@@ -4,7 +4,10 @@
 //! body, evaluate, read the contact wrenches back and commit the friction state. Also the contact
 //! laws, friction and the snare wire for a code that computes its own penetrations
 //! (`tumble_law_*`, `tumble_friction`, `tumble_wire_*`), and the online pre-capture check from
-//! a capture study's saved design (`tumble_capture_check_*`).
+//! a capture study's saved design (`tumble_capture_check_*`). And any application's run through
+//! the one application interface (`tumble_run_*`): start it from a scenario file, step it, read
+//! its state and set its inputs by name (a mechanism's body wrenches, its arm's joint forces,
+//! the LEE snare's drive commands), write its outputs.
 //!
 //! The header `include/tumble.h` is generated from this file by cbindgen (the test
 //! `header_is_current` fails when it is stale; `TUMBLE_BLESS=1 cargo test -p tumble-capi`
@@ -19,8 +22,10 @@
 
 mod capture;
 mod laws;
+mod run;
 pub use capture::*;
 pub use laws::*;
+pub use run::*;
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};

@@ -34,6 +34,11 @@ pub enum Load {
         /// Torque in body axes, N·m.
         torque_B: Vec3,
     },
+    /// Pure torque in world axes, N·m.
+    WorldTorque {
+        /// Torque in world axes, N·m.
+        torque_W: Vec3,
+    },
 }
 
 /// The constant description of a rigid body (the *model*).
@@ -97,6 +102,7 @@ impl RigidBody {
                 Load::BodyForce { force_B, point_B } => (force_B, point_B, Vec3::zeros()),
                 Load::WorldForce { force_W, point_B } => (s.q_WB.inverse() * force_W, point_B, Vec3::zeros()),
                 Load::BodyTorque { torque_B } => (Vec3::zeros(), Vec3::zeros(), torque_B),
+                Load::WorldTorque { torque_W } => (Vec3::zeros(), Vec3::zeros(), s.q_WB.inverse() * torque_W),
             };
             let tau = tau_B + r_B.cross(&f_B);
             let f = s.q_WB * f_B;

@@ -284,8 +284,6 @@ def test_the_pre_capture_verdict(tmp_path):
     assert not verdict["safe"] and verdict["margin"] > 1.0
     with pytest.raises(tumble.ScenarioError, match="6 target velocities"):
         study.verdict(target_velocity=np.zeros(5))
-    with pytest.raises(tumble.ScenarioError, match="capture study"):
-        tumble.Simulation(tumble.load("scenarios/capture_map/tumbling_500kg.toml"))
     # The saved design answers the same verdicts without the study, bit for bit.
     path = tmp_path / "design.json"
     study.save_design(path)
@@ -320,16 +318,18 @@ def test_every_application_steps_with_its_state_and_inputs_by_name():
     # One interface for every kind: state by name with units, inputs by name.
     for path, names, inputs in [
         (PHOBOS, {"position", "speed"}, {"hop"}),
-        ("scenarios/snare/floating_target.toml", {"position", "impulse"}, set()),
+        ("scenarios/snare/floating_target.toml", {"position", "impulse"}, {"target.wrench"}),
+        ("scenarios/membrane/drop_test.toml", {"position", "membrane_force"}, {"wrench"}),
+        ("scenarios/capture_map/tumbling_500kg.toml", {"q", "base.angular_velocity", "cost_to_go"}, {"joint_forces"}),
         ("scenarios/snare/jemrms_snare.toml", {"q", "payload.position", "payload.impulse"}, {"joint_forces"}),
         ("scenarios/contact/drawer.toml", {"pallet.position", "pallet.angular_velocity"}, {"pallet.wrench"}),
         ("scenarios/membrane/asteroid_capture.toml", {"asteroid_position", "relative_velocity"}, {"thrust"}),
         ("scenarios/arms/double_pendulum.toml", {"q", "v"}, {"joint_forces"}),
-        ("scenarios/basics/dzhanibekov.toml", {"handle.position", "handle.angular_velocity"}, set()),
+        ("scenarios/basics/dzhanibekov.toml", {"handle.position", "handle.angular_velocity"}, {"handle.wrench"}),
         (
             "scenarios/contact/lee_capture.toml",
             {"shoulder_roll.q", "wrist_roll.v", "payload.attitude", "snare.ring_angle", "snare.carriage"},
-            {"joint_forces", "payload.wrench"},
+            {"joint_forces", "payload.wrench", "snare.ring", "snare.carriage"},
         ),
     ]:
         sim = tumble.Simulation(tumble.load(path))
@@ -373,3 +373,62 @@ def test_a_force_pushing_a_mechanism_body():
     # 20 N / 2000 N/m = 10 mm further along; the bound is half that.
     pushed, unpushed = (s.summary()["bodies"]["pallet"]["position_final_m"][0] for s in (sim, free))
     assert pushed - unpushed > 5e-3
+
+
+def test_closed_loops_on_the_snare_wire_the_drop_rigid_bodies_the_lee_and_the_detumble():
+    # The snare wire: braking the floating target (f_y = -c v_y) before the wire: it meets the
+    # wire slower, so the wire's impulse is smaller.
+    path = "scenarios/snare/floating_target.toml"
+    free = tumble.run(path, overrides={"simulation.duration": 0.2})
+    sim = tumble.Simulation(tumble.load(path, overrides={"simulation.duration": 0.2}))
+    while sim.step(10) is None:
+        vy = sim.state()["velocity"][1]
+        sim.set_input("target.wrench", [0.0, -200.0 * vy, 0.0])
+    assert sim.status == free.status != "failed"
+    impulse = lambda s: s.samples()["impulse_y_Ns"][-1]
+    assert 0.0 < impulse(sim) < 0.9 * impulse(free)
+
+    # The membrane drop: a hover law (weight plus damping of the fall) keeps the body off.
+    path = "scenarios/membrane/drop_test.toml"
+    over = {"simulation.duration": 2.0}
+    free = tumble.run(path, overrides=over)
+    sim = tumble.Simulation(tumble.load(path, overrides=over))
+    while sim.step() is None:
+        vz = sim.state()["velocity"][2]
+        sim.set_input("wrench", [0.0, 0.0, 100.0 * 9.81 - 400.0 * vz, 0.0, 0.0, 0.0])
+    assert any(e.name == "contact_start" for e in free.events())
+    assert not any(e.name == "contact_start" for e in sim.events()) and sim.status != "failed"
+
+    # Rigid bodies: a prograde thrust of 50 N for 600 s raises the orbit (DOPRI5 adaptive).
+    path = "scenarios/basics/orbit.toml"
+    over = {"simulation.duration": 600.0}
+    free = tumble.run(path, overrides=over)
+    sim = tumble.Simulation(tumble.load(path, overrides=over))
+    while sim.step() is None:
+        v = np.asarray(sim.state()["sat.velocity"])
+        sim.set_input("sat.wrench", list(50.0 * v / np.linalg.norm(v)) + [0.0, 0.0, 0.0])
+    energy = lambda s: s.samples()["kinetic_energy"][-1] + s.samples()["potential_energy"][-1]
+    assert sim.status == free.status != "failed" and energy(sim) > energy(free)
+
+    # The LEE: a ring motor held at zero voltage (a damper from rest) keeps the snare open past
+    # the trigger (1.96 s), where the built-in sequence closes it.
+    path = "scenarios/contact/lee_capture.toml"
+    over = {"simulation.duration": 3.0}
+    free = tumble.Simulation(tumble.load(path, overrides=over))
+    free.run()
+    sim = tumble.Simulation(tumble.load(path, overrides=over))
+    sim.set_input("snare.ring", [0.0])
+    sim.run()
+    angle = lambda s: s.samples()["snare_angle_deg"][-1]
+    assert angle(sim) == pytest.approx(30.0, abs=1e-9) and angle(free) > 60.0
+
+    # The capture study's detumble: rate damping u = -c v in place of the TVLQR takes the energy
+    # out as the inputs' negative work, and the budget closes.
+    path = "scenarios/capture_map/tumbling_500kg.toml"
+    sim = tumble.Simulation(tumble.load(path))
+    while sim.step() is None:
+        sim.set_joint_forces(list(-2000.0 * np.asarray(sim.state()["v"])))
+    s = sim.samples()
+    t, w = s["kinetic_energy"], s["work"]
+    assert s.units["work"] == "J" and t[-1] < 0.02 * t[0]
+    assert np.abs(t - w - t[0]).max() < 1e-5 * t[0]

@@ -1,8 +1,12 @@
-//! Scenario files → a model; the run loop that wires dynamics (and, later, contact);
-//! recorders; events; output writers and plots; benchmarks.
+//! Tumble's applications and what they share. Each application is a folder (`rigid`, `lander`,
+//! `membrane`, `membrane_capture`, `arm`, `grapple`, `snare`, `mechanism`, `capture_map`) with
+//! its model, its run on the [`pipeline`] and its [`app::Application`]; [`registry`] lists
+//! them. Shared: the scenario reader ([`scenario`]), the pipeline, the application interface
+//! ([`app`]), campaigns ([`campaign`]), tables, plots and animations.
 //!
-//! The pipeline of `tumble run`: [`Scenario::load`] → [`Model::build`] → [`simulate`] →
-//! [`write_run`].
+//! The path of `tumble run`: [`Scenario::load`] → [`registry::start`] (the application of the
+//! file's kind builds its model and starts its run) → steps on the pipeline's driver →
+//! [`app::Run::report`] (its `timeseries.csv`, `summary.json`, plots, animation).
 
 pub mod anim;
 pub mod app;
@@ -15,26 +19,19 @@ pub mod lander;
 pub mod mechanism;
 pub mod membrane;
 pub mod membrane_capture;
-mod metrics;
-mod model;
-mod output;
 mod outputs;
 pub mod pipeline;
 mod plot;
-mod record;
 pub mod registry;
-pub mod rigid_app;
-mod run;
+pub mod rigid;
 pub mod scenario;
 pub mod snare;
 mod table;
 pub mod tools;
 
-pub use model::{GravityKind, Model, ModelBuilder};
-pub use output::{animation as rigid_animation, summary as rigid_summary, write_run};
 pub use pipeline::Diagnosis;
-pub use record::Recording;
-pub use run::{Outcome, RigidSim, RunResult, simulate};
+pub use rigid::{GravityKind, Model, ModelBuilder, Outcome, Recording, RigidSim, RunResult, simulate, write_run};
+pub use rigid::{animation as rigid_animation, summary as rigid_summary};
 pub use scenario::{Scenario, ScenarioError};
 pub use table::Table;
 

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 /// Every bundled application, in the order the docs list them.
 pub static APPLICATIONS: &[&dyn Application] = &[
-    &crate::rigid_app::RigidBodies,
+    &crate::rigid::app::RigidBodies,
     &crate::lander::app::Lander,
     &crate::membrane::app::MembraneDropApp,
     &crate::membrane_capture::app::AsteroidCaptureApp,
@@ -128,26 +128,11 @@ mod tests {
     }
 
     /// The parts every application uses import none of them, so that an application is its
-    /// folder and its line in [`APPLICATIONS`] (the rigid bodies' modules are still in the
-    /// crate's root and listed here as an application's).
+    /// folder and its line in [`APPLICATIONS`].
     #[test]
     fn shared_modules_import_no_application() {
-        const APPS: [&str; 14] = [
-            "arm",
-            "capture_map",
-            "grapple",
-            "lander",
-            "mechanism",
-            "membrane",
-            "membrane_capture",
-            "snare",
-            "rigid_app",
-            "run",
-            "output",
-            "record",
-            "metrics",
-            "model",
-        ];
+        const APPS: [&str; 9] =
+            ["arm", "capture_map", "grapple", "lander", "mechanism", "membrane", "membrane_capture", "snare", "rigid"];
         const SHARED: [&str; 7] = ["pipeline", "campaign", "scenario", "app", "outputs.rs", "table.rs", "plot.rs"];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut files = Vec::new();

@@ -121,7 +121,10 @@ impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
     /// from the next step on: a user's control law between steps. Their work enters the
     /// actuators' work of the energy check. A slice of another length is refused.
     pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
-        super::set_feed_forward(&mut self.model.system, tau)
+        super::set_feed_forward(&mut self.model.system, tau)?;
+        // DOPRI5 keeps the last stage's derivative as the next step's first: stale now.
+        self.integ.invalidate();
+        Ok(())
     }
 
     /// The run's record with how it ended.

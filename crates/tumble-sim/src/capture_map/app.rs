@@ -1,10 +1,12 @@
-//! The capture study as an application: a scenario of `kind = "capture_map"` is checked and
-//! its dispersed captures run as a campaign; the study itself runs with `tumble capture-map`
-//! (or `tumble.CaptureStudy`), not as one stepped run.
+//! The capture study as an application: a scenario of `kind = "capture_map"` is checked, its
+//! nominal capture's detumble runs stepped ([`super::stepped`]: `tumble run`,
+//! `tumble.Simulation`) and its dispersed captures run as a campaign; the study itself (maps,
+//! funnel, verdict) runs with `tumble capture-map` (or `tumble.CaptureStudy`).
 
 use super::CaptureStudy;
 use super::campaign::VerdictRuns;
-use crate::app::{Application, Run};
+use super::stepped::DetumbleSim;
+use crate::app::{Application, Run, Stepped};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::scenario::{Scenario, ScenarioError, Sections};
@@ -27,12 +29,10 @@ impl Application for CaptureMap {
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
-        CaptureStudy::build(sc)?;
-        let file = sc.path.display();
-        Err(sc.error_at(
-            "kind",
-            format!("a capture study is not one stepped run: it runs with `tumble capture-map {file}` (tumble.CaptureStudy(scenario) in Python)"),
-        ))
+        let study = CaptureStudy::build(sc)?;
+        let sim = DetumbleSim::new(study).map_err(|e| sc.error_at("capture", e))?;
+        let schedule = sim.schedule();
+        Ok(Stepped::start(sim, schedule))
     }
 
     fn campaign(&self, sc: &Scenario, dispersions: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {

@@ -16,10 +16,29 @@ pub(super) type Watch<'a> = &'a mut dyn FnMut(usize, &DVector<f64>, Option<&DVec
 /// The plant under inputs held over a step, for the project's integrators: state `[x; W]`,
 /// `W` the inputs' work `∫ u·v dt` (`u` the generalised forces conjugate to `v`, the state's
 /// velocities).
-struct Held<'a> {
-    plant: &'a Plant,
-    u: &'a [f64],
-    scratch: &'a mut PlantScratch,
+pub(super) struct Held<'a> {
+    /// The plant.
+    pub plant: &'a Plant,
+    /// The inputs held over the step.
+    pub u: &'a [f64],
+    /// The plant's working memory.
+    pub scratch: &'a mut PlantScratch,
+}
+
+/// The energy check of the plant at `y = [x; W]`: `T − W − T₀` against 1 % of the largest of
+/// `T` and `|W|` so far (`energy0 = (T₀, that largest)`, updated here). The plant has no
+/// potential energy (free-floating, no gravity, no springs), so the balance is zero in the
+/// exact flow.
+pub(super) fn energy_check(
+    plant: &Plant,
+    y: &[f64],
+    scratch: &mut PlantScratch,
+    energy0: &mut (f64, f64),
+) -> EnergyCheck {
+    let nx = plant.nx();
+    let (kinetic, work) = (plant.kinetic_energy_in(&y[..nx], scratch), y[nx]);
+    energy0.1 = energy0.1.max(kinetic).max(work.abs());
+    EnergyCheck { growth: kinetic - work - energy0.0, limit: 0.01 * (energy0.1 + 1e-12) }
 }
 
 impl OdeSystem for Held<'_> {
@@ -35,10 +54,8 @@ impl OdeSystem for Held<'_> {
 
 /// A closed-loop rollout as the pipeline steps it.
 ///
-/// Its energy check: the state carries the inputs' work `W`, and the plant has no potential
-/// energy (free-floating, no gravity, no springs), so `T − W − T₀` is zero in the exact flow;
-/// it may not grow past 1 % of the largest of `T` and `|W|` so far. The controller's work is in
-/// `W`, so only the integration can make it grow: a step too large for the plant.
+/// Its energy check ([`energy_check`]): the state carries the inputs' work `W`, so only the
+/// integration can make the balance grow: a step too large for the plant.
 struct HeldSim<'a> {
     plant: &'a Plant,
     integ: Integrator,
@@ -78,10 +95,7 @@ impl Simulation for HeldSim<'_> {
     }
 
     fn observe(&mut self) -> StepReport {
-        let nx = self.x.len();
-        let (kinetic, work) = (self.plant.kinetic_energy_in(&self.y[..nx], &mut self.scratch), self.y[nx]);
-        self.energy0.1 = self.energy0.1.max(kinetic).max(work.abs());
-        self.check = EnergyCheck { growth: kinetic - work - self.energy0.0, limit: 0.01 * (self.energy0.1 + 1e-12) };
+        self.check = energy_check(self.plant, &self.y, &mut self.scratch, &mut self.energy0);
         let stop = (self.watch)(self.k, &self.x, Some(&self.u)) || self.k >= self.steps;
         StepReport { stop: stop.then_some(Stop::Completed), ..StepReport::default() }
     }

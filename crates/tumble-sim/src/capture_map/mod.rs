@@ -11,6 +11,7 @@ mod held;
 mod online;
 mod plots;
 pub use plots::animation;
+pub mod stepped;
 mod verdict;
 
 use crate::arm::ArmModel;

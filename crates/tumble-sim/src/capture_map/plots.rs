@@ -4,6 +4,7 @@
 use super::{CaptureReport, Sample};
 use crate::plot::{Series, line_plot, scatter_groups};
 use std::path::Path;
+use tumble_math::nalgebra::DVector;
 
 /// Writes `plots/funnel`, `plots/verdict`, `plots/detumble_angles`, `plots/detumble_rates` and
 /// `plots/detumble_inputs` into `dir`.
@@ -39,49 +40,58 @@ pub(super) fn write(dir: &Path, rep: &CaptureReport) -> Result<(), String> {
         "log10 (final rate / goal rate)",
         &[("detumbled", &detumbled), ("failed", &failed)],
     )?;
-    detumble(dir, rep, &t)
+    detumble(dir, &d.theta_capture, &d.x_nom, &d.u_nom, d.spec.dt, "Nominal detumble")
 }
 
-/// The nominal detumble `x(t) = [θ; ω; v; θ̇]`, `u(t) = [τ_base; f_base; τ_joints]`: the
-/// trajectory the TVLQR was designed along, which the nominal capture follows.
-fn detumble(dir: &Path, rep: &CaptureReport, t: &[f64]) -> Result<(), String> {
-    let d = &rep.design;
-    let n = d.theta_capture.len();
-    let component = |rows: &[tumble_math::nalgebra::DVector<f64>], i: usize, scale: f64, offset: f64| -> Vec<f64> {
+/// A detumble's plots from its states `x(t) = [θ; ω; v; θ̇]` and inputs
+/// `u(t) = [τ_base; f_base; τ_joints]` at steps of `dt`, titled `what` (the nominal detumble: the
+/// trajectory the TVLQR was designed along, which the nominal capture follows).
+pub(super) fn detumble(
+    dir: &Path,
+    theta_capture: &[f64],
+    xs: &[DVector<f64>],
+    us: &[DVector<f64>],
+    dt: f64,
+    what: &str,
+) -> Result<(), String> {
+    let n = theta_capture.len();
+    let t: Vec<f64> = (0..xs.len()).map(|k| k as f64 * dt).collect();
+    let t = &t;
+    let component = |rows: &[DVector<f64>], i: usize, scale: f64, offset: f64| -> Vec<f64> {
         rows.iter().map(|x| scale * (x[i] - offset)).collect()
     };
     let deg = 180.0 / std::f64::consts::PI;
     let angles: Vec<Series> = (0..n)
-        .map(|j| Series { label: format!("joint {}", j + 1), x: t, y: component(&d.x_nom, j, deg, d.theta_capture[j]) })
+        .map(|j| Series { label: format!("joint {}", j + 1), x: t, y: component(xs, j, deg, theta_capture[j]) })
         .collect();
     let labels = ["ωx", "ωy", "ωz", "vx", "vy", "vz"];
     let rates: Vec<Series> = (0..6 + n)
         .map(|i| {
             let label = labels.get(i).map_or_else(|| format!("joint {} rate", i - 5), |l| format!("base {l}"));
-            Series { label, x: t, y: component(&d.x_nom, n + i, 1.0, 0.0) }
+            Series { label, x: t, y: component(xs, n + i, 1.0, 0.0) }
         })
         .collect();
-    let ut = &t[..d.u_nom.len()];
+    let ut = &t[..us.len().min(t.len())];
     let names = ["τx", "τy", "τz", "fx", "fy", "fz"];
     let inputs: Vec<Series> = (0..6 + n)
         .map(|i| {
             let label = names.get(i).map_or_else(|| format!("joint {} torque", i - 5), |l| format!("base {l}"));
-            Series { label, x: ut, y: component(&d.u_nom, i, 1.0, 0.0) }
+            Series { label, x: ut, y: component(&us[..ut.len()], i, 1.0, 0.0) }
         })
         .collect();
     let time = "time after capture (s)";
     line_plot(
         &dir.join("plots/detumble_angles"),
-        "Nominal detumble: joint angles from capture",
+        &format!("{what}: joint angles from capture"),
         time,
         "deg",
         &angles,
         false,
     )?;
-    let title = "Nominal detumble: base rates (rad/s, m/s) and joint rates (rad/s)";
-    line_plot(&dir.join("plots/detumble_rates"), title, time, "rate", &rates, false)?;
-    let title = "Nominal detumble: inputs (N·m, N)";
-    line_plot(&dir.join("plots/detumble_inputs"), title, time, "input", &inputs, false)
+    let title = format!("{what}: base rates (rad/s, m/s) and joint rates (rad/s)");
+    line_plot(&dir.join("plots/detumble_rates"), &title, time, "rate", &rates, false)?;
+    let title = format!("{what}: inputs (N·m, N)");
+    line_plot(&dir.join("plots/detumble_inputs"), &title, time, "input", &inputs, false)
 }
 
 /// The nominal detumble as an animation (`animation.glb`): the chaser's links and the target
@@ -89,24 +99,28 @@ fn detumble(dir: &Path, rep: &CaptureReport, t: &[f64]) -> Result<(), String> {
 /// state holds the joint angles and every rate but not the base's pose, which is integrated here
 /// from the base's rates (midpoint rule at the design step, the quaternion renormalised).
 pub fn animation(study: &super::CaptureStudy, rep: &CaptureReport) -> crate::anim::Animation {
+    states_animation(study, &rep.design.x_nom, rep.design.spec.dt)
+}
+
+/// The detumble through the states `xs` at steps of `dt` as an animation (see [`animation`]).
+pub(super) fn states_animation(study: &super::CaptureStudy, xs: &[DVector<f64>], dt: f64) -> crate::anim::Animation {
     let mb = &study.plant.model;
-    let d = &rep.design;
-    let (n, nq, nv) = (d.theta_capture.len(), mb.nq(), mb.nv());
+    let (n, nq, nv) = (study.plant.joints(), mb.nq(), mb.nv());
     let mut q = study.q.clone();
     let mut qd = vec![0.0; nq];
     let mut mid = vec![0.0; nq];
-    let stride = (d.x_nom.len() / 600).max(1);
-    let mut frames: Vec<(f64, Vec<f64>, Vec<f64>)> = Vec::with_capacity(d.x_nom.len() / stride + 1);
-    for (k, x) in d.x_nom.iter().enumerate() {
+    let stride = (xs.len() / 600).max(1);
+    let mut frames: Vec<(f64, Vec<f64>, Vec<f64>)> = Vec::with_capacity(xs.len() / stride + 1);
+    for (k, x) in xs.iter().enumerate() {
         q[nq - n..].copy_from_slice(&x.as_slice()[..n]);
         let v = &x.as_slice()[n..n + nv];
         if k % stride == 0 {
-            frames.push((k as f64 * d.spec.dt, q.clone(), v.to_vec()));
+            frames.push((k as f64 * dt, q.clone(), v.to_vec()));
         }
         mb.q_dot(&q, v, &mut qd);
-        mid.iter_mut().zip(&q).zip(&qd).for_each(|((m, q), qd)| *m = q + 0.5 * d.spec.dt * qd);
+        mid.iter_mut().zip(&q).zip(&qd).for_each(|((m, q), qd)| *m = q + 0.5 * dt * qd);
         mb.q_dot(&mid, v, &mut qd);
-        q.iter_mut().zip(&qd).for_each(|(q, qd)| *q += d.spec.dt * qd);
+        q.iter_mut().zip(&qd).for_each(|(q, qd)| *q += dt * qd);
         mb.normalize(&mut q);
     }
     crate::arm::tree_animation(mb, frames.iter().map(|(t, q, v)| (*t, q.as_slice(), v.as_slice())))

@@ -1,7 +1,7 @@
 //! Mechanisms on the interference engine as an application: a scenario of
 //! `kind = "mechanism"` built, stepped with each free body's pose and twist, the arm's joints
-//! and the snare's drives by name; a wrench on any free body and the arm's joint forces as its
-//! inputs; reported.
+//! and the snare's drives by name; a wrench on any free body, the arm's joint forces and the
+//! snare's drive commands as its inputs; reported.
 
 use super::campaign::MechanismRuns;
 use super::{Mechanism, MechanismSim, MechanismSummary, timeseries, write_mechanism_run};
@@ -44,6 +44,9 @@ impl Application for MechanismApp {
     }
 }
 
+/// The snare's drive commands, closing motor then carriage.
+const SNARE_DRIVES: [&str; 2] = ["snare.ring", "snare.carriage"];
+
 /// The suffix of a body's wrench input.
 const WRENCH: &str = ".wrench";
 
@@ -70,12 +73,16 @@ impl Stepping for MechanismRunning {
     }
 
     fn inputs(&self) -> Vec<Input> {
-        let (bodies, _) = self.sim.offsets();
+        let (bodies, drives) = self.sim.offsets();
         let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this free body, held from the next step on (no values: none); its work enters the energy budget";
         let mut inputs: Vec<Input> = (self.model.bodies.iter().zip(bodies))
             .filter(|(_, o)| o.is_some())
             .map(|(b, _)| Input::new(format!("{}{WRENCH}", b.name), "N|N·m", 6, what).releasable())
             .collect();
+        if drives.is_some() {
+            let what = "the snare's closing motor (`snare.ring`) or carriage (`snare.carriage`) commanded at this fraction of its rated voltage (-1 to 1), unbraked in every stage, from the next step on; no value hands it back to the sequence; its work enters the energy budget";
+            inputs.extend(SNARE_DRIVES.map(|name| Input::new(name, "1", 1, what).releasable()));
+        }
         if let Some((sys, _)) = &self.model.arm {
             let what = "the arm's feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";
             inputs.push(Input::new("joint_forces", "N·m|N", sys.model.nv(), what));
@@ -86,6 +93,9 @@ impl Stepping for MechanismRunning {
     fn set_input(&mut self, name: &str, v: &[f64]) -> Result<(), String> {
         if name == "joint_forces" {
             return self.sim.set_joint_forces(v);
+        }
+        if let Some(k) = SNARE_DRIVES.iter().position(|d| *d == name) {
+            return self.sim.command_snare(k, v.first().copied());
         }
         let body = name.strip_suffix(WRENCH).and_then(|b| self.model.bodies.iter().position(|x| x.name == b));
         let Some(i) = body else { return Err(format!("no input `{name}`")) };

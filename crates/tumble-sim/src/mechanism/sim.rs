@@ -436,6 +436,15 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
         crate::arm::set_feed_forward(sys, tau)
     }
 
+    /// Commands the snare's drive `k` (0: the closing motor, 1: the carriage) with `u`, the
+    /// fraction of its rated voltage (−1 to 1), from the next step on; `None` hands it back to
+    /// the sequence. The drives' power is in the work the energy check counts.
+    pub fn command_snare(&mut self, k: usize, u: Option<f64>) -> Result<(), String> {
+        let Some(run) = &mut self.ode.snare else { return Err("the mechanism has no [mechanism.snare]".into()) };
+        let at = run.at;
+        run.command(k, u, &mut self.y[at..at + DRIVE_STATE_LEN])
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MechRun {
         self.run.diagnosis = end.err();

@@ -1,16 +1,18 @@
 //! The membrane drop as an application: a scenario of `kind = "membrane_drop"` built, stepped
-//! with the body's state and the membrane's wrench by name, and reported.
+//! with the body's state and the membrane's wrench by name, a wrench on the body as its input,
+//! and reported.
 
 use super::campaign::DropRuns;
 use super::{DropSummary, MembraneDrop, MembraneSim, timeseries, write_membrane_run};
 use crate::Table;
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
+use tumble_math::Vec3;
 
 /// A body dropped onto a fixed membrane (`kind = "membrane_drop"`).
 pub struct MembraneDropApp;
@@ -57,6 +59,17 @@ impl Stepping for DropRunning {
         q.push(Quantity::new("membrane_force", "N", c.force().as_slice()));
         q.push(Quantity::new("membrane_torque", "N·m", c.torque().as_slice()));
         q
+    }
+
+    fn inputs(&self) -> Vec<Input> {
+        let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on the body, held from the next step on (no values: none); its work enters the energy budget";
+        vec![Input::new("wrench", "N|N·m", 6, what).releasable()]
+    }
+
+    fn set_input(&mut self, _name: &str, v: &[f64]) -> Result<(), String> {
+        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
+        self.sim.apply(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+        Ok(())
     }
 
     fn table(&self) -> Table {

@@ -18,7 +18,7 @@ use crate::scenario::check::mass_and_inertia;
 use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key, rk4_timing};
 use crate::scenario::membrane::MembraneShape;
 use tumble_contact::membrane::{BodyHull, Distribution, Membrane, MembraneContact, MembraneFriction};
-use tumble_dynamics::{BODY_STATE_LEN, BodyState, RigidBody};
+use tumble_dynamics::{BodyState, RigidBody};
 use tumble_geometry::bodies::{BodyKind, body_mesh};
 use tumble_geometry::{MassProperties, TriMesh};
 use tumble_math::{Vec3, quat_from_wxyz};
@@ -89,12 +89,14 @@ pub struct MembraneSample {
     pub damping_loss: f64,
     /// Energy removed by friction `−∫P_f dt`, J.
     pub friction_loss: f64,
+    /// Work of a user's wrench `∫(F·v + τ·ω) dt`, J.
+    pub work: f64,
 }
 
 impl MembraneSample {
-    /// `T + V_g + ½k(A − A₀)² + D_c + D_f`: constant for the exact flow.
+    /// `T + V_g + ½k(A − A₀)² + D_c + D_f − W`: constant for the exact flow.
     pub fn budget(&self) -> f64 {
-        self.kinetic + self.gravity_potential + self.contact.energy + self.damping_loss + self.friction_loss
+        self.kinetic + self.gravity_potential + self.contact.energy + self.damping_loss + self.friction_loss - self.work
     }
 }
 
@@ -143,7 +145,7 @@ impl MembraneDrop {
 
     /// The state at the start: body, then the two losses (zero).
     pub fn initial_state(&self) -> Vec<f64> {
-        let mut y = vec![0.0; BODY_STATE_LEN + 2];
+        let mut y = vec![0.0; sim::STATE_LEN];
         self.start.write(&mut y);
         y
     }

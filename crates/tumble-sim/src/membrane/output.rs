@@ -16,7 +16,7 @@ pub fn timeseries(run: &MembraneRun) -> Table {
         "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
          tension_N_m,normal_fx_N,normal_fy_N,normal_fz_N,friction_fx_N,friction_fy_N,friction_fz_N,\
          max_slip_m_s,contact_vertices,depth_m,kinetic_J,gravity_potential_J,membrane_energy_J,\
-         damping_loss_J,friction_loss_J,budget_J"
+         damping_loss_J,friction_loss_J,work_J,budget_J"
             .split(',')
             .map(String::from)
             .collect(),
@@ -28,7 +28,7 @@ pub fn timeseries(run: &MembraneRun) -> Table {
         row.extend([c.area, c.area_rate, c.tension]);
         row.extend(c.normal_force.iter().chain(c.friction_force.iter()));
         row.extend([c.max_slip, c.contact_vertices as f64, c.depth]);
-        row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.budget()]);
+        row.extend([s.kinetic, s.gravity_potential, c.energy, s.damping_loss, s.friction_loss, s.work, s.budget()]);
         table.push(&row);
     }
     table

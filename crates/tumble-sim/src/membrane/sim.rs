@@ -8,7 +8,7 @@ use crate::pipeline::{
 use std::ops::Deref;
 use tumble_contact::membrane::{MembraneContact, MembraneWorkspace, RelativeMotion};
 use tumble_dynamics::{BODY_STATE_LEN, BodyState, OdeSystem, normalize_quaternion};
-use tumble_math::Mat3;
+use tumble_math::{Mat3, Vec3};
 
 /// The drop as an `OdeSystem`. The contact of the state the loop last observed is kept, so the
 /// next step's first RK4 stage reuses it (the membrane is a pure function of the state).
@@ -17,11 +17,17 @@ struct Ode<M> {
     ws: MembraneWorkspace,
     seen: Vec<f64>,
     seen_contact: Option<MembraneContact>,
+    /// A user's force and torque on the body (N, N·m, world axes; the torque about its centre
+    /// of mass).
+    push: (Vec3, Vec3),
 }
 
-/// Body states, then `∫c Ȧ² dt`, then `−∫P_f dt`.
+/// Body states, then `∫c Ȧ² dt`, then `−∫P_f dt`, then the work of the user's wrench.
 pub(super) const DAMPING_LOSS: usize = BODY_STATE_LEN;
 pub(super) const FRICTION_LOSS: usize = BODY_STATE_LEN + 1;
+pub(super) const WORK: usize = BODY_STATE_LEN + 2;
+/// The state's length.
+pub(super) const STATE_LEN: usize = BODY_STATE_LEN + 3;
 
 impl<M: Deref<Target = MembraneDrop>> Ode<M> {
     /// The membrane's action at body state `s` (rotation `R` of its attitude).
@@ -52,7 +58,7 @@ impl<M: Deref<Target = MembraneDrop>> Ode<M> {
 
 impl<M: Deref<Target = MembraneDrop>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
-        BODY_STATE_LEN + 2
+        STATE_LEN
     }
 
     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
@@ -63,9 +69,11 @@ impl<M: Deref<Target = MembraneDrop>> OdeSystem for Ode<M> {
             _ => self.contact(&s, &R),
         };
         let m = &*self.model;
-        m.body.derivatives(y, &m.gravity, &c.force(), &(R.transpose() * c.torque()), dydt);
+        let (f, tau) = self.push;
+        m.body.derivatives(y, &m.gravity, &(c.force() + f), &(R.transpose() * (c.torque() + tau)), dydt);
         dydt[DAMPING_LOSS] = m.membrane.c * c.area_rate * c.area_rate;
         dydt[FRICTION_LOSS] = -c.friction_power;
+        dydt[WORK] = f.dot(&s.v_WB) + tau.dot(&(R * s.w_WB_B));
     }
 
     fn project(&self, y: &mut [f64]) {
@@ -75,8 +83,8 @@ impl<M: Deref<Target = MembraneDrop>> OdeSystem for Ode<M> {
 
 /// A membrane drop as the pipeline steps it.
 ///
-/// Its energy check: the budget `T + V_g + ½k(A − A₀)² + D_c + D_f` (constant for the exact
-/// flow) may grow by `simulation.max_energy_growth` of the energy scale `T₀ + m|g|(z₀ + r)`
+/// Its energy check: the budget `T + V_g + ½k(A − A₀)² + D_c + D_f − W` (constant for the
+/// exact flow; `W` the work of a user's wrench) may grow by `simulation.max_energy_growth` of the energy scale `T₀ + m|g|(z₀ + r)`
 /// (the initial kinetic energy and the fall to the membrane's plane plus one body radius).
 ///
 /// The membrane model holds only inside its suspension polygon: a body point that crosses the
@@ -103,7 +111,7 @@ impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
         let clock = FixedSteps::new(y.len(), model.dt, model.duration, model.output_interval);
         let height = (model.start.p_WB.z + model.radius).max(0.0);
         let weight = model.body.mass * model.gravity.norm();
-        let mut ode = Ode { model, ws, seen: vec![], seen_contact: None };
+        let mut ode = Ode { model, ws, seen: vec![], seen_contact: None, push: (Vec3::zeros(), Vec3::zeros()) };
         let contact = ode.observe(&y);
         let (steps, every) = (clock.steps, clock.every);
         let first = ode.model.sample(0.0, &y, contact);
@@ -140,6 +148,12 @@ impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
         &self.run
     }
 
+    /// Sets a force `f` (N) on the body's centre of mass and a torque `tau` (N·m) about it, world
+    /// axes, held from the next step on; their work enters the energy budget.
+    pub fn apply(&mut self, f: Vec3, tau: Vec3) {
+        self.ode.push = (f, tau);
+    }
+
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MembraneRun {
         self.run.diagnosis = end.err();
@@ -165,6 +179,7 @@ impl MembraneDrop {
             gravity_potential: -self.body.mass * self.gravity.dot(&s.p_WB),
             damping_loss: y[DAMPING_LOSS],
             friction_loss: y[FRICTION_LOSS],
+            work: y[WORK],
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::campaign::WireRuns;
 use super::{WireExperiment, WireSim, WireSummary, output_every, timeseries, write_wire_run};
 use crate::Table;
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::pipeline::{Diagnosis, Stop};
@@ -57,6 +57,16 @@ impl Stepping for WireRunning {
             Quantity::scalar("angular_velocity", "rad/s", y[5]),
             Quantity::new("impulse", "N·s", &y[6..8]),
         ]
+    }
+
+    fn inputs(&self) -> Vec<Input> {
+        let what = "a force [fx, fy] (N, the plane's axes) at the target's centre of mass, then a torque about it (N·m), held from the next step on (no values: none); its work enters the energy budget";
+        vec![Input::new("target.wrench", "N|N·m", 3, what).releasable()]
+    }
+
+    fn set_input(&mut self, _name: &str, v: &[f64]) -> Result<(), String> {
+        let v = if v.is_empty() { &[0.0; 3][..] } else { v };
+        self.sim.push([v[0], v[1]], v[2])
     }
 
     fn table(&self) -> Table {

@@ -83,6 +83,8 @@ pub struct WireSample {
     pub delta: f64,
     /// Kinetic plus wire energy, J.
     pub energy: f64,
+    /// Work of the push so far, J.
+    pub work: f64,
 }
 
 /// The run.
@@ -134,6 +136,8 @@ struct WireOde {
     wire: Option<LooseWire>,
     /// Approach speed at first contact, m/s.
     v0: f64,
+    /// The push `[fx, fy, tz]` (N, N·m) held on the target.
+    push: [f64; 3],
 }
 
 impl WireOde {
@@ -160,8 +164,9 @@ impl WireOde {
             let ft = friction(e.mu, n, &Vec3::new(v[0], 0.0, 0.0), e.v_star);
             f = [ft.x, n];
         }
-        let torque = r[0] * f[1] - r[1] * f[0];
-        ([s[3], s[4], s[5], f[0] / e.mass, f[1] / e.mass, torque / e.inertia, f[0], f[1]], f, delta)
+        let torque = r[0] * f[1] - r[1] * f[0] + self.push[2];
+        let a = [(f[0] + self.push[0]) / e.mass, (f[1] + self.push[1]) / e.mass];
+        ([s[3], s[4], s[5], a[0], a[1], torque / e.inertia, f[0], f[1]], f, delta)
     }
 }
 

@@ -14,17 +14,18 @@ pub fn output_every(sc: &crate::Scenario, dt: f64) -> usize {
 }
 
 /// Every `every`-th sample as `timeseries.csv` has them: the payload's velocity and rate, the
-/// wire's friction and normal force, the impulse, the penetration and the energy.
+/// wire's friction and normal force, the impulse, the penetration, the energy and the work of
+/// the push.
 pub fn timeseries(run: &WireRun, every: usize) -> Table {
     let mut table = Table::new(
-        "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J"
+        "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J,work_J"
             .split(',')
             .map(String::from)
             .collect(),
     );
     for s in run.samples.iter().step_by(every.max(1)) {
         let (v, f, j) = (s.velocity, s.force, s.impulse);
-        table.push(&[s.t, v[0], v[1], s.omega, f[0], f[1], j[0], j[1], s.delta, s.energy]);
+        table.push(&[s.t, v[0], v[1], s.omega, f[0], f[1], j[0], j[1], s.delta, s.energy, s.work]);
     }
     table
 }

@@ -25,6 +25,14 @@
 //! acceleration is neglected (their inertia is reflected to their coordinate only). A drive
 //! not running is braked (its rate held at zero).
 //!
+//! **Commands.** A user's controller may command either drive between steps (inputs
+//! `snare.ring`, `snare.carriage`): a command `u ∈ [−1, 1]`, the fraction of the motor's rated
+//! voltage, shifts its line to `τ = τ_s (u − Δ̇/ω₀)` (`F = F_s (u − ṡ/v₀)`) and runs the drive in
+//! every stage, unbraked; no value hands it back to the sequence, which brakes it unless its
+//! stage runs it. The sequence still judges: the ring stalls when `−Q_Δ ≥ τ_s u / 2`, the face
+//! carries the preload at `0.99 F_s u`; the ring stays within `0 ≤ Δ ≤ π` and the carriage
+//! within `0 ≤ s ≤` its stroke (a stop brakes the rate into it).
+//!
 //! **Sequence.** Open (both braked at `Δ₀`, `s = 0`) until the target's `tip` is `trigger` deep
 //! behind the ring's plane; closing until the ring stalls on the shaft (`Δ̇ < ω₀/100` with a wire
 //! touching it) or closes fully (`Δ = π`), then braked: captured if every wire touches the
@@ -58,9 +66,16 @@ pub struct DcDrive {
 }
 
 impl DcDrive {
-    /// Torque (force) at output speed `speed`.
+    /// Torque (force) at output speed `speed` at full command.
     pub fn output(&self, speed: f64) -> f64 {
-        self.stall * (1.0 - speed / self.no_load_speed)
+        self.commanded(1.0, speed)
+    }
+
+    /// Torque (force) at output speed `speed` under command `u` (the fraction of the rated
+    /// voltage, −1 to 1): `stall (u − ω/no_load_speed)`, the DC motor's line shifted by its
+    /// voltage.
+    pub fn commanded(&self, u: f64, speed: f64) -> f64 {
+        self.stall * (u - speed / self.no_load_speed)
     }
 }
 

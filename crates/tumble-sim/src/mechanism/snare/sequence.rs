@@ -89,6 +89,9 @@ pub(crate) struct SnareRun {
     pub at: usize,
     /// The record so far.
     pub log: SnareLog,
+    /// A user's commands of the closing motor and the carriage (fractions of their rated
+    /// voltage); `None`: the sequence's.
+    pub commands: [Option<f64>; 2],
 }
 
 impl SnareRun {
@@ -106,16 +109,36 @@ impl SnareRun {
             peak_face: 0.0,
             peak_torque: 0.0,
         };
-        Self { wires, pairs, at, log }
+        Self { wires, pairs, at, log, commands: [None; 2] }
+    }
+
+    /// Whether the closing motor and the carriage run (the others are braked).
+    fn running(&self) -> [bool; 2] {
+        let stage = self.log.outcome;
+        [self.commands[0].is_some() || stage == Stage::Closing, self.commands[1].is_some() || stage == Stage::Captured]
+    }
+
+    /// Commands drive `k` (0: the closing motor, 1: the carriage) with `u` (−1 to 1), or hands
+    /// it back to the sequence (`None`), which brakes it unless its stage runs it.
+    pub fn command(&mut self, k: usize, u: Option<f64>, d: &mut [f64]) -> Result<(), String> {
+        if let Some(u) = u.filter(|u| !(-1.0..=1.0).contains(u)) {
+            return Err(format!("a drive's command is a fraction of its rated voltage, from -1 to 1; got {u}"));
+        }
+        self.commands[k] = u;
+        if !self.running()[k] {
+            d[2 * k + 1] = 0.0;
+        }
+        Ok(())
     }
 
     /// Closing torque and carriage force at `d`; zero for a braked drive.
     pub fn outputs(&self, sn: &Snare, d: &[f64]) -> (f64, f64) {
-        match self.log.outcome {
-            Stage::Closing => (sn.motor.output(d[1]), 0.0),
-            Stage::Captured => (0.0, sn.carriage.output(d[3])),
-            _ => (0.0, 0.0),
-        }
+        let [ring, carriage] = self.running();
+        let u = self.commands.map(|u| u.unwrap_or(1.0));
+        (
+            if ring { sn.motor.commanded(u[0], d[1]) } else { 0.0 },
+            if carriage { sn.carriage.commanded(u[1], d[3]) } else { 0.0 },
+        )
     }
 
     /// `d/dt [Δ, Δ̇, s, ṡ]` into `out` under the wires' generalised forces `q`; the drives'
@@ -123,10 +146,12 @@ impl SnareRun {
     pub fn derivatives(&self, sn: &Snare, d: &[f64], q: [f64; 2], out: &mut [f64]) -> f64 {
         let (torque, force) = self.outputs(sn, d);
         out.fill(0.0);
-        match self.log.outcome {
-            Stage::Closing => out[..2].copy_from_slice(&[d[1], (torque + q[0]) / sn.motor.inertia]),
-            Stage::Captured => out[2..].copy_from_slice(&[d[3], (force + q[1]) / sn.carriage.inertia]),
-            _ => {}
+        let [ring, carriage] = self.running();
+        if ring {
+            out[..2].copy_from_slice(&[d[1], (torque + q[0]) / sn.motor.inertia]);
+        }
+        if carriage {
+            out[2..].copy_from_slice(&[d[3], (force + q[1]) / sn.carriage.inertia]);
         }
         torque * d[1] + force * d[3]
     }
@@ -154,9 +179,13 @@ impl SnareRun {
                 self.log.triggered_at = Some(t);
             }
             Stage::Closing => {
-                let stalled = d[1] < 0.01 * sn.motor.no_load_speed && -q[0] >= 0.5 * sn.motor.stall;
+                let u = self.commands[0].unwrap_or(1.0);
+                let stalled = u > 0.0 && d[1] < 0.01 * sn.motor.no_load_speed && -q[0] >= 0.5 * sn.motor.stall * u;
                 if (stalled && self.touching(engine)) || d[0] >= PI {
-                    (d[0], d[1]) = (d[0].min(PI), 0.0);
+                    d[0] = d[0].min(PI);
+                    if self.commands[0].is_none() {
+                        d[1] = 0.0;
+                    }
                     self.log.closed_angle = Some(d[0]);
                     match sn.holds(engine, &self.pairs) {
                         Ok(()) => (self.log.outcome, self.log.captured_at) = (Stage::Captured, Some(t)),
@@ -165,7 +194,8 @@ impl SnareRun {
                 }
             }
             Stage::Captured => {
-                if face >= 0.99 * sn.carriage.stall && sn.relative_speed(engine) < 1e-3 {
+                let u = self.commands[1].unwrap_or(1.0);
+                if u > 0.0 && face >= 0.99 * sn.carriage.stall * u && sn.relative_speed(engine) < 1e-3 {
                     (self.log.outcome, self.log.rigidised_at) = (Stage::Rigidised, Some(t));
                 } else if !self.touching(engine) {
                     (self.log.outcome, self.log.reason) =
@@ -181,6 +211,7 @@ impl SnareRun {
             }
             _ => {}
         }
+        stops(sn, self.commands, d);
         self.log.outcome.is_final()
     }
 
@@ -198,6 +229,19 @@ impl SnareRun {
             wires: self.wires.map(|w| engine.body(w, 0).force.norm()),
             face: sn.face_load(engine.contacts()),
             poses: self.wires.map(pose),
+        }
+    }
+}
+
+/// The commanded drives' stops: the ring within `0 ≤ Δ ≤ π`, the carriage within
+/// `0 ≤ s ≤` its stroke; a stop brakes the rate into it. (The sequence itself closes the ring
+/// forward only until `π` and ends the run at the carriage's stroke.)
+fn stops(sn: &Snare, commands: [Option<f64>; 2], d: &mut [f64]) {
+    for (k, top) in [(0, PI), (2, sn.stroke)].into_iter().filter(|(k, _)| commands[k / 2].is_some()) {
+        if d[k] > top {
+            (d[k], d[k + 1]) = (top, d[k + 1].min(0.0));
+        } else if d[k] < 0.0 {
+            (d[k], d[k + 1]) = (0.0, d[k + 1].max(0.0));
         }
     }
 }

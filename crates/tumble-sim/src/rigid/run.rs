@@ -3,12 +3,12 @@
 //! event; `T + V − W` as its energy), [`simulate`] runs it on the [`Driver`]. A run that blows
 //! up keeps only the samples recorded before the guard tripped and ends with a [`Diagnosis`].
 
-use crate::model::Model;
+use super::model::Model;
+use super::record::Recording;
 use crate::pipeline::{Driver, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
-use crate::record::Recording;
 use std::ops::DerefMut;
 use std::time::Instant;
-use tumble_dynamics::{BODY_STATE_LEN, Integrator, Invariants, Method, Stats};
+use tumble_dynamics::{BODY_STATE_LEN, Integrator, Invariants, Load, Method, Stats};
 use tumble_math::Vec3;
 
 pub use crate::pipeline::Diagnosis;
@@ -57,6 +57,8 @@ pub struct RigidSim<M = Box<Model>> {
     recording: Recording,
     last_good: Vec<f64>,
     t_good: f64,
+    /// Where each body's wrench from [`RigidSim::apply`] sits in its loads, once given.
+    user: Vec<Option<usize>>,
 }
 
 impl<M: DerefMut<Target = Model>> RigidSim<M> {
@@ -75,6 +77,7 @@ impl<M: DerefMut<Target = Model>> RigidSim<M> {
             inv: inv0,
             event: None,
             t_good: 0.0,
+            user: vec![None; model.system.bodies.len()],
             model,
         }
     }
@@ -92,6 +95,20 @@ impl<M: DerefMut<Target = Model>> RigidSim<M> {
     /// The model.
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// Sets a force `f` (N) at body `i`'s centre of mass and a torque `tau` (N·m) about it,
+    /// world axes, held from the next step on (as two of its loads); their work enters the
+    /// energy check's `W`.
+    pub fn apply(&mut self, i: usize, f: Vec3, tau: Vec3) -> Result<(), String> {
+        let Some(body) = self.model.system.bodies.get_mut(i) else { return Err(format!("no body {i}")) };
+        let at = *self.user[i].get_or_insert(body.loads.len());
+        body.loads.truncate(at);
+        body.loads
+            .extend([Load::WorldForce { force_W: f, point_B: Vec3::zeros() }, Load::WorldTorque { torque_W: tau }]);
+        // DOPRI5 keeps the last stage's derivative as the next step's first: stale now.
+        self.integ.invalidate();
+        Ok(())
     }
 
     /// The recorded samples.
@@ -311,7 +328,7 @@ impl crate::campaign::CampaignKind for RigidRuns {
         let mut model = Model::build(sc).map_err(|e| e.to_string())?;
         let res = simulate(&mut model, &mut |_| {});
         if let Some(dir) = dir {
-            crate::write_run(dir, &sc.path, &model, &res)?;
+            super::write_run(dir, &sc.path, &model, &res)?;
         }
         let sys = &model.system;
         let energy = sys.invariants(&res.final_state).energy() - sys.invariants(&model.initial_state).energy();

@@ -1,15 +1,17 @@
 //! Rigid bodies as an application: a scenario of `kind = "rigid_bodies"` built, stepped with
-//! each body's pose and twist by name, and reported.
+//! each body's pose and twist by name and a wrench on any body as its input, and reported.
 
-use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel};
+use super::run::{Outcome, RigidRuns};
+use super::{Model, RigidSim};
+use crate::Table;
+use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
 use crate::membrane::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
-use crate::run::{Outcome, RigidRuns};
 use crate::scenario::{Scenario, ScenarioError, Sections};
-use crate::{Model, RigidSim, Table};
 use std::path::{Path, PathBuf};
+use tumble_math::Vec3;
 
 /// Rigid bodies under gravity and loads (`kind = "rigid_bodies"`).
 pub struct RigidBodies;
@@ -45,6 +47,21 @@ impl Stepping for RigidRunning {
             .collect()
     }
 
+    fn inputs(&self) -> Vec<Input> {
+        let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this body, held from the next step on (no values: none); its work enters the energy budget";
+        let bodies = self.sim.model().system.bodies.iter();
+        bodies.map(|b| Input::new(format!("{}.wrench", b.name), "N|N·m", 6, what).releasable()).collect()
+    }
+
+    fn set_input(&mut self, name: &str, v: &[f64]) -> Result<(), String> {
+        let bodies = &self.sim.model().system.bodies;
+        let Some(i) = bodies.iter().position(|b| name.strip_suffix(".wrench") == Some(b.name.as_str())) else {
+            return Err(format!("no input `{name}`"));
+        };
+        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
+        self.sim.apply(i, Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]))
+    }
+
     fn table(&self) -> Table {
         self.sim.recording().table()
     }
@@ -52,8 +69,8 @@ impl Stepping for RigidRunning {
     fn report(self, end: Result<Stop, Diagnosis>, wall: f64, dir: Option<&Path>) -> Result<Report, String> {
         let (model, res) = self.sim.end(end.clone(), wall);
         let summary = match dir {
-            Some(dir) => crate::write_run(dir, &self.model, &model, &res)?,
-            None => crate::rigid_summary(&self.model, &model, &res),
+            Some(dir) => super::write_run(dir, &self.model, &model, &res)?,
+            None => super::summary(&self.model, &model, &res),
         };
         let mut lines = vec![format!(
             "{}: t = {:.6} s, {} steps ({} rejected) in {:.3} s wall; outputs in {}",

@@ -1,8 +1,8 @@
 //! Scenario metrics computed from a finished run: invariant drifts, torque-free periods
 //! (Euler–Poinsot) and osculating orbits, each only where the physics makes it meaningful.
 
-use crate::model::{GravityKind, Model};
-use crate::record::Recording;
+use super::model::{GravityKind, Model};
+use super::record::Recording;
 use serde_json::{Map, Value, json};
 use tumble_dynamics::PointMass;
 use tumble_dynamics::analytic::torque_free_period;

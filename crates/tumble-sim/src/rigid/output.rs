@@ -1,10 +1,10 @@
 //! A rigid-body run's outputs: `timeseries.csv`, `summary.json`, `plots/` and its animation.
 
-use crate::metrics;
-use crate::model::Model;
+use super::metrics;
+use super::model::Model;
+use super::run::{Outcome, RunResult};
 use crate::outputs::RunDir;
 use crate::plot::{Series, line_plot};
-use crate::run::{Outcome, RunResult};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use tumble_dynamics::Method;

@@ -333,7 +333,7 @@ fn check_body(
     for (i, load) in body.loads.iter().enumerate() {
         let v = match load {
             Load::BodyForce { force_B: f, point_B: p } | Load::WorldForce { force_W: f, point_B: p } => [f, p],
-            Load::BodyTorque { torque_B: t } => [t, t],
+            Load::BodyTorque { torque_B: t } | Load::WorldTorque { torque_W: t } => [t, t],
         };
         if !v.into_iter().all(finite) {
             return Err(BuildError::new(format!("{key}.loads.{i}"), "force, torque and point must be finite"));
