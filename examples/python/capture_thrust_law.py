@@ -34,14 +34,14 @@ while sim.step() is None:
         thrust.append((sim.time, f))
 
 a, b = sim.samples(), builtin.samples()
-scale = np.abs(a["asteroid_kinetic_J"]).max()
-drift = abs(a["budget_J"][-1] - a["budget_J"][0]) / scale
-peak = (a["relative_vz_m_s"].min(), b["relative_vz_m_s"].min())
+scale = np.abs(a["asteroid_kinetic"]).max()
+drift = abs(a["budget"][-1] - a["budget"][0]) / scale
+peak = (a["relative_vz"].min(), b["relative_vz"].min())
 print(f"built-in: {builtin.status}, Python law: {sim.status}; closing speed peaks at {-peak[1]:.3f} m/s (built-in) and {-peak[0]:.3f} m/s (law); the law's budget moved by {drift:.2e} of the asteroid's energy")
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-ax1.plot(b["t_s"], b["relative_vz_m_s"], label="built-in 475 N")
-ax1.plot(a["t_s"], a["relative_vz_m_s"], label="Python damper law")
+ax1.plot(b["t"], b["relative_vz"], label="built-in 475 N")
+ax1.plot(a["t"], a["relative_vz"], label="Python damper law")
 ax1.set(xlabel="t [s]", ylabel="axial relative velocity [m/s]", title="Asteroid relative to the membrane")
 ax1.legend()
 t, f = np.array(thrust).T

@@ -11,7 +11,7 @@
 use tumble_contact::membrane::{Distribution, Membrane, MembraneFriction};
 use tumble_geometry::bodies::{BodyKind, body_mesh};
 use tumble_math::{UnitQuat, Vec3};
-use tumble_sim::membrane::MembraneDrop;
+use tumble_sim::membrane_drop::MembraneDrop;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let friction = MembraneFriction { mu: 0.2, v_star: 0.01, distribution: Distribution::Auto };

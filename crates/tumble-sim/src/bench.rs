@@ -360,7 +360,7 @@ fn asteroid_capture(repeats: usize) -> BenchResult {
     let text = include_str!("../../../scenarios/membrane/asteroid_capture.toml");
     let path = std::path::Path::new("scenarios/membrane/asteroid_capture.toml");
     let sc = crate::Scenario::from_text(path, text.to_string(), &[]).expect("bundled scenario");
-    let m = crate::membrane_capture::AsteroidCapture::build(&sc).expect("bundled scenario");
+    let m = crate::membrane_capture::MembraneCapture::build(&sc).expect("bundled scenario");
     let seconds = (0..repeats).map(|_| m.run().wall_s).fold(f64::INFINITY, f64::min);
     BenchResult {
         name: "asteroid_capture_rk4_0.1s".into(),

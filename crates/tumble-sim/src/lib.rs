@@ -1,7 +1,7 @@
-//! Tumble's applications and what they share. Each application is a folder (`rigid`, `lander`,
-//! `membrane`, `membrane_capture`, `arm`, `grapple`, `snare`, `mechanism`, `capture_map`) with
-//! its model, its run on the [`pipeline`] and its [`app::Application`]; [`registry`] lists
-//! them. Shared: the scenario reader ([`scenario`]), the pipeline, the application interface
+//! Tumble's applications and what they share. Each application is a folder named as its kind
+//! (`rigid_bodies`, `lander`, `membrane_drop`, `membrane_capture`, `arm`, `grapple`, `snare`,
+//! `mechanism`, `capture_map`) with its model, its run on the [`pipeline`] and its
+//! [`app::Application`]; [`registry`] lists them. Shared: the scenario reader ([`scenario`]), the pipeline, the application interface
 //! ([`app`]), campaigns ([`campaign`]), tables, plots and animations.
 //!
 //! The path of `tumble run`: [`Scenario::load`] → [`registry::start`] (the application of the
@@ -17,21 +17,23 @@ pub mod capture_map;
 pub mod grapple;
 pub mod lander;
 pub mod mechanism;
-pub mod membrane;
 pub mod membrane_capture;
+pub mod membrane_drop;
 mod outputs;
 pub mod pipeline;
 mod plot;
 pub mod registry;
-pub mod rigid;
+pub mod rigid_bodies;
 pub mod scenario;
 pub mod snare;
 mod table;
 pub mod tools;
 
 pub use pipeline::Diagnosis;
-pub use rigid::{GravityKind, Model, ModelBuilder, Outcome, Recording, RigidSim, RunResult, simulate, write_run};
-pub use rigid::{animation as rigid_animation, summary as rigid_summary};
+pub use rigid_bodies::{
+    GravityKind, Model, ModelBuilder, Outcome, Recording, RigidSim, RunResult, simulate, write_run,
+};
+pub use rigid_bodies::{animation as rigid_animation, summary as rigid_summary};
 pub use scenario::{Scenario, ScenarioError};
 pub use table::Table;
 

@@ -12,10 +12,10 @@ use std::sync::OnceLock;
 
 /// Every bundled application, in the order the docs list them.
 pub static APPLICATIONS: &[&dyn Application] = &[
-    &crate::rigid::app::RigidBodies,
+    &crate::rigid_bodies::app::RigidBodies,
     &crate::lander::app::Lander,
-    &crate::membrane::app::MembraneDropApp,
-    &crate::membrane_capture::app::AsteroidCaptureApp,
+    &crate::membrane_drop::app::MembraneDropApp,
+    &crate::membrane_capture::app::MembraneCaptureApp,
     &crate::arm::app::Arm,
     &crate::grapple::app::Grapple,
     &crate::snare::app::SnareWire,
@@ -131,8 +131,17 @@ mod tests {
     /// folder and its line in [`APPLICATIONS`].
     #[test]
     fn shared_modules_import_no_application() {
-        const APPS: [&str; 9] =
-            ["arm", "capture_map", "grapple", "lander", "mechanism", "membrane", "membrane_capture", "snare", "rigid"];
+        const APPS: [&str; 9] = [
+            "arm",
+            "capture_map",
+            "grapple",
+            "lander",
+            "mechanism",
+            "membrane_drop",
+            "membrane_capture",
+            "snare",
+            "rigid_bodies",
+        ];
         const SHARED: [&str; 7] = ["pipeline", "campaign", "scenario", "app", "outputs.rs", "table.rs", "plot.rs"];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut files = Vec::new();

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-/// Rows of numbers under named columns (each name carries its unit, as in `timeseries.csv`:
-/// `x_m`, `t [s]`), stored row after row.
+/// Rows of numbers under named columns, each `name [unit]` as in `timeseries.csv` (`t [s]`,
+/// `payload.vx [m/s]`, `contacts [1]`), stored row after row.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
     columns: Vec<String>,
@@ -54,9 +54,11 @@ impl Table {
         self.columns.iter().position(|c| c == name).map(|i| self.column_at(i))
     }
 
-    /// Writes the table as CSV: the names, then one line per row, each number in Rust's shortest
-    /// exponent form that reads back to the same `f64` (`{:e}`); a non-finite value (which the
-    /// pipeline's guard keeps out of recorded samples) as an empty cell.
+    /// Writes the table as CSV, the one writer of every `timeseries.csv`: the names, then one
+    /// line per row, each number in Rust's shortest form that reads back to the same `f64`
+    /// (plain decimals for magnitudes from 1e-5 to 1e16, exponent notation beyond); a
+    /// non-finite value (which the pipeline's guard keeps out of recorded samples) as an empty
+    /// cell.
     ///
     /// A value beyond [`crate::pipeline::ABSURD`] in magnitude (a product of inputs out of all
     /// physical range, which no state guard sees) is refused before anything is written.
@@ -71,7 +73,10 @@ impl Table {
                 if i > 0 {
                     w.write_all(b",")?;
                 }
-                if v.is_finite() {
+                let a = v.abs();
+                if a == 0.0 || (1e-5..1e16).contains(&a) {
+                    write!(w, "{v}")?;
+                } else if v.is_finite() {
                     write!(w, "{v:e}")?;
                 }
             }
@@ -98,7 +103,7 @@ mod tests {
 
     #[test]
     fn csv_reads_back_bit_for_bit() {
-        let mut t = Table::new(vec!["t_s".into(), "x_m".into()]);
+        let mut t = Table::new(vec!["t [s]".into(), "x [m]".into()]);
         t.push(&[0.1, 1.0 / 3.0]);
         t.push(&[f64::MIN_POSITIVE, -2.5e29]);
         t.push(&[7.0, f64::NAN]);
@@ -106,8 +111,9 @@ mod tests {
         t.write_csv(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "t_s,x_m");
-        assert_eq!(lines[3], "7e0,");
+        assert_eq!(lines[0], "t [s],x [m]");
+        assert_eq!(lines[1], "0.1,0.3333333333333333");
+        assert_eq!(lines[3], "7,");
         for (line, row) in lines[1..3].iter().zip(t.rows()) {
             let back: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
             assert_eq!(
@@ -116,12 +122,12 @@ mod tests {
             );
         }
         assert_eq!(t.len(), 3);
-        assert_eq!(t.column("x_m").unwrap()[0], 1.0 / 3.0);
-        assert!(t.column("y_m").is_none());
+        assert_eq!(t.column("x [m]").unwrap()[0], 1.0 / 3.0);
+        assert!(t.column("y [m]").is_none());
         // Beyond 1e30 (the guard's bound): refused, naming the column, before a byte is written.
         t.push(&[8.0, -2.5e300]);
         let mut out = Vec::new();
         let e = t.write_csv(&mut out).expect_err("absurd");
-        assert!(out.is_empty() && e.to_string().contains("column `x_m` reaches -2.5e300"), "{e}");
+        assert!(out.is_empty() && e.to_string().contains("column `x [m]` reaches -2.5e300"), "{e}");
     }
 }

@@ -92,9 +92,9 @@ fn one_shape_at_a_time(shapes: &[(f64, Vec<f32>, Vec<f32>)], times: impl Iterato
 #[test]
 fn a_membrane_drop_animates_the_body_and_the_deflecting_membrane() {
     let sc = scenario("membrane/drop_test.toml");
-    let m = tumble_sim::membrane::MembraneDrop::build(&sc).unwrap();
+    let m = tumble_sim::membrane_drop::MembraneDrop::build(&sc).unwrap();
     let run = m.run();
-    let bytes = tumble_sim::membrane::animation(&m, &run).glb().unwrap();
+    let bytes = tumble_sim::membrane_drop::animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");
     let names: Vec<_> = g.nodes().filter_map(|n| n.name().map(str::to_string)).collect();
     assert!(names.contains(&"body".to_string()) && names.contains(&"membrane force".to_string()), "{names:?}");
@@ -244,7 +244,7 @@ fn a_grapple_run_animates_the_arm_the_payload_and_the_closing_wires() {
 fn an_asteroid_capture_animates_the_asteroid_and_the_spacecraft() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml");
     let sc = Scenario::load(&path, &[("simulation.duration".into(), "20".into())]).expect("scenario");
-    let m = tumble_sim::membrane_capture::AsteroidCapture::build(&sc).unwrap();
+    let m = tumble_sim::membrane_capture::MembraneCapture::build(&sc).unwrap();
     let run = m.run();
     let bytes = tumble_sim::membrane_capture::animation(&m, &run).glb().unwrap();
     let g = gltf::Gltf::from_slice(&bytes).expect("a valid glTF");

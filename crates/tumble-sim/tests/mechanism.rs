@@ -346,7 +346,7 @@ fn the_lees_drives_follow_a_users_commands() {
     let report = run.report(None).expect("report");
     let snare = &report.summary["snare"];
     assert_eq!(snare["outcome"], "rigidised", "{snare}");
-    let face = report.table.column("face_N").expect("face").last().copied().expect("rows");
+    let face = report.table.column("face [N]").expect("face").last().copied().expect("rows");
     assert!((0.99 * 300.0..=1.03 * 300.0).contains(&face), "face {face} N");
     assert!(snare["peak_face_load_N"].as_f64().expect("peak") <= 1.03 * 300.0, "{snare}");
 

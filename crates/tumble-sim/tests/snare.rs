@@ -142,5 +142,5 @@ fn a_push_on_the_target_follows_newton_and_its_work_is_in_the_budget() {
     let col = |name: &str| *report.table.column(name).expect(name).last().expect("rows");
     let kinetic = |v: [f64; 2], w: f64| 0.5 * m * (v[0] * v[0] + v[1] * v[1]) + 0.5 * i * w * w;
     let gained = kinetic([y[3], y[4]], y[5]) - kinetic(v0, 0.0);
-    assert!(close(col("work_J"), gained), "work {} J, kinetic energy gained {gained} J", col("work_J"));
+    assert!(close(col("work [J]"), gained), "work {} J, kinetic energy gained {gained} J", col("work [J]"));
 }

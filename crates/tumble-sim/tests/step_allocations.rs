@@ -40,12 +40,12 @@ fn count_with<S: Simulation>(name: &str, sim: S, schedule: Schedule, warm: usize
 #[test]
 fn the_membrane_drop_step_does_not_allocate() {
     // From the first contact (1.4 s) on: the membrane's contact pass at work.
-    let m = tumble_sim::membrane::MembraneDrop::build(&scenario(
+    let m = tumble_sim::membrane_drop::MembraneDrop::build(&scenario(
         "membrane/drop_test.toml",
         &[("simulation.output_interval", "3.0")],
     ))
     .expect("drop");
-    let sim = tumble_sim::membrane::MembraneSim::new(&m);
+    let sim = tumble_sim::membrane_drop::MembraneSim::new(&m);
     let schedule = sim.schedule();
     count("membrane drop", sim, schedule, 1500, 500);
 }
@@ -76,12 +76,12 @@ fn the_mechanism_on_an_arm_step_does_not_allocate() {
 
 #[test]
 fn the_asteroid_capture_step_does_not_allocate() {
-    let m = tumble_sim::membrane_capture::AsteroidCapture::build(&scenario(
+    let m = tumble_sim::membrane_capture::MembraneCapture::build(&scenario(
         "membrane/asteroid_capture.toml",
         &[("simulation.output_interval", "300.0")],
     ))
     .expect("capture");
-    let sim = tumble_sim::membrane_capture::AsteroidCaptureSim::new(&m);
+    let sim = tumble_sim::membrane_capture::MembraneCaptureSim::new(&m);
     let schedule = sim.schedule();
     count("asteroid capture", sim, schedule, 200, 200);
 }

@@ -190,8 +190,8 @@ class Event:
 
 
 def _split(column: str) -> tuple[str, str]:
-    """``"speed [m/s]"`` → ``("speed", "m/s")``; a name without brackets carries its unit in
-    its suffix (``x_m``) and is kept whole."""
+    """``"speed [m/s]"`` → ``("speed", "m/s")`` (every ``timeseries.csv`` column is
+    ``name [unit]``; a name without brackets is kept whole, with no unit)."""
     if column.endswith("]") and " [" in column:
         name, unit = column[:-1].split(" [", 1)
         return name, unit
@@ -200,9 +200,8 @@ def _split(column: str) -> tuple[str, str]:
 
 class Samples(dict):
     """A run's samples: column name → numpy array (float64, one value per sample), the columns
-    of its ``timeseries.csv``. ``units`` maps each name to its unit where the file's header
-    gives it in brackets (``speed [m/s]``); other names end in their unit (``x_m``,
-    ``energy_J``)."""
+    of its ``timeseries.csv``, keyed by name without the unit (``speed`` for ``speed [m/s]``);
+    ``units`` maps each name to its unit (``1`` for a pure number)."""
 
     def __init__(self, columns: list[str], data: np.ndarray) -> None:
         super().__init__()

@@ -22,6 +22,7 @@ use crate::scenario::{Scenario, ScenarioError, Sections};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Instant;
+use tumble_math::Vec3;
 
 /// One part of a run's state by name: `name`, its SI `unit` and its values (a scalar is one
 /// value, a vector three, a quaternion four as `[w, x, y, z]`).
@@ -75,6 +76,15 @@ impl Input {
     /// The same input, released by no values.
     pub fn releasable(self) -> Self {
         Self { release: true, ..self }
+    }
+}
+
+/// The force and the torque of a wrench input's six values `[fx, fy, fz, tx, ty, tz]`; none
+/// (the input released) is no wrench.
+pub fn wrench(values: &[f64]) -> (Vec3, Vec3) {
+    match values {
+        [fx, fy, fz, tx, ty, tz] => (Vec3::new(*fx, *fy, *fz), Vec3::new(*tx, *ty, *tz)),
+        _ => (Vec3::zeros(), Vec3::zeros()),
     }
 }
 

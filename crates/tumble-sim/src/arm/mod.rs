@@ -223,9 +223,8 @@ impl ArmModel {
     pub fn simulate(&mut self) -> ArmRun {
         let sim = ArmSim::new(self);
         let schedule = sim.schedule();
-        let mut driver = crate::pipeline::Driver::new(sim, schedule);
-        let end = driver.run(&mut |_| {});
-        driver.into_inner().finish(end)
+        let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, &mut |_| {});
+        sim.finish(end)
     }
 }
 

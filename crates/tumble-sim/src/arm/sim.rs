@@ -6,6 +6,7 @@
 use super::{ArmModel, ArmRun};
 use crate::pipeline::{Diagnosis, EnergyCheck, GuardFailure, Schedule, Simulation, StepReport, Stop};
 use std::ops::DerefMut;
+use tumble_dynamics::multibody::Joint;
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 
@@ -152,8 +153,22 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
             .map_err(|e| {
                 let mb = &self.model.system.model;
                 let v = &self.y[mb.nq()..mb.nq() + mb.nv()];
-                let motion =
-                    |h| crate::pipeline::fastest_motion(v.iter().enumerate().map(|(i, w)| (format!("v{i}"), *w)), h);
+                // The rotations only (a sliding rate in m/s does not set a step the same way):
+                // each revolute joint's rate, and a ball or free joint's angular rate.
+                let turning = mb.links.iter().enumerate().filter_map(|(l, link)| {
+                    let i = mb.v_index(l);
+                    let rate = match link.joint {
+                        Joint::Revolute(_) => v[i],
+                        Joint::Spherical | Joint::Free => {
+                            (v[i] * v[i] + v[i + 1] * v[i + 1] + v[i + 2] * v[i + 2]).sqrt()
+                        }
+                        Joint::Prismatic(_) | Joint::Fixed => return None,
+                    };
+                    let name = self.model.joint_names.get(l).cloned().flatten().unwrap_or_else(|| link.name.clone());
+                    Some((format!("joint `{name}`"), rate))
+                });
+                let turning: Vec<(String, f64)> = turning.collect();
+                let motion = |h| crate::pipeline::fastest_motion(turning.iter().cloned(), h);
                 crate::pipeline::step_budget_spent(&e, self.model.duration, motion).unwrap_or_else(|| {
                     Diagnosis::new(
                         t,

@@ -16,13 +16,29 @@ pub(super) type Watch<'a> = &'a mut dyn FnMut(usize, &DVector<f64>, Option<&DVec
 /// The plant under inputs held over a step, for the project's integrators: state `[x; W]`,
 /// `W` the inputs' work `∫ u·v dt` (`u` the generalised forces conjugate to `v`, the state's
 /// velocities).
-pub(super) struct Held<'a> {
+struct Held<'a> {
     /// The plant.
-    pub plant: &'a Plant,
+    plant: &'a Plant,
     /// The inputs held over the step.
-    pub u: &'a [f64],
+    u: &'a [f64],
     /// The plant's working memory.
-    pub scratch: &'a mut PlantScratch,
+    scratch: &'a mut PlantScratch,
+}
+
+/// One step of `dt` of the plant under `u`, saturated here and held over the step (RK4 on
+/// `y = [x; W]`), `x` copied from it.
+pub(super) fn held_step(
+    plant: &Plant,
+    integ: &mut Integrator,
+    u: &mut DVector<f64>,
+    scratch: &mut PlantScratch,
+    (y, x): (&mut [f64], &mut DVector<f64>),
+    dt: f64,
+) {
+    plant.saturate(u.as_mut_slice());
+    integ.step_once(&mut Held { plant, u: u.as_slice(), scratch }, 0.0, y, dt);
+    let nx = x.len();
+    x.as_mut_slice().copy_from_slice(&y[..nx]);
 }
 
 /// The energy check of the plant at `y = [x; W]`: `T − W − T₀` against 1 % of the largest of
@@ -81,11 +97,7 @@ impl Simulation for HeldSim<'_> {
 
     fn advance(&mut self, _until: f64) -> Result<(), Diagnosis> {
         (self.law)(self.k, &self.x, &mut self.u);
-        self.plant.saturate(self.u.as_mut_slice());
-        let mut held = Held { plant: self.plant, u: self.u.as_slice(), scratch: &mut self.scratch };
-        self.integ.step_once(&mut held, 0.0, &mut self.y, self.dt);
-        let nx = self.x.len();
-        self.x.as_mut_slice().copy_from_slice(&self.y[..nx]);
+        held_step(self.plant, &mut self.integ, &mut self.u, &mut self.scratch, (&mut self.y, &mut self.x), self.dt);
         self.k += 1;
         Ok(())
     }
@@ -148,9 +160,8 @@ pub(super) fn roll(
         watch,
     };
     let span = steps as f64 * dt;
-    let mut driver = Driver::new(sim, Schedule { duration: span, output_interval: span });
-    driver.run(&mut |_| {})?;
-    Ok(driver.into_inner().x)
+    let (sim, end) = Driver::run_whole(sim, Schedule { duration: span, output_interval: span }, &mut |_| {});
+    end.map(|_| sim.x)
 }
 
 #[cfg(test)]

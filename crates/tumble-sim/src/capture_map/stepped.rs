@@ -16,7 +16,7 @@
 
 use super::CaptureStudy;
 use super::detumble::{Design, Plant, PlantScratch, design};
-use super::held::{Held, energy_check};
+use super::held::{energy_check, held_step};
 use crate::Table;
 use crate::app::{Input, Quantity, Report, Stepping, shown, to_json};
 use crate::outputs::RunDir;
@@ -163,12 +163,9 @@ impl Simulation for DetumbleSim {
                 self.u -= &self.kdx;
             }
         }
-        self.study.plant.saturate(self.u.as_mut_slice());
+        let dt = d.spec.dt;
+        held_step(&self.study.plant, &mut self.integ, &mut self.u, &mut self.scratch, (&mut self.y, &mut self.x), dt);
         self.inputs.extend_from_slice(self.u.as_slice());
-        let mut held = Held { plant: &self.study.plant, u: self.u.as_slice(), scratch: &mut self.scratch };
-        self.integ.step_once(&mut held, 0.0, &mut self.y, d.spec.dt);
-        let nx = self.x.len();
-        self.x.as_mut_slice().copy_from_slice(&self.y[..nx]);
         self.k += 1;
         Ok(())
     }

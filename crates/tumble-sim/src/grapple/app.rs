@@ -9,7 +9,7 @@ use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, W
 use crate::arm::app::joint_quantities;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::membrane::app::body_quantities;
+use crate::membrane_drop::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;

@@ -326,9 +326,8 @@ impl GrappleCapture {
         let started = std::time::Instant::now();
         let sim = GrappleSim::new(std::sync::Arc::new(self.clone()));
         let schedule = sim.schedule();
-        let mut driver = crate::pipeline::Driver::new(sim, schedule);
-        let end = driver.run(&mut |_| {});
-        let mut run = driver.into_inner().finish(end);
+        let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, &mut |_| {});
+        let mut run = sim.finish(end);
         run.wall_s = started.elapsed().as_secs_f64();
         run
     }

@@ -14,33 +14,33 @@ use tumble_math::{Mat3, UnitQuat, Vec3};
 /// the payload's pose, velocity and impulse, the energy and the snare's closing angle.
 pub fn timeseries(run: &GrappleRun) -> Table {
     let (nq, nf) = run.samples.first().map_or((0, 0), |s| (s.q.len(), s.motors.len()));
-    let mut head = vec!["t_s".to_string()];
-    head.extend((0..nq).map(|i| format!("q{i}_rad")));
-    head.extend((0..nf).map(|i| format!("motor{i}_rad")));
+    let mut head = vec!["t [s]".to_string()];
+    head.extend((0..nq).map(|i| format!("q{i} [rad]")));
+    head.extend((0..nf).map(|i| format!("motor{i} [rad]")));
     head.extend(
         [
-            "wire_fx_N",
-            "wire_fy_N",
-            "wire_fz_N",
-            "face_N",
-            "penetration_m",
-            "x_m",
-            "y_m",
-            "z_m",
-            "roll_rad",
-            "pitch_rad",
-            "yaw_rad",
-            "vx_m_s",
-            "vy_m_s",
-            "vz_m_s",
-            "wx_rad_s",
-            "wy_rad_s",
-            "wz_rad_s",
-            "impulse_x_Ns",
-            "impulse_y_Ns",
-            "impulse_z_Ns",
-            "energy_J",
-            "closing_angle_rad",
+            "wire_fx [N]",
+            "wire_fy [N]",
+            "wire_fz [N]",
+            "face [N]",
+            "penetration [m]",
+            "x [m]",
+            "y [m]",
+            "z [m]",
+            "roll [rad]",
+            "pitch [rad]",
+            "yaw [rad]",
+            "vx [m/s]",
+            "vy [m/s]",
+            "vz [m/s]",
+            "wx [rad/s]",
+            "wy [rad/s]",
+            "wz [rad/s]",
+            "impulse_x [N·s]",
+            "impulse_y [N·s]",
+            "impulse_z [N·s]",
+            "energy [J]",
+            "closing_angle [rad]",
         ]
         .map(String::from),
     );

@@ -6,7 +6,7 @@ use super::frame::{SiteFrame, target_frame};
 use super::sim::{LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
 use super::terrain::{Heights, Placement, with_terrain};
-use crate::rigid::model::{build_gravity, mass_properties};
+use crate::rigid_bodies::model::{build_gravity, mass_properties};
 use crate::scenario::check::{Check, err, finite3, positive, read_mesh_key};
 use crate::scenario::lander::{LanderSpec, TargetShape, TargetSpec, VertexSpec};
 use crate::scenario::{BodySpec, IntegratorKind, Scenario, ScenarioError};

@@ -220,9 +220,8 @@ pub fn simulate(
         Err(e) => return refused(y0, &e),
     };
     let schedule = sim.schedule();
-    let mut driver = Driver::new(sim, schedule);
-    let end = driver.run(progress);
-    driver.into_inner().finish(end)
+    let (sim, end) = Driver::run_whole(sim, schedule, progress);
+    sim.finish(end)
 }
 
 /// The run of settings or a start that [`LanderSim::new`] refuses: failed at t = 0, no sample.

@@ -10,12 +10,11 @@ use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, W
 use crate::arm::app::joint_quantities;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::membrane::app::body_quantities;
+use crate::membrane_drop::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
-use tumble_math::Vec3;
 
 /// Rigid bodies in contact through the interference engine (`kind = "mechanism"`).
 pub struct MechanismApp;
@@ -99,8 +98,8 @@ impl Stepping for MechanismRunning {
         }
         let body = name.strip_suffix(WRENCH).and_then(|b| self.model.bodies.iter().position(|x| x.name == b));
         let Some(i) = body else { return Err(format!("no input `{name}`")) };
-        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
-        self.sim.apply(i, Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]))
+        let (f, tau) = crate::app::wrench(v);
+        self.sim.apply(i, f, tau)
     }
 
     fn table(&self) -> Table {

@@ -273,9 +273,8 @@ impl Mechanism {
         let mut run = match MechanismSim::new(self) {
             Ok(sim) => {
                 let schedule = sim.schedule();
-                let mut driver = crate::pipeline::Driver::new(sim, schedule);
-                let end = driver.run(&mut |_| {});
-                driver.into_inner().finish(end)
+                let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, &mut |_| {});
+                sim.finish(end)
             }
             Err(d) => MechRun { diagnosis: Some(d), ..MechRun::default() },
         };

@@ -10,16 +10,16 @@ use tumble_math::{UnitQuat, Vec3};
 /// A snare's columns: its closing angle and rate, the carriage's retraction and speed, the
 /// drives' outputs, each wire's contact force and the face's normal force.
 const SNARE_COLUMNS: [&str; 10] = [
-    "snare_angle_deg",
-    "snare_rate_rad_s",
-    "carriage_m",
-    "carriage_speed_m_s",
-    "snare_torque_N_m",
-    "carriage_force_N",
-    "wire_1_N",
-    "wire_2_N",
-    "wire_3_N",
-    "face_N",
+    "snare_angle [deg]",
+    "snare_rate [rad/s]",
+    "carriage [m]",
+    "carriage_speed [m/s]",
+    "snare_torque [N·m]",
+    "carriage_force [N]",
+    "wire_1 [N]",
+    "wire_2 [N]",
+    "wire_3 [N]",
+    "face [N]",
 ];
 
 /// The samples as `timeseries.csv` has them: per moving body its position, velocity, rate,
@@ -27,26 +27,34 @@ const SNARE_COLUMNS: [&str; 10] = [
 /// contacts and the energy.
 pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
     let free: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].moves()).collect();
-    let mut head = vec!["t_s".to_string()];
+    let mut head = vec!["t [s]".to_string()];
     for &i in &free {
         let n = &m.bodies[i].name;
-        for q in ["x_m", "y_m", "z_m", "vx_m_s", "vy_m_s", "vz_m_s", "wx_rad_s", "wy_rad_s", "wz_rad_s"]
-            .into_iter()
-            .chain([
-                "contact_fx_N",
-                "contact_fy_N",
-                "contact_fz_N",
-                "contact_tx_N_m",
-                "contact_ty_N_m",
-                "contact_tz_N_m",
-            ])
-            .chain(["qw", "qx", "qy", "qz"])
-            .chain(["normal_fx_N", "normal_fy_N", "normal_fz_N", "friction_fx_N", "friction_fy_N", "friction_fz_N"])
+        for q in
+            ["x [m]", "y [m]", "z [m]", "vx [m/s]", "vy [m/s]", "vz [m/s]", "wx [rad/s]", "wy [rad/s]", "wz [rad/s]"]
+                .into_iter()
+                .chain([
+                    "contact_fx [N]",
+                    "contact_fy [N]",
+                    "contact_fz [N]",
+                    "contact_tx [N·m]",
+                    "contact_ty [N·m]",
+                    "contact_tz [N·m]",
+                ])
+                .chain(["qw [1]", "qx [1]", "qy [1]", "qz [1]"])
+                .chain([
+                    "normal_fx [N]",
+                    "normal_fy [N]",
+                    "normal_fz [N]",
+                    "friction_fx [N]",
+                    "friction_fy [N]",
+                    "friction_fz [N]",
+                ])
         {
-            head.push(format!("{n}_{q}"));
+            head.push(format!("{n}.{q}"));
         }
     }
-    head.extend(["contacts".into(), "energy_J".into()]);
+    head.extend(["contacts [1]".into(), "energy [J]".into()]);
     if m.snare.is_some() {
         head.extend(SNARE_COLUMNS.map(String::from));
     }

@@ -2,13 +2,13 @@
 //! stepped with the asteroid's state, the relative motion and the membrane's wrench by name,
 //! the bus's thrust as its input, and reported.
 
-use super::campaign::CaptureRuns;
-use super::{AsteroidCapture, AsteroidCaptureSim, CaptureSummary, timeseries, write_capture_run};
+use super::campaign::MembraneCaptureRuns;
+use super::{MembraneCapture, MembraneCaptureSim, MembraneCaptureSummary, timeseries, write_capture_run};
 use crate::Table;
 use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel, to_json};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::membrane::app::body_quantities;
+use crate::membrane_drop::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
@@ -16,12 +16,12 @@ use std::sync::Arc;
 use tumble_math::Vec3;
 
 /// A spacecraft capturing an asteroid in the membrane it carries (`kind = "membrane_capture"`).
-pub struct AsteroidCaptureApp;
+pub struct MembraneCaptureApp;
 
 /// An asteroid capture's run and its model.
-pub type CaptureRunning = WithModel<AsteroidCaptureSim<Arc<AsteroidCapture>>, Arc<AsteroidCapture>>;
+pub type MembraneCaptureRunning = WithModel<MembraneCaptureSim<Arc<MembraneCapture>>, Arc<MembraneCapture>>;
 
-impl Application for AsteroidCaptureApp {
+impl Application for MembraneCaptureApp {
     fn kind(&self) -> &'static str {
         "membrane_capture"
     }
@@ -31,18 +31,18 @@ impl Application for AsteroidCaptureApp {
     }
 
     fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
-        let model = Arc::new(AsteroidCapture::build(sc)?);
-        let sim = AsteroidCaptureSim::new(model.clone());
+        let model = Arc::new(MembraneCapture::build(sc)?);
+        let sim = MembraneCaptureSim::new(model.clone());
         let schedule = sim.schedule();
         Ok(Stepped::start(WithModel { sim, model }, schedule))
     }
 
     fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
-        Ok(Box::new(CaptureRuns))
+        Ok(Box::new(MembraneCaptureRuns))
     }
 }
 
-impl Stepping for CaptureRunning {
+impl Stepping for MembraneCaptureRunning {
     fn quantities(&self) -> Vec<Quantity> {
         let mut q = body_quantities("asteroid_", &self.sim.y()[..13]).to_vec();
         let (p, v) = self.sim.relative();
@@ -74,7 +74,7 @@ impl Stepping for CaptureRunning {
         run.wall_s = wall;
         let summary = match dir {
             Some(dir) => write_capture_run(dir, &self.model, &run)?,
-            None => CaptureSummary::new(&self.model, &run)?,
+            None => MembraneCaptureSummary::new(&self.model, &run)?,
         };
         let lines = vec![summary.headline(&crate::app::shown(dir))];
         Ok(Report::new(&end, to_json(&summary)?, timeseries(&run), lines))

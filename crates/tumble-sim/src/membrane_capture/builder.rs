@@ -1,11 +1,11 @@
-//! [`AsteroidCaptureBuilder`]: an asteroid capture built in code — the membrane, the asteroid (a
+//! [`MembraneCaptureBuilder`]: an asteroid capture built in code — the membrane, the asteroid (a
 //! closed mesh and its mass), the spacecraft (bus, solar arrays on SADAs), the approach and the
 //! thrust — validated as a scenario file is (errors name the file's keys). The spacecraft's
 //! multibody model, its inertia, the approach axis and rate and the start on the guidance
 //! reference are derived here; the scenario adapter ends in this builder.
 
-use super::{AsteroidCapture, Guidance, NV};
-use crate::membrane::{RigidShape, rigid_shape};
+use super::{Guidance, MembraneCapture, NV};
+use crate::membrane_drop::{RigidShape, rigid_shape};
 use crate::pipeline::BuildError;
 use crate::scenario::check::{Check, err, fixed_timing, positive};
 use crate::scenario::membrane::{ApproachSpec, ArraySpec};
@@ -18,9 +18,9 @@ use tumble_dynamics::{BodyState, RigidBody};
 use tumble_geometry::{Solid, TriMesh};
 use tumble_math::{Mat3, UnitQuat, Vec3};
 
-/// Builds an [`AsteroidCapture`]. The scenario file's keys name the inputs in errors.
+/// Builds an [`MembraneCapture`]. The scenario file's keys name the inputs in errors.
 #[derive(Clone)]
-pub struct AsteroidCaptureBuilder {
+pub struct MembraneCaptureBuilder {
     name: String,
     membrane: Option<Membrane>,
     asteroid: Option<(TriMesh, f64)>,
@@ -35,11 +35,11 @@ pub struct AsteroidCaptureBuilder {
     timing: [f64; 3],
 }
 
-impl AsteroidCapture {
+impl MembraneCapture {
     /// A builder for a capture named `name`, with a scenario file's defaults: the asteroid at
     /// rest at the origin, no thrust, caught up below 0.005 rad/s.
-    pub fn builder(name: &str) -> AsteroidCaptureBuilder {
-        AsteroidCaptureBuilder {
+    pub fn builder(name: &str) -> MembraneCaptureBuilder {
+        MembraneCaptureBuilder {
             name: name.into(),
             membrane: None,
             asteroid: None,
@@ -61,7 +61,7 @@ impl AsteroidCapture {
     }
 }
 
-impl AsteroidCaptureBuilder {
+impl MembraneCaptureBuilder {
     /// The membrane, in its frame `M` (suspension polygon in `z = 0`, deflecting to `z < 0`).
     pub fn membrane(mut self, membrane: Membrane) -> Self {
         self.membrane = Some(membrane);
@@ -69,7 +69,7 @@ impl AsteroidCaptureBuilder {
     }
 
     /// The asteroid: a closed, outward mesh (m, any origin) of `mass` (kg), uniform unless
-    /// [`AsteroidCaptureBuilder::asteroid_inertia`] says otherwise.
+    /// [`MembraneCaptureBuilder::asteroid_inertia`] says otherwise.
     pub fn asteroid(mut self, mesh: TriMesh, mass: f64) -> Self {
         self.asteroid = Some((mesh, mass));
         self
@@ -139,7 +139,7 @@ impl AsteroidCaptureBuilder {
     }
 
     /// The capture, or the first input that cannot make one.
-    pub fn build(self) -> Result<AsteroidCapture, BuildError> {
+    pub fn build(self) -> Result<MembraneCapture, BuildError> {
         let membrane = self.membrane.ok_or_else(|| BuildError::new("membrane", "missing: the membrane"))?;
         let (mesh, mass) =
             self.asteroid.ok_or_else(|| BuildError::new("membrane.body.shape", "missing: the asteroid"))?;
@@ -161,7 +161,7 @@ impl AsteroidCaptureBuilder {
         let total = bus.mass + 2.0 * arrays.mass;
         let guidance = guidance(&approach, &mesh, &asteroid, &self.start, bus.offset, total, inertia)?;
         let spacecraft_start = start_on_reference(&spacecraft, &guidance, &asteroid, &self.start);
-        Ok(AsteroidCapture {
+        Ok(MembraneCapture {
             name: self.name,
             membrane,
             mesh,

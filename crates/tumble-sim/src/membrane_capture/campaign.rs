@@ -2,7 +2,7 @@
 //! limit, membrane force, slip, depth, final relative rate, rim crossings) and the report's
 //! distributions of the bending moment and the catch-up time.
 
-use super::{AsteroidCapture, CaptureSummary, write_capture_run};
+use super::{MembraneCapture, MembraneCaptureSummary, write_capture_run};
 use crate::campaign::report::distribution;
 use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
 use crate::plot::{Series, histogram_plot, line_plot};
@@ -26,23 +26,23 @@ pub const CAPTURE_COLUMNS: [&str; 10] = [
 
 /// Asteroid captures through the spacecraft's membrane (`kind = "membrane_capture"`). Status:
 /// `caught_up`, `in_contact` (not caught up), `separated`, `no_contact` or `failed`.
-pub struct CaptureRuns;
+pub struct MembraneCaptureRuns;
 
-impl CampaignKind for CaptureRuns {
+impl CampaignKind for MembraneCaptureRuns {
     fn columns(&self) -> Vec<String> {
         CAPTURE_COLUMNS.iter().map(|c| c.to_string()).collect()
     }
 
     fn check(&self, sc: &Scenario) -> Result<(), String> {
-        AsteroidCapture::build(sc).map(|_| ()).map_err(|e| e.to_string())
+        MembraneCapture::build(sc).map(|_| ()).map_err(|e| e.to_string())
     }
 
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
-        let model = AsteroidCapture::build(sc).map_err(|e| e.to_string())?;
+        let model = MembraneCapture::build(sc).map_err(|e| e.to_string())?;
         let run = model.run();
         let s = match dir {
             Some(dir) => write_capture_run(dir, &model, &run)?,
-            None => CaptureSummary::new(&model, &run)?,
+            None => MembraneCaptureSummary::new(&model, &run)?,
         };
         let status = match (s.contact_time_s, s.catch_up_time_s, s.outcome == "in contact") {
             (None, ..) => "no_contact",
@@ -95,7 +95,7 @@ impl CampaignKind for CaptureRuns {
 
 /// Distributions of the peak SADA bending moment (against its limit) and of the time from
 /// contact to catching up with the asteroid's rotation.
-fn capture_report(k: &CaptureRuns, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
+fn capture_report(k: &MembraneCaptureRuns, rows: &[RunRow], plots: &Path) -> Result<Value, String> {
     let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     let ran: Vec<&RunRow> = rows.iter().filter(|r| r.status != "invalid" && r.status != "failed").collect();
     let moment: Vec<f64> = ran.iter().filter_map(|r| r.get(k, "peak_sada_bending [N m]")).collect();

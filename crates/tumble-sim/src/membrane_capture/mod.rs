@@ -18,11 +18,11 @@
 //! `T_A + T_S + V_SADA + ½k(A − A₀)² + D_c + D_f + D_s − W` is checkable at every step.
 //!
 //! Here: the model and the scenario adapter; `builder.rs` validates and derives it
-//! ([`AsteroidCaptureBuilder`]); [`sim`] steps it on the pipeline; `output.rs` writes a run's
+//! ([`MembraneCaptureBuilder`]); [`sim`] steps it on the pipeline; `output.rs` writes a run's
 //! files.
 
 use crate::ScenarioError;
-use crate::membrane::{MembraneParts, membrane_parts};
+use crate::membrane_drop::{MembraneParts, membrane_parts};
 use crate::pipeline::Diagnosis;
 use crate::scenario::check::rk4_timing;
 use crate::scenario::check::{Check, err};
@@ -78,7 +78,7 @@ pub struct Guidance {
 
 /// A validated capture.
 #[derive(Clone, Debug)]
-pub struct AsteroidCapture {
+pub struct MembraneCapture {
     /// Scenario name.
     pub name: String,
     /// The membrane (frame `M` carried by the bus).
@@ -119,7 +119,7 @@ pub struct AsteroidCapture {
 
 /// One recorded instant.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CaptureSample {
+pub struct MembraneCaptureSample {
     /// Time, s.
     pub t: f64,
     /// Thrusting (after first contact) rather than guided.
@@ -158,7 +158,7 @@ pub struct CaptureSample {
     pub link_poses: Vec<(Vec3, UnitQuat)>,
 }
 
-impl CaptureSample {
+impl MembraneCaptureSample {
     /// `T_A + T_S + V_SADA + ½k(A − A₀)² + D_c + D_f + D_s − W`: constant for the exact flow.
     pub fn budget(&self) -> f64 {
         self.asteroid_kinetic
@@ -184,9 +184,9 @@ impl CaptureSample {
 
 /// A finished capture.
 #[derive(Clone, Debug, Default)]
-pub struct CaptureRun {
+pub struct MembraneCaptureRun {
     /// Samples at the output interval.
-    pub samples: Vec<CaptureSample>,
+    pub samples: Vec<MembraneCaptureSample>,
     /// Time of first contact, s.
     pub contact_time: Option<f64>,
     /// Why the run stopped early, if it did.
@@ -195,7 +195,7 @@ pub struct CaptureRun {
     pub wall_s: f64,
 }
 
-impl CaptureRun {
+impl MembraneCaptureRun {
     /// Largest SADA bending moment over both arrays, N·m.
     pub fn peak_bending(&self) -> f64 {
         self.samples.iter().map(|s| s.bending(0).max(s.bending(1))).fold(0.0, f64::max)
@@ -220,19 +220,19 @@ mod output;
 pub mod sim;
 mod summary;
 
-pub use builder::AsteroidCaptureBuilder;
+pub use builder::MembraneCaptureBuilder;
 pub use output::{animation, timeseries, write_capture_run};
-pub use sim::AsteroidCaptureSim;
-pub use summary::CaptureSummary;
+pub use sim::MembraneCaptureSim;
+pub use summary::MembraneCaptureSummary;
 
-impl AsteroidCapture {
+impl MembraneCapture {
     /// Validates `[membrane]`, `[spacecraft]`, `[gravity]` (none) and `[simulation]` (RK4).
     pub fn build(sc: &Scenario) -> Result<Self, ScenarioError> {
         Self::check(sc).map_err(|(k, m)| sc.error_at(&k, m))
     }
 
     /// The scenario adapter: reads `[membrane]`, `[spacecraft]`, `[gravity]` (none) and
-    /// `[simulation]` (RK4) into an [`AsteroidCaptureBuilder`].
+    /// `[simulation]` (RK4) into an [`MembraneCaptureBuilder`].
     fn check(sc: &Scenario) -> Check<Self> {
         let Some(s) = &sc.file.spacecraft else { return err("spacecraft", "a capture needs a [spacecraft] table") };
         let (dt, duration, output_interval) = rk4_timing(sc, "capture")?;
@@ -240,7 +240,7 @@ impl AsteroidCapture {
             return err("gravity.type", "a capture runs in free space: `none` (the asteroid's own pull is neglected)");
         }
         let MembraneParts { membrane, mesh, mass, inertia, start } = membrane_parts(sc)?;
-        let mut b = AsteroidCapture::builder(&sc.file.name)
+        let mut b = MembraneCapture::builder(&sc.file.name)
             .membrane(membrane)
             .asteroid(mesh, mass)
             .asteroid_pose(start.p_WB, start.q_WB)
@@ -267,19 +267,18 @@ impl AsteroidCapture {
     }
 
     /// Runs the capture.
-    pub fn run(&self) -> CaptureRun {
+    pub fn run(&self) -> MembraneCaptureRun {
         self.run_with(&mut |_| {})
     }
 
     /// Runs the capture on the pipeline's [`crate::pipeline::Driver`], calling `progress(t)` at
     /// every sample.
-    pub fn run_with(&self, progress: &mut dyn FnMut(f64)) -> CaptureRun {
+    pub fn run_with(&self, progress: &mut dyn FnMut(f64)) -> MembraneCaptureRun {
         let started = std::time::Instant::now();
-        let sim = AsteroidCaptureSim::new(self);
+        let sim = MembraneCaptureSim::new(self);
         let schedule = sim.schedule();
-        let mut driver = crate::pipeline::Driver::new(sim, schedule);
-        let end = driver.run(progress);
-        let mut run = driver.into_inner().finish(end);
+        let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, progress);
+        let mut run = sim.finish(end);
         run.wall_s = started.elapsed().as_secs_f64();
         run
     }

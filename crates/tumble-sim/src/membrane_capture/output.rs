@@ -1,7 +1,7 @@
 //! An asteroid capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
-use super::{AsteroidCapture, CaptureRun, CaptureSample, CaptureSummary};
-use crate::membrane::membrane_series;
+use super::{MembraneCapture, MembraneCaptureRun, MembraneCaptureSample, MembraneCaptureSummary};
+use crate::membrane_drop::membrane_series;
 use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
 use crate::table::Table;
@@ -12,17 +12,48 @@ use tumble_math::Vec3;
 
 /// The samples as `timeseries.csv` has them: rates, the asteroid in the membrane's frame, SADA
 /// moments, the membrane's action, the energy budget's terms and the rim count.
-pub fn timeseries(run: &CaptureRun) -> Table {
+pub fn timeseries(run: &MembraneCaptureRun) -> Table {
     let mut table = Table::new(
-        "t_s,thrusting,asteroid_wx_rad_s,asteroid_wy_rad_s,asteroid_wz_rad_s,bus_wx_rad_s,bus_wy_rad_s,\
-         bus_wz_rad_s,relative_rate_rad_s,asteroid_x_M_m,asteroid_y_M_m,asteroid_z_M_m,relative_vx_m_s,\
-         relative_vy_m_s,relative_vz_m_s,sada1_bending_N_m,sada2_bending_N_m,sada1_torsion_N_m,\
-         sada2_torsion_N_m,area_m2,area_rate_m2_s,tension_N_m,normal_force_N,friction_force_N,max_slip_m_s,\
-         contact_vertices,depth_m,asteroid_kinetic_J,spacecraft_energy_J,membrane_energy_J,damping_loss_J,\
-         friction_loss_J,sada_loss_J,work_J,budget_J,outside_rim"
-            .split(',')
-            .map(String::from)
-            .collect(),
+        [
+            "t [s]",
+            "thrusting [1]",
+            "asteroid_wx [rad/s]",
+            "asteroid_wy [rad/s]",
+            "asteroid_wz [rad/s]",
+            "bus_wx [rad/s]",
+            "bus_wy [rad/s]",
+            "bus_wz [rad/s]",
+            "relative_rate [rad/s]",
+            "asteroid_x_M [m]",
+            "asteroid_y_M [m]",
+            "asteroid_z_M [m]",
+            "relative_vx [m/s]",
+            "relative_vy [m/s]",
+            "relative_vz [m/s]",
+            "sada1_bending [N·m]",
+            "sada2_bending [N·m]",
+            "sada1_torsion [N·m]",
+            "sada2_torsion [N·m]",
+            "area [m²]",
+            "area_rate [m²/s]",
+            "tension [N/m]",
+            "normal_force [N]",
+            "friction_force [N]",
+            "max_slip [m/s]",
+            "contact_vertices [1]",
+            "depth [m]",
+            "asteroid_kinetic [J]",
+            "spacecraft_energy [J]",
+            "membrane_energy [J]",
+            "damping_loss [J]",
+            "friction_loss [J]",
+            "sada_loss [J]",
+            "work [J]",
+            "budget [J]",
+            "outside_rim [1]",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     for s in &run.samples {
         let c = &s.contact;
@@ -42,14 +73,18 @@ pub fn timeseries(run: &CaptureRun) -> Table {
 
 /// Writes `timeseries.csv`, `summary.json` and plots (rates, SADA moments, membrane, slip,
 /// hull, centring, energy) into `dir`.
-pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) -> Result<CaptureSummary, String> {
+pub fn write_capture_run(
+    dir: &Path,
+    model: &MembraneCapture,
+    run: &MembraneCaptureRun,
+) -> Result<MembraneCaptureSummary, String> {
     let out = RunDir::create(dir)?;
     let (first, last) = first_last(&run.samples)?;
     let a0 = model.membrane.area0();
     out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
 
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
-    let col = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
+    let col = |f: &dyn Fn(&MembraneCaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
     let limit = model.moment_limit;
     let shade: Vec<(f64, f64)> = run.contact_time.map(|tc| vec![(tc, last.t)]).unwrap_or_default();
     let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
@@ -131,7 +166,7 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
     for (stem, title, unit, series) in &plots {
         shaded_plot(&out.plot(stem), title, "time [s]", unit, series, false, &shade)?;
     }
-    let summary = CaptureSummary::new(model, run)?;
+    let summary = MembraneCaptureSummary::new(model, run)?;
     out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
@@ -140,10 +175,10 @@ pub fn write_capture_run(dir: &Path, model: &AsteroidCapture, run: &CaptureRun) 
 /// The capture as an animation: the asteroid's mesh and the spacecraft's links
 /// (inertia-equivalent boxes), all animated; the membrane as it deflects and its force on the
 /// asteroid.
-pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Animation {
+pub fn animation(model: &MembraneCapture, run: &MembraneCaptureRun) -> crate::anim::Animation {
     use crate::anim::FORCE_COLOR;
     use crate::anim::{Animation, Mesh, inertia_box_at};
-    use crate::membrane::{MEMBRANE_COLOR, membrane_shape};
+    use crate::membrane_drop::{MEMBRANE_COLOR, membrane_shape};
     let mut anim = Animation::new();
     anim.body("asteroid", vec![Mesh::new(&model.mesh.vertices, &model.mesh.faces, [0.5, 0.45, 0.4, 1.0])]);
     let sc = &model.spacecraft.model;
@@ -159,7 +194,7 @@ pub fn animation(model: &AsteroidCapture, run: &CaptureRun) -> crate::anim::Anim
     // world, and its force on the asteroid at the asteroid's centre of mass, the largest as
     // long as the asteroid's diameter (out of the asteroid).
     let surface = anim.surface("membrane", MEMBRANE_COLOR);
-    let force = |s: &CaptureSample| s.contact.normal_force + s.contact.friction_force;
+    let force = |s: &MembraneCaptureSample| s.contact.normal_force + s.contact.friction_force;
     let peak = run.samples.iter().map(|s| force(s).norm()).fold(0.0, f64::max);
     let per_newton = if peak > 0.0 { 2.0 * model.radius / peak } else { 0.0 };
     anim.arrow("membrane force", 0.06 * model.radius, FORCE_COLOR);

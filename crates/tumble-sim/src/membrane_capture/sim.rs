@@ -1,8 +1,11 @@
-//! The asteroid capture on the pipeline: [`AsteroidCaptureSim`] steps the asteroid and the
+//! The asteroid capture on the pipeline: [`MembraneCaptureSim`] steps the asteroid and the
 //! spacecraft with RK4 at `dt`; the membrane's action at each step's start state decides the
 //! thrust for the step and serves the sample there.
 
-use super::{AsteroidCapture, CaptureRun, CaptureSample, DAMPING_LOSS, DIM, ENERGY_TOLERANCE, FRICTION_LOSS, Guidance};
+use super::{
+    DAMPING_LOSS, DIM, ENERGY_TOLERANCE, FRICTION_LOSS, Guidance, MembraneCapture, MembraneCaptureRun,
+    MembraneCaptureSample,
+};
 use super::{NQ, NV, SADA_LOSS, SC, WORK};
 use crate::pipeline::{
     Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
@@ -48,7 +51,7 @@ struct Ode<M> {
     contact_time: Option<f64>,
 }
 
-impl<M: Deref<Target = AsteroidCapture>> Ode<M> {
+impl<M: Deref<Target = MembraneCapture>> Ode<M> {
     /// [`Ode::frame`] and the membrane's action at `y`.
     fn frame_and_contact(&mut self, y: &[f64], k: &mut Kinematics) -> (Frame, MembraneContact) {
         let f = self.frame(y, k);
@@ -134,7 +137,7 @@ impl Guidance {
     }
 }
 
-impl<M: Deref<Target = AsteroidCapture>> OdeSystem for Ode<M> {
+impl<M: Deref<Target = MembraneCapture>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
         DIM
     }
@@ -192,15 +195,15 @@ impl<M: Deref<Target = AsteroidCapture>> OdeSystem for Ode<M> {
     }
 }
 
-impl AsteroidCapture {
+impl MembraneCapture {
     /// The sample at `t`, `y`, with the membrane's action `c` there.
-    fn sample<M: Deref<Target = AsteroidCapture>>(
+    fn sample<M: Deref<Target = MembraneCapture>>(
         &self,
         t: f64,
         y: &[f64],
         ode: &Ode<M>,
         c: MembraneContact,
-    ) -> CaptureSample {
+    ) -> MembraneCaptureSample {
         let mut k = Kinematics::default();
         let f = ode.frame(y, &mut k);
         let ys = &y[SC..SC + NQ + NV];
@@ -214,7 +217,7 @@ impl AsteroidCapture {
         let (lin, ang) = sc.model.momentum(&ys[..NQ], &ys[NQ..]);
         let p_A = a.v_WB * self.asteroid.mass;
         let h_A = a.p_WB.cross(&p_A) + f.R_A * (self.asteroid.inertia * a.w_WB_B);
-        CaptureSample {
+        MembraneCaptureSample {
             t,
             thrusting: ode.thrusting,
             contact: c,
@@ -243,7 +246,7 @@ impl AsteroidCapture {
 /// D_s − W` may move either way by at most 1 % of `max(|budget₀|, T_A + |E_S| + ½k(A − A₀)²)`
 /// (a loss as much as a gain says the step does not resolve the contact). Once the asteroid has
 /// crossed the membrane's rim the check is off (`None`): the membrane model's area jumps there.
-pub struct AsteroidCaptureSim<M = std::sync::Arc<AsteroidCapture>> {
+pub struct MembraneCaptureSim<M = std::sync::Arc<MembraneCapture>> {
     ode: Ode<M>,
     clock: FixedSteps,
     y: Vec<f64>,
@@ -251,10 +254,10 @@ pub struct AsteroidCaptureSim<M = std::sync::Arc<AsteroidCapture>> {
     /// The budget and the energy in play at the current state, J.
     now: (f64, f64),
     rim: bool,
-    run: CaptureRun,
+    run: MembraneCaptureRun,
 }
 
-impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
+impl<M: Deref<Target = MembraneCapture>> MembraneCaptureSim<M> {
     /// The capture of `model` (borrowed, or shared through an `Arc`) from its initial state.
     pub fn new(model: M) -> Self {
         let (spacecraft, ws) =
@@ -274,8 +277,10 @@ impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
             contact_time: None,
         };
         ode.observe(0.0, &y, clock.steps > 0);
-        let run =
-            CaptureRun { samples: Vec::with_capacity((clock.steps / clock.every + 1) as usize), ..Default::default() };
+        let run = MembraneCaptureRun {
+            samples: Vec::with_capacity((clock.steps / clock.every + 1) as usize),
+            ..Default::default()
+        };
         let mut sim = Self { clock, ode, y, budget0: 0.0, now: (0.0, 0.0), rim: false, run };
         sim.now = sim.budget();
         sim.budget0 = sim.now.0;
@@ -316,12 +321,12 @@ impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
     }
 
     /// The run so far.
-    pub fn run(&self) -> &CaptureRun {
+    pub fn run(&self) -> &MembraneCaptureRun {
         &self.run
     }
 
     /// The run's record with how it ended.
-    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> CaptureRun {
+    pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MembraneCaptureRun {
         self.run.diagnosis = end.err();
         self.run.contact_time = self.ode.contact_time;
         self.run
@@ -349,7 +354,7 @@ impl<M: Deref<Target = AsteroidCapture>> AsteroidCaptureSim<M> {
     }
 }
 
-impl<M: Deref<Target = AsteroidCapture>> Simulation for AsteroidCaptureSim<M> {
+impl<M: Deref<Target = MembraneCapture>> Simulation for MembraneCaptureSim<M> {
     fn time(&self) -> f64 {
         self.clock.time()
     }

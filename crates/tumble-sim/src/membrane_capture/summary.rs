@@ -1,14 +1,14 @@
 //! What an asteroid capture did, typed: the run's `summary.json`, a campaign's row and the
-//! headline `tumble run` prints all come from [`CaptureSummary`].
+//! headline `tumble run` prints all come from [`MembraneCaptureSummary`].
 
-use super::{AsteroidCapture, CaptureRun, CaptureSample};
+use super::{MembraneCapture, MembraneCaptureRun, MembraneCaptureSample};
 use crate::outputs::{first_last, vec3};
 use serde::Serialize;
 use std::path::Path;
 
 /// The figures of one capture (SI units, named with them).
 #[derive(Clone, Debug, Serialize)]
-pub struct CaptureSummary {
+pub struct MembraneCaptureSummary {
     /// Scenario name.
     pub scenario: String,
     /// `no contact`, `in contact` or `separated` at the end.
@@ -77,17 +77,17 @@ pub struct CaptureSummary {
     pub real_time_factor: f64,
 }
 
-impl CaptureSummary {
+impl MembraneCaptureSummary {
     /// The summary of `run` of `model`.
-    pub fn new(model: &AsteroidCapture, run: &CaptureRun) -> Result<Self, String> {
+    pub fn new(model: &MembraneCapture, run: &MembraneCaptureRun) -> Result<Self, String> {
         let (first, last) = first_last(&run.samples)?;
-        let peak = |f: &dyn Fn(&CaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
+        let peak = |f: &dyn Fn(&MembraneCaptureSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
         let outcome = match (run.contact_time, last.contact.in_contact) {
             (None, _) => "no contact",
             (Some(_), true) => "in contact",
             (Some(_), false) => "separated",
         };
-        let count = |f: &dyn Fn(&CaptureSample) -> bool| run.samples.iter().filter(|s| f(s)).count();
+        let count = |f: &dyn Fn(&MembraneCaptureSample) -> bool| run.samples.iter().filter(|s| f(s)).count();
         Ok(Self {
             scenario: model.name.clone(),
             outcome: outcome.into(),

@@ -270,6 +270,14 @@ impl<S: Simulation> Driver<S> {
         }
     }
 
+    /// Drives `sim` on `schedule` to its end, calling `progress(t)` after each output sample:
+    /// the simulation back, and how it ended (every application's whole run in one line).
+    pub fn run_whole(sim: S, schedule: Schedule, progress: &mut dyn FnMut(f64)) -> (S, Result<Stop, Diagnosis>) {
+        let mut driver = Driver::new(sim, schedule);
+        let end = driver.run(progress);
+        (driver.into_inner(), end)
+    }
+
     /// The guard: the state, then (after a step) the observation, then the energy. A failure
     /// ends the run with its diagnosis.
     fn guarded(&mut self, observe: bool) -> Result<StepReport, Diagnosis> {

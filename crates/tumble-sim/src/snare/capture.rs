@@ -168,9 +168,7 @@ impl SnareCapture {
         // it); the schedule only bounds it, with room for the pull's last partial step.
         let bound = 2.0 * self.duration + self.dt;
         let schedule = Schedule { duration: bound, output_interval: bound };
-        let mut driver = Driver::new(sim, schedule);
-        let end = driver.run(&mut |_| {});
-        let mut sim = driver.into_inner();
+        let (mut sim, end) = Driver::run_whole(sim, schedule, &mut |_| {});
         end.map_err(|d| d.to_string())?;
         if sim.phase == Phase::Pulling && !sim.out.rigidised {
             sim.out.failure = Some(format!("the preload was not reached within {} s", self.duration));

@@ -124,9 +124,8 @@ impl WireExperiment {
     pub fn run(&self) -> Result<WireRun, String> {
         let sim = WireSim::new(*self)?;
         let schedule = sim.schedule();
-        let mut driver = crate::pipeline::Driver::new(sim, schedule);
-        let end = driver.run(&mut |_| {});
-        Ok(driver.into_inner().finish(end))
+        let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, &mut |_| {});
+        Ok(sim.finish(end))
     }
 }
 

@@ -18,10 +18,21 @@ pub fn output_every(sc: &crate::Scenario, dt: f64) -> usize {
 /// the push.
 pub fn timeseries(run: &WireRun, every: usize) -> Table {
     let mut table = Table::new(
-        "t_s,vx_m_s,vy_m_s,omega_rad_s,friction_N,normal_N,impulse_x_Ns,impulse_y_Ns,penetration_m,energy_J,work_J"
-            .split(',')
-            .map(String::from)
-            .collect(),
+        [
+            "t [s]",
+            "vx [m/s]",
+            "vy [m/s]",
+            "omega [rad/s]",
+            "friction [N]",
+            "normal [N]",
+            "impulse_x [N·s]",
+            "impulse_y [N·s]",
+            "penetration [m]",
+            "energy [J]",
+            "work [J]",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     for s in run.samples.iter().step_by(every.max(1)) {
         let (v, f, j) = (s.velocity, s.force, s.impulse);

@@ -13,7 +13,7 @@ use tumble_math::quat_to_wxyz;
 /// Writes every output of a run into `dir` (created if needed). Returns the summary.
 pub fn write_run(dir: &Path, scenario_file: &Path, model: &Model, res: &RunResult) -> Result<Value, String> {
     let out = RunDir::create(dir)?;
-    out.csv("timeseries.csv", |w| res.recording.write_csv(w))?;
+    out.csv("timeseries.csv", |w| res.recording.table().write_csv(w))?;
     let summary = summary(scenario_file, model, res);
     out.json("summary.json", &summary)?;
     plots(&dir.join("plots"), model, res)?;

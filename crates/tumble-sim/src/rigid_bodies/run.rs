@@ -231,9 +231,8 @@ pub fn simulate(model: &mut Model, progress: &mut dyn FnMut(f64)) -> RunResult {
     let start = Instant::now();
     let sim = RigidSim::new(model);
     let schedule = sim.schedule();
-    let mut driver = Driver::new(sim, schedule);
-    let end = driver.run(progress);
-    driver.into_inner().finish(end, start.elapsed().as_secs_f64())
+    let (sim, end) = Driver::run_whole(sim, schedule, progress);
+    sim.finish(end, start.elapsed().as_secs_f64())
 }
 
 impl<M: DerefMut<Target = Model>> RigidSim<M> {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use tumble_sim::Scenario;
-use tumble_sim::membrane::{MembraneDrop, MembraneRun};
+use tumble_sim::membrane_drop::{MembraneDrop, MembraneRun};
 
 fn scenario() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/drop_test.toml")
@@ -82,7 +82,7 @@ fn damping_removes_exactly_c_adot_squared() {
     assert!(drift < 5e-5 * e0, "drift {drift} J");
     assert!(drift < budget_drift(&coarse) / 4.0);
     // And the mechanical energy alone did fall by that much.
-    let mech = |s: &tumble_sim::membrane::MembraneSample| s.kinetic + s.gravity_potential + s.contact.energy;
+    let mech = |s: &tumble_sim::membrane_drop::MembraneSample| s.kinetic + s.gravity_potential + s.contact.energy;
     assert!((mech(&run.samples[0]) - mech(last) - last.damping_loss).abs() < 5e-5 * e0);
 }
 
@@ -157,7 +157,7 @@ fn the_drop_built_in_code_is_the_scenario_drop() {
     let (a, b) = (from_file.run(), in_code.run());
     assert_eq!(a.samples, b.samples);
     assert!(a.contacts.len() == 1, "the run reaches the membrane: {:?}", a.contacts);
-    let key = |b: tumble_sim::membrane::MembraneDropBuilder| b.build().err().map(|e| e.key);
+    let key = |b: tumble_sim::membrane_drop::MembraneDropBuilder| b.build().err().map(|e| e.key);
     assert_eq!(key(builder.clone().timing(1e-3, 1.6, 0.0015)).as_deref(), Some("simulation.output_interval"));
     assert_eq!(
         key(builder.clone().pose(Vec3::new(0.0, 0.0, 1.0), UnitQuat::identity())).as_deref(),
@@ -208,7 +208,7 @@ fn a_wrench_holding_and_pushing_the_body_follows_newton_and_closes_the_budget() 
     assert!((y[3] - fx * t / m).abs() <= 1e-12 * fx * t / m && y[4] == 0.0 && y[5].abs() < 1e-12, "{:?}", &y[3..6]);
     let report = run.report(None).expect("report");
     let col = |name: &str| report.table.column(name).expect(name);
-    let (budget, work) = (col("budget_J"), col("work_J"));
+    let (budget, work) = (col("budget [J]"), col("work [J]"));
     let drift = budget.iter().map(|b| (b - budget[0]).abs()).fold(0.0, f64::max);
     let pushed = 0.5 * m * y[3] * y[3];
     assert!(drift < 1e-9 * budget[0].abs(), "budget drift {drift} J of {}", budget[0]);

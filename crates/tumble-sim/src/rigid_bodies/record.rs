@@ -33,13 +33,13 @@ const SYSTEM_CHANNELS: [(&str, &str); 11] = [
     ("potential_energy", "J"),
     ("work_applied", "J"),
     ("energy_balance", "J"),
-    ("Hx", "kg*m^2/s"),
-    ("Hy", "kg*m^2/s"),
-    ("Hz", "kg*m^2/s"),
-    ("H_norm", "kg*m^2/s"),
-    ("px", "kg*m/s"),
-    ("py", "kg*m/s"),
-    ("pz", "kg*m/s"),
+    ("Hx", "kg·m²/s"),
+    ("Hy", "kg·m²/s"),
+    ("Hz", "kg·m²/s"),
+    ("H_norm", "kg·m²/s"),
+    ("px", "kg·m/s"),
+    ("py", "kg·m/s"),
+    ("pz", "kg·m/s"),
 ];
 
 impl Recording {
@@ -110,35 +110,5 @@ impl Recording {
         let mut table = crate::Table::new(columns);
         self.data.chunks_exact(self.names.len().max(1)).for_each(|r| table.push(r));
         table
-    }
-
-    /// Writes the samples as CSV with a `name [unit]` header; a value beyond
-    /// [`crate::pipeline::ABSURD`] in magnitude is refused before anything is written.
-    pub fn write_csv(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        let width = self.names.len().max(1);
-        if let Some(i) = self.data.iter().position(|v| v.abs() > crate::pipeline::ABSURD) {
-            return Err(crate::table::absurd(&self.names[i % width], self.data[i]));
-        }
-        let header: Vec<String> = self.names.iter().zip(&self.units).map(|(n, u)| format!("{n} [{u}]")).collect();
-        writeln!(w, "{}", header.join(","))?;
-        for row in self.data.chunks_exact(self.names.len()) {
-            let mut first = true;
-            for v in row {
-                if !first {
-                    w.write_all(b",")?;
-                }
-                first = false;
-                // Shortest representation that reads back to the same f64; plain decimals for
-                // ordinary magnitudes, exponent notation for the very small and very large.
-                let a = v.abs();
-                if a == 0.0 || (1e-5..1e16).contains(&a) {
-                    write!(w, "{v}")?;
-                } else {
-                    write!(w, "{v:e}")?;
-                }
-            }
-            w.write_all(b"\n")?;
-        }
-        Ok(())
     }
 }

@@ -13,13 +13,39 @@ use tumble_math::{Vec3, quat_from_wxyz};
 /// and the energy budget's terms.
 pub fn timeseries(run: &MembraneRun) -> Table {
     let mut table = Table::new(
-        "t_s,x_m,y_m,z_m,vx_m_s,vy_m_s,vz_m_s,wx_rad_s,wy_rad_s,wz_rad_s,area_m2,area_rate_m2_s,\
-         tension_N_m,normal_fx_N,normal_fy_N,normal_fz_N,friction_fx_N,friction_fy_N,friction_fz_N,\
-         max_slip_m_s,contact_vertices,depth_m,kinetic_J,gravity_potential_J,membrane_energy_J,\
-         damping_loss_J,friction_loss_J,work_J,budget_J"
-            .split(',')
-            .map(String::from)
-            .collect(),
+        [
+            "t [s]",
+            "x [m]",
+            "y [m]",
+            "z [m]",
+            "vx [m/s]",
+            "vy [m/s]",
+            "vz [m/s]",
+            "wx [rad/s]",
+            "wy [rad/s]",
+            "wz [rad/s]",
+            "area [m²]",
+            "area_rate [m²/s]",
+            "tension [N/m]",
+            "normal_fx [N]",
+            "normal_fy [N]",
+            "normal_fz [N]",
+            "friction_fx [N]",
+            "friction_fy [N]",
+            "friction_fz [N]",
+            "max_slip [m/s]",
+            "contact_vertices [1]",
+            "depth [m]",
+            "kinetic [J]",
+            "gravity_potential [J]",
+            "membrane_energy [J]",
+            "damping_loss [J]",
+            "friction_loss [J]",
+            "work [J]",
+            "budget [J]",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     for s in &run.samples {
         let c = &s.contact;

@@ -12,7 +12,6 @@ use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
-use tumble_math::Vec3;
 
 /// A body dropped onto a fixed membrane (`kind = "membrane_drop"`).
 pub struct MembraneDropApp;
@@ -67,8 +66,8 @@ impl Stepping for DropRunning {
     }
 
     fn set_input(&mut self, _name: &str, v: &[f64]) -> Result<(), String> {
-        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
-        self.sim.apply(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+        let (f, tau) = crate::app::wrench(v);
+        self.sim.apply(f, tau);
         Ok(())
     }
 

@@ -7,11 +7,10 @@ use crate::Table;
 use crate::app::{Application, Input, Quantity, Report, Run, Stepped, Stepping, WithModel};
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
-use crate::membrane::app::body_quantities;
+use crate::membrane_drop::app::body_quantities;
 use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::{Path, PathBuf};
-use tumble_math::Vec3;
 
 /// Rigid bodies under gravity and loads (`kind = "rigid_bodies"`).
 pub struct RigidBodies;
@@ -58,8 +57,8 @@ impl Stepping for RigidRunning {
         let Some(i) = bodies.iter().position(|b| name.strip_suffix(".wrench") == Some(b.name.as_str())) else {
             return Err(format!("no input `{name}`"));
         };
-        let v = if v.is_empty() { &[0.0; 6][..] } else { v };
-        self.sim.apply(i, Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]))
+        let (f, tau) = crate::app::wrench(v);
+        self.sim.apply(i, f, tau)
     }
 
     fn table(&self) -> Table {

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use tumble_math::Vec3;
 use tumble_sim::Scenario;
-use tumble_sim::membrane_capture::{AsteroidCapture, CaptureRun};
+use tumble_sim::membrane_capture::{MembraneCapture, MembraneCaptureRun};
 
 fn scenario() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/membrane/asteroid_capture.toml")
@@ -19,12 +19,12 @@ fn load(set: &[(&str, &str)]) -> Scenario {
     Scenario::load(&scenario(), &set).expect("scenario loads")
 }
 
-fn build(set: &[(&str, &str)]) -> AsteroidCapture {
-    AsteroidCapture::build(&load(set)).expect("valid capture")
+fn build(set: &[(&str, &str)]) -> MembraneCapture {
+    MembraneCapture::build(&load(set)).expect("valid capture")
 }
 
 /// A coarser asteroid (cells = 8) and a minute of contact keep these quick.
-fn quick(extra: &[(&str, &str)]) -> AsteroidCapture {
+fn quick(extra: &[(&str, &str)]) -> MembraneCapture {
     let mut set = vec![
         ("simulation.duration", "60.0"),
         ("membrane.body.shape", "{ type = \"body\", kind = \"pear\", length = 11.0, seed = 7, cells = 8 }"),
@@ -34,7 +34,7 @@ fn quick(extra: &[(&str, &str)]) -> AsteroidCapture {
 }
 
 /// Largest departure of the energy budget from its start, J.
-fn budget_drift(run: &CaptureRun) -> f64 {
+fn budget_drift(run: &MembraneCaptureRun) -> f64 {
     let e0 = run.samples[0].budget();
     run.samples.iter().map(|s| (s.budget() - e0).abs()).fold(0.0, f64::max)
 }
@@ -170,12 +170,12 @@ fn bad_keys_are_refused_by_name() {
         ("spacecraft.thrust", "nan", "spacecraft.thrust"),
         ("simulation.integrator", "\"dopri5\"", "simulation.integrator"),
     ] {
-        let e = AsteroidCapture::build(&load(&[(key, value)])).expect_err("refused").to_string();
+        let e = MembraneCapture::build(&load(&[(key, value)])).expect_err("refused").to_string();
         assert!(e.contains(expect), "{key} = {value}: {e}");
     }
     let mut sc = load(&[]);
     sc.file.gravity = tumble_sim::scenario::GravitySpec::Uniform { g: [0.0, 0.0, -9.81] };
-    let e = AsteroidCapture::build(&sc).expect_err("refused").to_string();
+    let e = MembraneCapture::build(&sc).expect_err("refused").to_string();
     assert!(e.contains("gravity"), "{e}");
 }
 
@@ -223,7 +223,7 @@ fn a_capture_built_in_code_matches_the_scenario_file() {
         damping: 1.0e3,
         moment_limit: 1765.0,
     };
-    let builder = AsteroidCapture::builder("asteroid_capture")
+    let builder = MembraneCapture::builder("asteroid_capture")
         .membrane(membrane)
         .asteroid(pear, 1.0e6)
         .asteroid_pose(Vec3::zeros(), UnitQuat::identity())
@@ -239,7 +239,7 @@ fn a_capture_built_in_code_matches_the_scenario_file() {
     let (a, b) = (from_file.run(), in_code.run());
     assert_eq!(a.samples, b.samples, "the same inputs, the same run bit for bit");
     assert!(a.contact_time.is_some(), "the run reaches contact");
-    let key = |b: tumble_sim::membrane_capture::AsteroidCaptureBuilder| b.build().err().map(|e| e.key);
+    let key = |b: tumble_sim::membrane_capture::MembraneCaptureBuilder| b.build().err().map(|e| e.key);
     assert_eq!(key(builder.clone().membrane_offset(2.0)).as_deref(), Some("spacecraft.membrane_offset"));
     assert_eq!(key(builder.clone().thrust(-1.0)).as_deref(), Some("spacecraft.thrust"));
     assert_eq!(key(builder.clone().timing(0.1, 20.0, 0.25)).as_deref(), Some("simulation.output_interval"));
@@ -247,5 +247,5 @@ fn a_capture_built_in_code_matches_the_scenario_file() {
         key(builder.clone().asteroid_inertia(tumble_math::Mat3::zeros())).as_deref(),
         Some("membrane.body.inertia")
     );
-    assert_eq!(key(AsteroidCapture::builder("bare")).as_deref(), Some("membrane"));
+    assert_eq!(key(MembraneCapture::builder("bare")).as_deref(), Some("membrane"));
 }
