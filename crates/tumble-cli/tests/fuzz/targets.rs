@@ -154,8 +154,9 @@ pub fn scenario_run(rng: &mut Rng, dir: &Path) -> Verdict {
         Err(refused) => return Ok(refused),
     };
     let mut set = set;
-    if sc.kind() == "capture_map" {
-        // The study's funnel from 16 rollouts, one verified: a fraction of a second.
+    if sc.file.capture.is_some() {
+        // A capture study's campaign judges by its funnel: from 16 rollouts, one verified (a
+        // fraction of a second).
         set.extend([("capture.roa.samples".into(), "16".into()), ("capture.roa.verify".into(), "1".into())]);
     } else {
         set.push(shorten(&sc, 20.0 + rng.below(200) as f64));
@@ -170,9 +171,9 @@ pub fn scenario_run(rng: &mut Rng, dir: &Path) -> Verdict {
         tumble_sim::registry::application(&sc).map_err(|e| format!("the checked scenario has no application: {e}"))?;
     let kind = match app.campaign(&sc, &[]) {
         Ok(kind) => kind,
-        // A capture study's kind designs the detumble, which may fail on a valid input (its
+        // A capture study's campaign designs the detumble, which may fail on a valid input (its
         // nominal does not detumble): `tumble capture-map` exits 1 with the reason.
-        Err(_) if sc.kind() == "capture_map" => return Ok("failed run"),
+        Err(_) if sc.file.capture.is_some() => return Ok("failed run"),
         Err(e) => return Err(format!("the checked scenario has no campaign: {e}")),
     };
     note("running");
@@ -257,11 +258,7 @@ pub fn command_run(rng: &mut Rng, dir: &Path) -> Verdict {
     let (dk, dv) = shorten(&sc, 50.0);
     let (set, short) = (format!("{key}={value}"), format!("{dk}={dv}"));
     let file = path.to_string_lossy().to_string();
-    let args = match sc.kind() {
-        "capture_map" => vec!["capture-map", &file, "--set", &set, "--samples", "16", "--verify", "1"],
-        _ => vec!["run", &file, "--set", &set, "--set", &short],
-    };
-    let args = [&args[..], &["--out", "out", "--quiet"]].concat();
+    let args = ["run", &file, "--set", &set, "--set", &short, "--out", "out", "--quiet"];
     let (code, _, err) = tumble(&args, dir, HANG * 3)?;
     // Nothing written outside the output folder (the command runs in `dir`).
     for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
