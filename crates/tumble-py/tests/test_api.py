@@ -317,13 +317,13 @@ def test_capture_maps_agree_where_the_document_says_they_do():
 def test_every_application_steps_with_its_state_and_inputs_by_name():
     # One interface for every kind: state by name with units, inputs by name.
     for path, names, inputs in [
-        (PHOBOS, {"position", "speed"}, {"hop"}),
+        (PHOBOS, {"position", "speed"}, {"hop", "torque"}),
         ("scenarios/snare/floating_target.toml", {"position", "impulse"}, {"target.wrench"}),
         ("scenarios/membrane/drop_test.toml", {"position", "membrane_force"}, {"wrench"}),
         ("scenarios/capture_map/tumbling_500kg.toml", {"q", "base.angular_velocity", "cost_to_go"}, {"joint_forces"}),
-        ("scenarios/snare/jemrms_snare.toml", {"q", "payload.position", "payload.impulse"}, {"joint_forces"}),
+        ("scenarios/snare/jemrms_snare.toml", {"q", "payload.position", "payload.impulse"}, {"joint_forces", "payload.wrench"}),
         ("scenarios/contact/drawer.toml", {"pallet.position", "pallet.angular_velocity"}, {"pallet.wrench"}),
-        ("scenarios/membrane/asteroid_capture.toml", {"asteroid_position", "relative_velocity"}, {"thrust"}),
+        ("scenarios/membrane/asteroid_capture.toml", {"asteroid_position", "relative_velocity"}, {"thrust", "asteroid.wrench"}),
         ("scenarios/arms/double_pendulum.toml", {"q", "v"}, {"joint_forces"}),
         ("scenarios/basics/dzhanibekov.toml", {"handle.position", "handle.angular_velocity"}, {"handle.wrench"}),
         (

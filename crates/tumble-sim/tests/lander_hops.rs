@@ -256,3 +256,31 @@ fn aimed_hops_land_nearer_the_aim_than_unaimed_ones_on_the_comet() {
     // jump and no nearby hop does better.
     assert!(ma < 0.25 * mu && ma < 0.5, "aimed {ma} m against unaimed {mu} m");
 }
+
+/// A torque profile given between steps (the input `torque`) is the scheduled
+/// `[[lander.hops]]` torque hop: fired after the step that reaches its time, the run is the
+/// same to the last bit (same profile, same limits, same steps). A duration that is not
+/// positive is refused by name.
+#[test]
+fn a_torque_input_is_the_scheduled_torque_hop() {
+    let dir = tmp("hops_torque_input");
+    let scheduled = "[[lander.hops]]\ntime = 1.0\ntorque = [0.5, 0.0, 0.0]\nduration = 1.0";
+    let (_, r) = run(&dir, 0.3, WHEEL, scheduled);
+    let text = RESTING.replace("{yaw}", &format!("[{:?}, 0.0, 0.0, {:?}]", 0.15f64.cos(), 0.15f64.sin()));
+    let text = text.replace("{actuator}", WHEEL).replace("{hops}", "");
+    let file = dir.join("input.toml");
+    std::fs::write(&file, text).expect("write");
+    let mut run = tumble_sim::registry::start(&Scenario::load(&file, &[]).expect("scenario")).expect("starts");
+    let bad = run.set_input("torque", &[0.5, 0.0, 0.0, 0.0]).expect_err("no duration");
+    assert!(bad.contains("duration") && bad.contains("positive"), "{bad}");
+    let mut fired = false;
+    while run.ended().is_none() {
+        run.step().expect("a step");
+        if !fired && run.time() >= 1.0 {
+            run.set_input("torque", &[0.5, 0.0, 0.0, 1.0]).expect("a torque profile");
+            fired = true;
+        }
+    }
+    let y: Vec<u64> = run.y().iter().map(|x| x.to_bits()).collect();
+    assert_eq!(y, r.final_state.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+}

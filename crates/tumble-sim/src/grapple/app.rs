@@ -59,10 +59,16 @@ impl Stepping for GrappleRunning {
     fn inputs(&self) -> Vec<Input> {
         let nv = self.model.arm.system.model.nv();
         let what = "the arm's feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";
-        vec![Input::new("joint_forces", "N·m|N", nv, what)]
+        let push = "a force (N) then a torque about its centre of mass (N·m), world axes, on the payload, held from the next step on (no values: none); its work enters the energy budget";
+        vec![Input::new("joint_forces", "N·m|N", nv, what), Input::new("payload.wrench", "N|N·m", 6, push).releasable()]
     }
 
-    fn set_input(&mut self, _name: &str, values: &[f64]) -> Result<(), String> {
+    fn set_input(&mut self, name: &str, values: &[f64]) -> Result<(), String> {
+        if name == "payload.wrench" {
+            let (f, tau) = crate::app::wrench(values);
+            self.sim.apply(f, tau);
+            return Ok(());
+        }
         self.sim.set_joint_forces(values)
     }
 

@@ -69,6 +69,9 @@ pub(super) struct Coupled {
     v0: f64,
     /// The arm's kinematics at the last evaluation (scratch).
     kin: Kinematics,
+    /// A user's force and torque on the payload (N, N·m, world axes; the torque about its
+    /// centre of mass).
+    push: (Vec3, Vec3),
 }
 
 pub(super) fn rotation(q: &[f64]) -> Mat3 {
@@ -213,7 +216,8 @@ impl OdeSystem for Coupled {
         let s = &y[na..na + 13];
         let (q, w) = ([s[3], s[4], s[5], s[6]], Vec3::new(s[10], s[11], s[12]));
         let rp = rotation(&q);
-        let torque = rp.transpose() * loads.payload.1;
+        let (push_f, push_t) = self.push;
+        let torque = rp.transpose() * (loads.payload.1 + push_t);
         let wd = pl.inertia_inv * (torque - w.cross(&(pl.inertia * w)));
         let d = &mut dydt[na..];
         d[..3].copy_from_slice(&s[7..10]);
@@ -222,11 +226,12 @@ impl OdeSystem for Coupled {
         d[4] = 0.5 * (q[0] * w.x + q[2] * w.z - q[3] * w.y);
         d[5] = 0.5 * (q[0] * w.y + q[3] * w.x - q[1] * w.z);
         d[6] = 0.5 * (q[0] * w.z + q[1] * w.y - q[2] * w.x);
-        let a = loads.payload.0 / pl.mass;
+        let a = (loads.payload.0 + push_f) / pl.mass;
         d[7..10].copy_from_slice(a.as_slice());
         d[10..13].copy_from_slice(wd.as_slice());
         d[13..16].copy_from_slice(loads.payload.0.as_slice());
-        d[16] = self.sys.actuator_power(&y[..na]) + loads.power;
+        let pushed = push_f.dot(&Vec3::new(s[7], s[8], s[9])) + push_t.dot(&(rp * w));
+        d[16] = self.sys.actuator_power(&y[..na]) + loads.power + pushed;
     }
 
     fn project(&self, y: &mut [f64]) {
@@ -242,7 +247,16 @@ impl GrappleCapture {
         let mut sys = self.arm.system.clone();
         sys.external = vec![SVec::zeros(); sys.model.links.len()];
         let na = self.arm.initial_state.len();
-        Coupled { cap: Arc::clone(self), na, sys, phase: Phase::Open, wire: None, v0: 0.0, kin: Kinematics::default() }
+        Coupled {
+            cap: Arc::clone(self),
+            na,
+            sys,
+            phase: Phase::Open,
+            wire: None,
+            v0: 0.0,
+            kin: Kinematics::default(),
+            push: (Vec3::zeros(), Vec3::zeros()),
+        }
     }
 
     /// Engages the wire, starts, stops or releases the snare, and marks the rigidisation, at a
@@ -330,7 +344,8 @@ impl GrappleCapture {
 /// A grapple capture as the pipeline steps it.
 ///
 /// Its energy check: `E − W − E₀` (see the module docs of [`super`]: `E` the arm's and the
-/// payload's energy, `W` the work of the arm's actuators and of every contact force, carried in
+/// payload's energy, `W` the work of the arm's actuators, of every contact force and of a user's
+/// wrench on the payload, carried in
 /// the state) may not grow past `simulation.max_energy_growth` of the scale
 /// `max(T + |E − T|` at the start and now, `|W|)`. The exact flow keeps it at or below zero (the
 /// arm's dampers only take energy out), so growth is the integrator's doing: a step past the
@@ -413,6 +428,12 @@ impl GrappleSim {
     /// from the next step on; their work enters the energy check with the actuators'.
     pub fn set_joint_forces(&mut self, tau: &[f64]) -> Result<(), String> {
         crate::arm::set_feed_forward(&mut self.ode.sys, tau)
+    }
+
+    /// Sets a force `f` (N) on the payload's centre of mass and a torque `tau` (N·m) about it,
+    /// world axes, held from the next step on; their work enters the energy check's `W`.
+    pub fn apply(&mut self, f: Vec3, tau: Vec3) {
+        self.ode.push = (f, tau);
     }
 
     /// Samples every output interval up to the whole number of steps nearest the duration.

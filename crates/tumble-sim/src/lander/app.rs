@@ -65,17 +65,30 @@ impl Stepping for LanderRunning {
     }
 
     fn inputs(&self) -> Vec<Input> {
-        vec![Input::new(
-            "hop",
-            "N·m·s",
-            3,
-            "fires a hop now: an angular impulse from the internal wheel or torquer, body axes; its work enters the energy budget",
-        )]
+        vec![
+            Input::new(
+                "hop",
+                "N·m·s",
+                3,
+                "fires a hop now: an angular impulse from the internal wheel or torquer, body axes; its work enters the energy budget",
+            ),
+            Input::new(
+                "torque",
+                "N·m|s",
+                4,
+                "fires a hop now as a torque profile: a torque (N·m, body axes) from the internal wheel or torquer held for the fourth value's seconds, within the actuator's limits, as a [[lander.hops]] torque hop; its work enters the energy budget",
+            ),
+        ]
     }
 
-    fn set_input(&mut self, _name: &str, values: &[f64]) -> Result<(), String> {
-        self.sim.hop(Vec3::from_column_slice(values));
-        Ok(())
+    fn set_input(&mut self, name: &str, values: &[f64]) -> Result<(), String> {
+        match name {
+            "torque" => self.sim.torque_hop(Vec3::from_column_slice(&values[..3]), values[3]),
+            _ => {
+                self.sim.hop(Vec3::from_column_slice(values));
+                Ok(())
+            }
+        }
     }
 
     fn table(&self) -> Table {

@@ -13,7 +13,6 @@ use crate::pipeline::{Diagnosis, Stop};
 use crate::scenario::{Scenario, ScenarioError, Sections};
 use std::path::Path;
 use std::sync::Arc;
-use tumble_math::Vec3;
 
 /// A spacecraft capturing an asteroid in the membrane it carries (`kind = "membrane_capture"`).
 pub struct MembraneCaptureApp;
@@ -56,12 +55,19 @@ impl Stepping for MembraneCaptureRunning {
 
     fn inputs(&self) -> Vec<Input> {
         let what = "a force (N) then a torque (N·m) on the bus, bus axes, replacing the built-in guidance and thrust from the next step on; no values hand the bus back to it; its work enters the energy budget";
-        vec![Input::new("thrust", "N|N·m", 6, what).releasable()]
+        let push = "a force (N) then a torque about its centre of mass (N·m), world axes, on the asteroid, held from the next step on (no values: none); its work enters the energy budget";
+        vec![
+            Input::new("thrust", "N|N·m", 6, what).releasable(),
+            Input::new("asteroid.wrench", "N|N·m", 6, push).releasable(),
+        ]
     }
 
-    fn set_input(&mut self, _name: &str, c: &[f64]) -> Result<(), String> {
-        let w = (!c.is_empty()).then(|| (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])));
-        self.sim.command(w);
+    fn set_input(&mut self, name: &str, c: &[f64]) -> Result<(), String> {
+        let (f, tau) = crate::app::wrench(c);
+        match name {
+            "asteroid.wrench" => self.sim.push_asteroid(f, tau),
+            _ => self.sim.command((!c.is_empty()).then_some((f, tau))),
+        }
         Ok(())
     }
 

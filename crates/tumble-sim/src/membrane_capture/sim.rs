@@ -38,6 +38,9 @@ struct Ode<M> {
     /// A force and torque on the bus (bus axes, N and N·m) that replace the built-in guidance
     /// and thrust while set.
     command: Option<(Vec3, Vec3)>,
+    /// A user's force and torque on the asteroid (world axes, N and N·m; the torque about its
+    /// centre of mass).
+    push: (Vec3, Vec3),
     /// The membrane's action at the state the loop last observed (the next step's start), and
     /// that state: the step's first stage reuses it.
     start_contact: MembraneContact,
@@ -150,9 +153,11 @@ impl<M: Deref<Target = MembraneCapture>> OdeSystem for Ode<M> {
             self.frame_and_contact(y, &mut k)
         };
         let m = &*self.model;
-        // Asteroid: the membrane's force (M = bus axes → world) and torque.
-        let torque_B = f.R_A.transpose() * (f.R_b * c.torque());
-        m.asteroid.derivatives(y, &Vec3::zeros(), &(f.R_b * c.force()), &torque_B, dydt);
+        // Asteroid: the membrane's force (M = bus axes → world) and torque, and a user's push.
+        let (push_f, push_t) = self.push;
+        let torque_B = f.R_A.transpose() * (f.R_b * c.torque() + push_t);
+        m.asteroid.derivatives(y, &Vec3::zeros(), &(f.R_b * c.force() + push_f), &torque_B, dydt);
+        let pushed = push_f.dot(&Vec3::new(y[3], y[4], y[5])) + push_t.dot(&(f.R_A * Vec3::new(y[10], y[11], y[12])));
         // Bus: the opposite wrench about its centre of mass (bus axes), plus thrust or guidance.
         let (mut force, mut torque) = c.reaction_about(&f.p_MB, &Vec3::new(0.0, 0.0, -m.offset));
         let power = if let Some((f_B, t_B)) = self.command {
@@ -186,7 +191,7 @@ impl<M: Deref<Target = MembraneCapture>> OdeSystem for Ode<M> {
                 b.damping * (y[at] * y[at] + y[at + 1] * y[at + 1] + y[at + 2] * y[at + 2])
             })
             .sum();
-        dydt[WORK] = power;
+        dydt[WORK] = power + pushed;
     }
 
     fn project(&self, y: &mut [f64]) {
@@ -269,6 +274,7 @@ impl<M: Deref<Target = MembraneCapture>> MembraneCaptureSim<M> {
             ws,
             thrusting: false,
             command: None,
+            push: (Vec3::zeros(), Vec3::zeros()),
             start_contact: MembraneContact::default(),
             seen: Vec::with_capacity(DIM),
             start_kinematics: None,
@@ -304,6 +310,12 @@ impl<M: Deref<Target = MembraneCapture>> MembraneCaptureSim<M> {
     /// thrust's does.
     pub fn command(&mut self, wrench: Option<(Vec3, Vec3)>) {
         self.ode.command = wrench;
+    }
+
+    /// Sets a force `f` (N) on the asteroid's centre of mass and a torque `tau` (N·m) about it,
+    /// world axes, held from the next step on; their work enters the energy budget.
+    pub fn push_asteroid(&mut self, f: Vec3, tau: Vec3) {
+        self.ode.push = (f, tau);
     }
 
     /// The asteroid's centre of mass in the membrane's frame M (bus axes, origin on the bus's

@@ -34,6 +34,18 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         self.err = self.balance();
     }
 
+    /// Fires a hop now as a torque profile, as a `[[lander.hops]]` torque hop does: `torque`
+    /// (N·m, body axes) from the internal actuator for `duration` s, limited by the actuator's
+    /// torque and momentum; it replaces a profile still being delivered. Its work enters the
+    /// budget.
+    pub fn torque_hop(&mut self, torque: Vec3, duration: f64) -> Result<(), String> {
+        if !(duration.is_finite() && duration > 0.0) {
+            return Err(format!("torque: the duration (its fourth value) must be positive, s; got {duration}"));
+        }
+        self.command(HopCommand::Torque { torque, duration });
+        Ok(())
+    }
+
     /// Starts a hop's record (and the calm period over).
     pub(super) fn fire(&mut self, aim: Option<Vec3>) {
         let time = self.k as f64 * self.settings.dt;
