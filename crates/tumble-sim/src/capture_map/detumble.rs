@@ -337,17 +337,31 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
         }
         (Ok(x), None) => x,
     };
-    let v = x.rows(n, n + 6);
-    let rate = v.rows(0, 3).amax().max(v.rows(6, n).amax());
-    let speed = v.rows(3, 3).norm();
-    let failure = if rate > d.spec.goal_rate {
-        Some(format!("still turning at {rate:.2e} rad/s after {} s", d.spec.horizon))
-    } else if speed > d.spec.goal_speed {
-        Some(format!("still drifting at {speed:.2e} m/s after {} s", d.spec.horizon))
-    } else {
-        None
-    };
+    let (rate, _) = rates(&x, n);
+    let failure = d.spec.shortfall(&x, n);
     Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion, final_rate: rate }
+}
+
+/// The largest base or joint rate (rad/s) and the base's speed (m/s) of the plant state
+/// `x = [θ; ω; v; θ̇]` with `n` joints.
+pub fn rates(x: &DVector<f64>, n: usize) -> (f64, f64) {
+    let v = x.rows(n, n + 6);
+    (v.rows(0, 3).amax().max(v.rows(6, n).amax()), v.rows(3, 3).norm())
+}
+
+impl DetumbleSpec {
+    /// Why the state `x` (with `n` joints) at the horizon is not detumbled, if it is not: a
+    /// rate above `goal_rate`, then a base speed above `goal_speed`.
+    pub fn shortfall(&self, x: &DVector<f64>, n: usize) -> Option<String> {
+        let (rate, speed) = rates(x, n);
+        if rate > self.goal_rate {
+            Some(format!("still turning at {rate:.2e} rad/s after {} s", self.horizon))
+        } else if speed > self.goal_speed {
+            Some(format!("still drifting at {speed:.2e} m/s after {} s", self.horizon))
+        } else {
+            None
+        }
+    }
 }
 
 /// The funnel estimated from sampled rollouts (Reist & Tedrake 2010, simulation-based): the

@@ -117,9 +117,7 @@ impl DetumbleSim {
 
     /// The largest base or joint rate (rad/s) and the base's speed (m/s).
     fn rates(&self) -> (f64, f64) {
-        let n = self.plant().joints();
-        let v = self.x.rows(n, n + 6);
-        (v.rows(0, 3).amax().max(v.rows(6, n).amax()), v.rows(3, 3).norm())
+        super::detumble::rates(&self.x, self.plant().joints())
     }
 
     /// The largest joint excursion from the capture configuration, rad.
@@ -131,17 +129,12 @@ impl DetumbleSim {
     /// Why the detumble fell short at its end, if it did.
     fn shortfall(&self) -> Option<String> {
         let spec = &self.design.spec;
-        let (rate, speed) = self.rates();
         if let Some(left) = &self.left {
             Some(left.clone())
         } else if self.k < self.design.steps() {
             Some(format!("stopped at {:.2} s, before the horizon of {} s", self.time(), spec.horizon))
-        } else if rate > spec.goal_rate {
-            Some(format!("still turning at {rate:.2e} rad/s after {} s", spec.horizon))
-        } else if speed > spec.goal_speed {
-            Some(format!("still drifting at {speed:.2e} m/s after {} s", spec.horizon))
         } else {
-            None
+            spec.shortfall(&self.x, self.plant().joints())
         }
     }
 }
@@ -234,7 +227,11 @@ impl Stepping for DetumbleSim {
     }
 
     fn set_input(&mut self, _name: &str, values: &[f64]) -> Result<(), String> {
-        self.user = (!values.is_empty()).then(|| DVector::from_column_slice(values));
+        match (values.is_empty(), &mut self.user) {
+            (true, _) => self.user = None,
+            (false, Some(u)) => u.as_mut_slice().copy_from_slice(values),
+            (false, None) => self.user = Some(DVector::from_column_slice(values)),
+        }
         Ok(())
     }
 
