@@ -84,6 +84,7 @@ pub fn execute(
                     outcome: &end.outcome,
                     final_time: end.final_time,
                     final_state: &end.final_state,
+                    on_surface: m.system.on_surface(&end.final_state),
                     bounces: end.bounces,
                     max_penetration: end.max_penetration,
                     max_balance_error: end.max_balance_error,

@@ -200,6 +200,9 @@ fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
 // Up to settings[0] steps of every run still running. A step after which the gravity expansion
 // is stale ends the dispatch with the energy before its refresh: the host computes the new one
 // (`lander_sweep`), and the next dispatch observes the step with it (`R_PENDING`).
+// The most a free-flight step turns the fastest motion it follows, rad (tumble-sim's `TURN`).
+const TURN: f64 = 0.1lf;
+
 @compute @workgroup_size(64)
 fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = arrayLength(&y) / STATE;
@@ -246,7 +249,16 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
             if (sub == 0.0lf) {
                 if (flight_steps > 1.0lf && e.touching == 0u) {
                     let to_sample = output_every - (k - floor(k / output_every) * output_every);
-                    let n_max = min(min(flight_steps, to_sample), steps - k);
+                    // tumble-sim's `flight_rate`: a step turns the body's inertial spin and the
+                    // local field's orbital rate √(|a|/r) by at most TURN rad.
+                    let spin = length(l3(s, 10u)) + length(l3(s, 17u));
+                    let r = length(l3(s, 0u) - v3(M_CENTRE));
+                    var orbit = 0.0lf;
+                    if (r > 0.0lf) { orbit = sqrt(length(l3(e.rates, 3u)) / r); }
+                    let turn = max(spin, orbit) * dt;
+                    var turning = 1e300lf;
+                    if (turn > 0.0lf) { turning = floor(max(TURN / turn, 1.0lf)); }
+                    let n_max = min(min(min(flight_steps, to_sample), steps - k), turning);
                     let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
                     if (e.min_distance > travel) { m = n_max; }
                 }

@@ -276,6 +276,47 @@ fn the_lee_captures_and_rigidises_the_payload_on_the_contact_engine() {
     assert_eq!(m.snare.as_ref().unwrap().target, 0);
 }
 
+#[test]
+fn a_payload_that_strikes_the_rim_and_leaves_is_missed() {
+    // The payload 15 cm off the LEE's axis (the ring's radius is 10 cm), 2.2 m out and closing
+    // at 0.15 m/s: its plate strikes the effector's rim, it turns away, and its knob never
+    // reaches the trigger. Receding after touching, with nothing to turn it round, it is
+    // `missed` (it stayed `open` to the end of the run before).
+    let (_, r) = run(
+        "lee_capture.toml",
+        &[
+            ("mechanism.bodies.0.position.0", "10.2"),
+            ("mechanism.bodies.0.position.1", "0.15"),
+            ("mechanism.bodies.0.velocity", "[-0.15, 0.0, 0.0]"),
+        ],
+    );
+    let log = r.snare.as_ref().expect("a snare's record");
+    assert_eq!(log.outcome, Stage::Missed, "{log:?}");
+    assert!(log.peak_face > 0.0 && log.triggered_at.is_none(), "{log:?}");
+    let why = log.reason.as_deref().expect("a reason");
+    assert!(why.contains("touched the effector and left") && why.contains("receding"), "{why}");
+    // The run ended when it left, not at its 12 s.
+    assert!(r.samples.last().expect("samples").t < 11.0);
+}
+
+#[test]
+fn a_payload_placed_inside_the_effector_is_named_by_check_and_by_the_diagnosis() {
+    // 10 cm off the axis (the ring's radius) at the bundled distance, the shaft starts 3.9 mm
+    // into the second snare wire (78 N): `check` warns with the pair, depth and force, and the
+    // run's energy trip names the overlap, not the time step.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/lee_capture.toml");
+    let set = [("mechanism.bodies.0.position.1".to_string(), "0.1".to_string())];
+    let sc = Scenario::load(&path, &set).expect("scenario loads");
+    let warnings = tumble_sim::registry::check(&sc).expect("builds");
+    assert!(
+        warnings.iter().any(|w| w.contains("placed overlapping") && w.contains("snare wire 2 3.949e-3 m deep")),
+        "{warnings:?}"
+    );
+    let r = Mechanism::build(&sc).expect("model").run();
+    let d = r.diagnosis.expect("the energy guard trips");
+    assert!(d.likely_cause.contains("started overlapping") && d.time < 0.01, "{d}");
+}
+
 /// A user's wrench on a free body through the application interface, against the closed form:
 /// the probe-and-drogue chaser at rest in no gravity stays 0.2 m clear of the drogue for the
 /// second it is pushed (it moves under 3 mm), so `v = F t / m`, `x = x₀ + F t² / 2m`,

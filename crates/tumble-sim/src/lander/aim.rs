@@ -51,6 +51,9 @@ pub struct Aimed {
     pub impulse: f64,
     /// The estimate's landing point for that impulse (T, m).
     pub landing: Vec3,
+    /// Whether the actuator's momentum limit cut the impulse the aim needed: the landing is
+    /// then where the limited hop goes, short of the aim.
+    pub limited: bool,
 }
 
 /// The launch of a spacecraft at state `y`.
@@ -166,7 +169,9 @@ pub fn pulse_steps(duration: f64, dt: f64) -> (usize, f64) {
 }
 
 /// The aimed hop from state `y` (the [`super::pack`] layout) to `target` (T, m) at `actuator`'s
-/// largest torque, the run stepped at `dt` (s).
+/// largest torque, the run stepped at `dt` (s). The impulse never exceeds what the actuator's
+/// momentum limit admits; where the aim needs more, the search finds the azimuth and impulse
+/// whose limited hop lands nearest the aim, and the landing it gives is that hop's.
 pub fn aim(sys: &LanderSystem, y: &[f64], target: &Vec3, actuator: &Actuator, dt: f64) -> Aimed {
     let v3 = |i: usize| Vec3::new(y[i], y[i + 1], y[i + 2]);
     let (x, v) = (v3(0), v3(3));
@@ -188,7 +193,15 @@ pub fn aim(sys: &LanderSystem, y: &[f64], target: &Vec3, actuator: &Actuator, dt
     let sin2 = (2.0 * rise.dot(&n).clamp(0.05, 1.0).asin()).sin().max(0.05);
     let speed = (g * range / sin2).sqrt();
     let t_max = 2.0 * (2.0 * speed / g);
+    // The largest impulse the actuator admits about the axis of azimuth ψ: a wheel's rotor
+    // starts from the momentum it holds, a torquer's from none (its limit is per hop).
+    let rotor = if actuator.kind == ActuatorKind::Wheel { sys.actuation.momentum } else { Vec3::zeros() };
+    let admitted = |psi: f64, l: f64| {
+        let (axis, _) = launch.velocity(psi, l);
+        l * actuator.fraction(&rotor, &(q.inverse() * axis * -l)) * (1.0 - 1e-9)
+    };
     let miss = |psi: f64, l: f64| {
+        let l = admitted(psi, l);
         let (axis, _) = launch.velocity(psi, l);
         let (x0, v0) = launch.simulate(y, &axis, l, actuator, dt);
         let p = launch.landing(x0, v0, t_max.max(1e-3));
@@ -204,9 +217,10 @@ pub fn aim(sys: &LanderSystem, y: &[f64], target: &Vec3, actuator: &Actuator, dt
         let turn = n.dot(&reached.cross(&tangential)).atan2(reached.dot(&tangential));
         (psi + turn, l * (range / reached.norm().max(1e-6 * range)).sqrt().clamp(0.5, 2.0))
     };
-    let (psi, l, landing) = solve(miss, shoot, psi, speed / (unit - v).norm(), range);
+    let (psi, needed, landing) = solve(miss, shoot, psi, speed / (unit - v).norm(), range);
+    let l = admitted(psi, needed);
     let (axis_t, _) = launch.velocity(psi, l);
-    Aimed { axis: q.inverse() * axis_t, impulse: l, landing }
+    Aimed { axis: q.inverse() * axis_t, impulse: l, landing, limited: l < needed * (1.0 - 1e-6) }
 }
 
 /// Newton's method with finite differences and backtracking on `miss(ψ, L)` (the landing's

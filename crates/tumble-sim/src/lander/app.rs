@@ -110,8 +110,10 @@ impl Stepping for LanderRunning {
             run.bounces(),
             run.final_time / model.settings.dt,
         )];
-        if let Some(sites) = model.sites {
-            let y = &run.final_state;
+        let y = &run.final_state;
+        if !model.system.on_surface(y) {
+            lines.push(format!("in flight at the end: {:.3e} m above the surface", model.system.clearance(y)));
+        } else if let Some(sites) = model.sites {
             let (lat, lon) = sites.lat_lon(&Vec3::new(y[0], y[1], y[2]));
             lines.push(format!("landing site: latitude {lat:.3}°, longitude {lon:.3}°"));
         }

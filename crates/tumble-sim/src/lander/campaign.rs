@@ -49,6 +49,9 @@ pub struct LanderEnd<'a> {
     pub final_time: f64,
     /// Final state.
     pub final_state: &'a [f64; STATE_LEN],
+    /// Whether it ended on the surface ([`crate::lander::LanderSystem::on_surface`]): a site is
+    /// given only then.
+    pub on_surface: bool,
     /// Touchdowns.
     pub bounces: usize,
     /// Deepest penetration, m.
@@ -72,7 +75,10 @@ pub fn lander_results(end: &LanderEnd) -> Finished {
         LanderOutcome::Escaped(_) | LanderOutcome::Completed => (f64::NAN, None),
     };
     let status = end.outcome.name();
-    let (lat, lon) = end.sites.map_or((f64::NAN, f64::NAN), |f| f.lat_lon(&x));
+    let (lat, lon) = match end.sites {
+        Some(f) if end.on_surface => f.lat_lon(&x),
+        _ => (f64::NAN, f64::NAN),
+    };
     let results = vec![
         settle,
         end.final_time,
@@ -142,6 +148,7 @@ impl CampaignKind for LanderRuns {
             outcome: &run.outcome,
             final_time: run.final_time,
             final_state: &run.final_state,
+            on_surface: model.system.on_surface(&run.final_state),
             bounces: run.bounces(),
             max_penetration: run.max_penetration,
             max_balance_error: run.max_balance_error,

@@ -89,6 +89,13 @@ pub struct HopRecord {
     pub landing: Option<Vec3>,
     /// Whether the rotor saturated (the profile was cut short or the impulse scaled down).
     pub saturated: bool,
+    /// The centre of mass when it fired (T, m).
+    pub start: Vec3,
+    /// Whether it fired from rest (calm for the settling dwell).
+    pub from_rest: bool,
+    /// Where the spacecraft came to rest after it (T, m): where the next hop fired once
+    /// settled, or where the run settled; none where it did not.
+    pub rest: Option<Vec3>,
 }
 
 /// How far from its lift-off a hop's landing is, at least, m: a spinning hopper strikes the
@@ -100,6 +107,9 @@ pub const LANDING_AWAY: f64 = 1.0;
 /// from the lift-off, before the next hop; none where it never left or never came down.
 pub fn find_landings(hops: &mut [HopRecord], contacts: &[ContactEvent]) {
     for i in 0..hops.len() {
+        if let Some(next) = hops.get(i + 1).filter(|h| h.from_rest) {
+            hops[i].rest = Some(next.start);
+        }
         let until = hops.get(i + 1).map_or(f64::INFINITY, |h| h.time);
         let mut after = contacts.iter().filter(|c| c.time > hops[i].time && c.time < until);
         hops[i].landing = after.find(|c| !c.start).and_then(|lift| {

@@ -445,17 +445,17 @@ impl LanderModel {
         let wn = (contact.stiffness / m_eff).sqrt();
         let period = std::f64::consts::TAU / wn;
         let stable = 2.785 / (wn + contact.damping / m_eff);
+        // The advice: 20 steps a contact period, and half the stable step where damping makes
+        // that the tighter bound.
+        let advice = (period / 20.0).min(stable / 2.0);
         if dt > stable {
             warnings.push(format!(
-                "simulation.dt = {dt} s exceeds the RK4 stable step ≈ {stable:.3e} s for one vertex (stiffness {} N/m, damping {} N·s/m on an effective mass of {m_eff:.3e} kg): expect a blow-up; use dt ≤ {:.3e} s",
-                contact.stiffness,
-                contact.damping,
-                period / 20.0
+                "simulation.dt = {dt} s exceeds the RK4 stable step ≈ {stable:.3e} s for one vertex (stiffness {} N/m, damping {} N·s/m on an effective mass of {m_eff:.3e} kg): expect a blow-up; use dt ≤ {advice:.3e} s",
+                contact.stiffness, contact.damping
             ));
         } else if dt > period / 10.0 {
             warnings.push(format!(
-                "simulation.dt = {dt} s resolves a vertex's contact period {period:.3e} s with fewer than 10 steps: bounces will be inaccurate; use dt ≤ {:.3e} s",
-                period / 20.0
+                "simulation.dt = {dt} s resolves a vertex's contact period {period:.3e} s with fewer than 10 steps: bounces will be inaccurate; use dt ≤ {advice:.3e} s"
             ));
         }
         // The friction and rolling regularisations widen themselves where the step could not
@@ -469,7 +469,12 @@ impl LanderModel {
         let energy_scale = {
             let s = system.snapshot(&initial_state);
             let reach = system.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
-            s.kinetic_linear + s.kinetic_angular + mp.mass * g * (system.surface.distance(&x0).max(0.0) + reach) + 1e-12
+            let scale =
+                s.kinetic_linear + s.kinetic_angular + mp.mass * g * (system.surface.distance(&x0).max(0.0) + reach);
+            if let Some(w) = start_overlap(&s, scale) {
+                warnings.push(w);
+            }
+            scale
         };
         Ok(Self {
             name: f.name.clone(),
@@ -503,6 +508,19 @@ impl LanderModel {
             warnings,
         })
     }
+}
+
+/// The warning for a start with vertices inside the surface whose elastic energy is more than a
+/// tenth of the run's energy scale `scale` (J): the overlap then drives the first bounce, and is
+/// most often a position given in the wrong coordinates or a vertex set larger than the body.
+fn start_overlap(s: &super::system::Snapshot, scale: f64) -> Option<String> {
+    let (depth, elastic) = (s.normal.max_penetration, s.normal.elastic_energy);
+    (depth > 0.0 && elastic > 0.1 * scale).then(|| {
+        format!(
+            "lander.position: the spacecraft starts with {} vertices inside the surface, the deepest {depth:.3e} m in, storing {elastic:.3e} J of elastic energy (the release itself has {scale:.3e} J): start it {depth:.3e} m further out",
+            s.normal.active
+        )
+    })
 }
 
 /// Steps between impact samples: `simulation.impact_output_interval` (a whole number of steps,

@@ -23,7 +23,12 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         LanderOutcome::Completed | LanderOutcome::Failed(_) => None,
     };
     let last = run.rows.last().copied().unwrap_or([0.0; COLUMNS.len()]);
-    let (lat, lon) = model.sites.map_or((f64::NAN, f64::NAN), |f| f.lat_lon(&x));
+    let clearance = model.system.clearance(y);
+    let on_surface = model.system.on_surface(y);
+    let (lat, lon) = match model.sites {
+        Some(f) if on_surface => f.lat_lon(&x),
+        _ => (f64::NAN, f64::NAN),
+    };
     json!({
         "scenario": model.name,
         "description": model.description,
@@ -34,6 +39,8 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
         "escape_time_s": if status == "escaped" { time } else { None },
         "final_time_s": run.final_time,
         "final_position_m": x.as_slice(),
+        "final_clearance_m": clearance,
+        "on_surface": on_surface,
         "latitude_deg": if lat.is_finite() { Some(lat) } else { None },
         "longitude_deg": if lon.is_finite() { Some(lon) } else { None },
         "bounces": run.bounces(),
@@ -43,6 +50,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
             "aim_m": h.aim.map(|a| a.as_slice().to_vec()),
             "predicted_landing_m": h.predicted.map(|a| a.as_slice().to_vec()),
             "landing_m": h.landing.map(|a| a.as_slice().to_vec()),
+            "rest_m": h.rest.map(|a| a.as_slice().to_vec()),
             "saturated": h.saturated,
         })).collect::<Vec<_>>(),
         "max_penetration_m": run.max_penetration,
@@ -53,6 +61,8 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
             "dissipated_rolling_J": last[22],
             "frame_and_hop_work_J": run.external_work,
             "max_balance_error_J": run.max_balance_error,
+            "flight_time_s": run.flight_time,
+            "flight_error_J_per_hour": (run.flight_time > 0.0).then(|| run.flight_error / run.flight_time * 3600.0),
         },
         "warnings": model.warnings,
     })

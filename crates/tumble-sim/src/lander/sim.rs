@@ -16,14 +16,12 @@ use std::ops::DerefMut;
 use tumble_dynamics::{Integrator, Method};
 use tumble_math::Vec3;
 
+mod budget;
 mod drive;
+mod flight;
 
 /// Sub-steps of a step in which a vertex touches down.
 const TOUCHDOWN_SUBSTEPS: usize = 16;
-
-/// The most a free-flight step may turn a wheel's nutation, rad (RK4's error per step grows as
-/// its fifth power).
-const NUTATION: f64 = 0.2;
 
 /// Settling thresholds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,7 +51,9 @@ pub struct LanderSettings {
     pub hops: Vec<Hop>,
     /// The actuator that delivers hops (`None`: unlimited, instantaneous impulses only).
     pub actuator: Option<Actuator>,
-    /// Largest growth of the budget's total energy before the run stops, J.
+    /// Growth of the budget's total energy allowed from the start, J (`max_energy_growth` of
+    /// the release's energy scale); the guard allows more as the run gains kinetic and elastic
+    /// energy and as its steps accumulate rounding (see `sim/budget.rs`).
     pub energy_tolerance: f64,
     /// Further growth allowed per joule of work the hops' actuator has done (a fraction: the
     /// scenario's `simulation.max_energy_growth`, as `energy_tolerance` is of the initial
@@ -175,6 +175,10 @@ pub struct LanderRun {
     pub max_balance_error: f64,
     /// Work done by the frame's non-uniform rotation and by hops, J.
     pub external_work: f64,
+    /// Time spent in free flight, s.
+    pub flight_time: f64,
+    /// The energy balance error the free-flight steps added, J.
+    pub flight_error: f64,
 }
 
 impl LanderRun {
@@ -237,6 +241,8 @@ fn refused(y0: [f64; STATE_LEN], e: &BuildError) -> LanderRun {
         max_penetration: 0.0,
         max_balance_error: 0.0,
         external_work: 0.0,
+        flight_time: 0.0,
+        flight_error: 0.0,
     }
 }
 
@@ -280,6 +286,8 @@ pub struct LanderSim<S = Box<LanderSystem>> {
     reach: f64,
     /// The smallest principal moment of inertia, kg·m².
     inertia_min: f64,
+    /// The budget's limit, flight error and checkpoints.
+    budget: budget::Budget,
     run: LanderRun,
 }
 
@@ -325,6 +333,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             actuator_work: 0.0,
             reach,
             inertia_min: obs.sys.inertia.symmetric_eigenvalues().min(),
+            budget: budget::Budget::new(&y0, &snap),
             run: LanderRun {
                 rows: Vec::new(),
                 contacts: Vec::new(),
@@ -336,6 +345,8 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
                 max_penetration: 0.0,
                 max_balance_error: 0.0,
                 external_work: 0.0,
+                flight_time: 0.0,
+                flight_error: 0.0,
             },
             obs,
         })
@@ -366,16 +377,24 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> LanderRun {
         let t = self.time();
         let (y, t) = if end.is_ok() { (self.y, t) } else { self.recorded };
+        if end.is_ok() {
+            self.run.max_balance_error = self.run.max_balance_error.max(self.err.abs());
+            self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
+        }
         self.run.outcome = match end {
             Ok(Stop::Settled) => LanderOutcome::Settled(t),
             Ok(Stop::Escaped) => LanderOutcome::Escaped(t),
             Ok(_) => LanderOutcome::Completed,
             Err(d) => LanderOutcome::Failed(d),
         };
+        (self.run.flight_time, self.run.flight_error) = self.budget.flight;
         self.run.final_time = t;
         self.run.final_state = y;
         self.run.external_work = y[WORK + 3] + self.hop_work;
         crate::lander::hop::find_landings(&mut self.run.hops, &self.run.contacts);
+        if let (Some(last), LanderOutcome::Settled(_)) = (self.run.hops.last_mut(), &self.run.outcome) {
+            last.rest = Some(Vec3::new(y[0], y[1], y[2]));
+        }
         self.run
     }
 
@@ -383,30 +402,6 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     fn balance(&self) -> f64 {
         let work: f64 = self.y[WORK..WORK + 4].iter().sum::<f64>() + (self.hop_work + self.remainder);
         self.snap.energy() - self.e0 - work
-    }
-
-    /// Steps of `dt` the next step spans: more than one only in free flight far enough from the
-    /// surface, ending on the next output sample or hop at the latest.
-    fn span(&self) -> u64 {
-        let s = &self.settings;
-        if s.flight_steps <= 1 || self.snap.normal.active > 0 || self.drive.is_some() {
-            return 1;
-        }
-        let k = self.k;
-        let to_sample = s.output_every - k % s.output_every;
-        let to_hop = match s.hops.get(self.next_hop).map(|h| h.trigger) {
-            Some(HopTrigger::At(at)) => ((at / s.dt).ceil() as u64).saturating_sub(k).max(1),
-            _ => u64::MAX,
-        };
-        // A wheel holding momentum `h` adds a nutation of up to `|h| / J_min` rad/s (5 rad/s for
-        // a 1.2 kg hopper after a 0.01 N·m·s hop), far faster than the body's own turning: RK4
-        // steps that turn it by radians lose energy, so a step spans at most NUTATION rad of it.
-        let h = self.obs.sys.actuation.momentum.norm();
-        let nutation = if h > 0.0 { (NUTATION * self.inertia_min / (h * s.dt)).max(1.0) as u64 } else { u64::MAX };
-        let n_max = s.flight_steps.min(to_sample).min(to_hop).min(self.steps - k).min(nutation);
-        let (v, w) = (self.snap.kin.v.norm(), self.snap.kin.w.norm());
-        let travel = (v + w * self.reach) * 2.0 * n_max as f64 * s.dt;
-        if self.snap.normal.min_distance > travel { n_max } else { 1 }
     }
 
     /// Refreshes the gravity expansion and local surface models where stale, and observes.
@@ -465,6 +460,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         let Some(st) = self.settings.settle else { return false };
         if self.snap.kin.v.norm() < st.speed
             && self.snap.kin.w.norm() < st.rate
+            && self.obs.sys.actuation.momentum == Vec3::zeros()
             && self.obs.supported(&self.y, &mut self.touching)
         {
             t - *self.calm_since.get_or_insert(t) >= st.dwell
@@ -511,8 +507,15 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     fn observe(&mut self) -> StepReport {
         let t = self.time();
         let before = self.snap.kin;
+        // The maxima take the previous step's figures, which passed the guard: a step the guard
+        // refuses leaves no trace in the outputs.
+        self.run.max_balance_error = self.run.max_balance_error.max(self.err.abs());
+        self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
+        let (err_before, flight) = (self.err, self.snap.normal.active == 0 && self.drive.is_none());
         if self.drive.is_some() {
             self.drove(self.h_last);
+        } else {
+            self.despin(self.h_last);
         }
         self.look_again();
         let mut events = Events::NONE;
@@ -530,8 +533,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
             }
         }
         self.err = self.balance();
-        self.run.max_balance_error = self.run.max_balance_error.max(self.err.abs());
-        self.run.max_penetration = self.run.max_penetration.max(self.snap.normal.max_penetration);
+        self.account(self.h_last, err_before, flight && self.snap.normal.active == 0);
         events.insert(self.contact_events(t));
         let mut report = StepReport::with(events);
         report.record = self.impact_samples(t, &before, events);
@@ -548,10 +550,9 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     }
 
     /// The budget's error (energy now less energy at the start less the work of contact, frame
-    /// rotation, hops and model refreshes) may not exceed `energy_tolerance`.
+    /// rotation, hops and model refreshes) may not exceed the limit of [`LanderSim::limit`].
     fn energy(&self) -> Option<EnergyCheck> {
-        let s = &self.settings;
-        Some(EnergyCheck { growth: self.err, limit: s.energy_tolerance + s.energy_growth * self.actuator_work })
+        Some(EnergyCheck { growth: self.err, limit: self.limit() })
     }
 
     fn record(&mut self) {
@@ -581,7 +582,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
         match failure {
             GuardFailure::NonFinite { .. } => blown("the state stopped being finite".into()),
             GuardFailure::Absurd { .. } | GuardFailure::FasterThanLight { .. } => blown(failure.what()),
-            GuardFailure::EnergyGrew { growth, limit } => energy_grew(*growth, *limit, t, dt),
+            GuardFailure::EnergyGrew { growth, limit } => self.energy_trip(*growth, *limit),
         }
     }
 }

@@ -310,6 +310,22 @@ impl LanderSystem {
         touching.iter().all(|a| touching.iter().any(|b| a.cross(b).dot(&down) > 0.0))
     }
 
+    /// The lowest vertex's height above the surface, m (negative inside), queried exactly.
+    pub fn clearance(&self, y: &[f64]) -> f64 {
+        let (x, q) = (vec3(y, 0), quat(y, 6));
+        let r_ts = q.to_rotation_matrix().into_inner();
+        self.vertices.iter().map(|r| self.surface.distance(&(x + r_ts * r))).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether a state is on the surface, where a landing site is meaningful: its lowest vertex
+    /// within the spacecraft's own size (its farthest vertex from the centre of mass) of the
+    /// surface. A run that ends in a bounce of a few centimetres has a site; one that ends in
+    /// flight kilometres out has none.
+    pub fn on_surface(&self, y: &[f64]) -> bool {
+        let reach = self.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        self.clearance(y) <= reach
+    }
+
     /// The smallest effective mass a single vertex meets along any direction,
     /// `1 / max λ(I₃/m − [r×] I⁻¹ [r×])`, kg.
     pub fn smallest_vertex_mass(&self) -> f64 {

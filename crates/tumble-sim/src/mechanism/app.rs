@@ -50,6 +50,14 @@ const SNARE_DRIVES: [&str; 2] = ["snare.ring", "snare.carriage"];
 const WRENCH: &str = ".wrench";
 
 impl Stepping for MechanismRunning {
+    fn warnings(&self) -> Vec<String> {
+        let o = self.sim.start_overlaps();
+        if o.is_empty() {
+            return Vec::new();
+        }
+        vec![format!("mechanism.bodies: contacts push at the start, the bodies placed overlapping: {}", o.join("; "))]
+    }
+
     fn quantities(&self) -> Vec<Quantity> {
         let y = self.sim.y();
         let mut q = match &self.model.arm {

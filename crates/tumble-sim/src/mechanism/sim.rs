@@ -127,6 +127,21 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
 
     /// Sets the bodies' poses and twists from `y` and evaluates the contacts; the arm's
     /// kinematics, if any (to give back with [`Ode::restore`]).
+    /// The contacts the engine's last evaluation holds that push, in words.
+    fn overlaps(&self) -> Vec<String> {
+        let name = |p: usize| match self.m.pairs.get(p) {
+            Some(&(a, b)) => format!("`{}`–`{}`", self.m.bodies[a].name, self.m.bodies[b].name),
+            None => format!("snare wire {}", p - self.m.pairs.len() + 1),
+        };
+        let contacts = self.engine.contacts().iter().filter(|c| c.normal_force > 0.0);
+        contacts
+            .map(|c| {
+                let (depth, unit) = if c.volumetric { (c.measure, "m³") } else { (c.measure, "m") };
+                format!("{} {depth:.3e} {unit} deep, {:.3e} N at t = 0", name(c.key.0 as usize), c.normal_force)
+            })
+            .collect()
+    }
+
     fn evaluate(&mut self, y: &[f64]) -> Option<Kinematics> {
         let k = self.kinematics(y);
         if let Some(k) = &k {
@@ -309,6 +324,8 @@ pub struct MechanismSim<M = std::sync::Arc<Mechanism>> {
     energy0: (f64, f64),
     /// The energy check at the current state.
     check: EnergyCheck,
+    /// The contacts that push at t = 0, in words (pair, depth, force).
+    overlaps: Vec<String>,
     run: MechRun,
 }
 
@@ -375,7 +392,16 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
         let k = ode.kinematics(&y);
         ode.restore(k);
         let energy0 = ode.energy(0.0, &y);
-        Ok(Self { clock, ode, y, energy0, check: EnergyCheck { growth: 0.0, limit: 0.0 }, run })
+        let k = ode.evaluate(&y);
+        ode.restore(k);
+        let overlaps = ode.overlaps();
+        Ok(Self { clock, ode, y, energy0, check: EnergyCheck { growth: 0.0, limit: 0.0 }, overlaps, run })
+    }
+
+    /// The contacts that already push at t = 0 (bodies placed overlapping), in words: the pair,
+    /// the depth (or volume) and the force.
+    pub fn start_overlaps(&self) -> &[String] {
+        &self.overlaps
     }
 
     /// Samples every `simulation.output_interval` up to the whole number of steps nearest
@@ -504,10 +530,14 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        Diagnosis::new(
-            self.time(),
-            failure.what(),
-            format!("lower simulation.dt (now {} s) or the contact stiffness", self.ode.m.dt),
-        )
+        let cause = if self.overlaps.is_empty() {
+            format!("lower simulation.dt (now {} s) or the contact stiffness", self.ode.m.dt)
+        } else {
+            format!(
+                "the bodies started overlapping ({}): the contact's stored energy is released in the first steps; place them apart",
+                self.overlaps.join("; ")
+            )
+        };
+        Diagnosis::new(self.time(), failure.what(), cause)
     }
 }

@@ -49,6 +49,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     /// Starts a hop's record (and the calm period over).
     pub(super) fn fire(&mut self, aim: Option<Vec3>) {
         let time = self.k as f64 * self.settings.dt;
+        let from_rest = self.calm_since.is_some_and(|c| self.settings.settle.is_some_and(|st| time - c >= st.dwell));
         self.run.hops.push(HopRecord {
             time,
             impulse: Vec3::zeros(),
@@ -56,6 +57,9 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             predicted: None,
             landing: None,
             saturated: false,
+            start: Vec3::new(self.y[0], self.y[1], self.y[2]),
+            from_rest,
+            rest: None,
         });
         self.delivered = Vec3::zeros();
         self.calm_since = None;
@@ -134,10 +138,52 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
                 self.drive(aimed.axis * a.max_torque, aimed.impulse / a.max_torque, Some(target));
                 if let Some(last) = self.run.hops.last_mut() {
                     last.predicted = Some(aimed.landing);
+                    last.saturated |= aimed.limited;
                 }
             }
         }
         self.snap = self.obs.observe(&self.y);
         self.err = self.balance();
+    }
+
+    /// After a hop a wheel's motor brings its rotor back to rest on the ground, so that the
+    /// spacecraft can settle (a rotor holding momentum `h` couples the body to the target's
+    /// spin through `−Ω × h` and keeps it turning). Called after each step while no profile is
+    /// being delivered: the rotor takes the last step's torque, then the next step's is set.
+    /// In flight it is zero: the rotor's momentum would pass to the body, which would land
+    /// spinning (the 67P hop's 0.76 rad/s flight spin becomes 3.6 rad/s). Once calm on the
+    /// ground it is half the smaller of the friction and tipping moments `μ m |g| r` the ground
+    /// can hold (`r` the nearest vertex's distance from the centre of mass, `μ ≤ 1`), within the
+    /// actuator's.
+    pub(super) fn despin(&mut self, h_step: f64) {
+        let Some(a) = self.settings.actuator.filter(|a| a.kind == ActuatorKind::Wheel) else { return };
+        let torque = self.obs.sys.actuation.torque;
+        self.obs.sys.actuation.momentum -= torque * h_step;
+        self.actuator_work += (torque * h_step).norm() * Vec3::new(self.y[10], self.y[11], self.y[12]).norm();
+        let h = self.obs.sys.actuation.momentum;
+        let left = h.norm();
+        // Calm: in contact within ten times the settling thresholds; the torque stops whenever
+        // the body moves faster. The ground does not hold it exactly: below `v_star` the
+        // regularised friction lets a torqued body creep (at up to 0.02 rad/s on one or two
+        // vertices of the 67P hopper), and a limit at the thresholds themselves kept the
+        // motor's duty cycle, and its despin, 30× slower.
+        let calm = self
+            .settings
+            .settle
+            .is_none_or(|st| self.snap.kin.v.norm() < 10.0 * st.speed && self.snap.kin.w.norm() < 10.0 * st.rate);
+        let limit = if left > 0.0 && calm && self.snap.normal.active > 0 {
+            let sys = &self.obs.sys;
+            let g = sys.gravity_at(&Vec3::new(self.y[0], self.y[1], self.y[2])).0.norm();
+            let r = sys.vertices.iter().map(|v| v.norm()).fold(f64::INFINITY, f64::min);
+            (0.5 * sys.contact.mu.min(1.0) * sys.mass * g * r).min(a.max_torque)
+        } else {
+            0.0
+        };
+        self.obs.sys.actuation.torque =
+            if left > 0.0 { h * (limit.min(left / self.settings.dt) / left) } else { h * 0.0 };
+        if left <= 1e-12 * a.max_momentum {
+            self.obs.sys.actuation.momentum = Vec3::zeros();
+            self.obs.sys.actuation.torque = Vec3::zeros();
+        }
     }
 }

@@ -92,6 +92,9 @@ pub(crate) struct SnareRun {
     /// A user's commands of the closing motor and the carriage (fractions of their rated
     /// voltage); `None`: the sequence's.
     pub commands: [Option<f64>; 2],
+    /// While open: the trigger point's depth after the last step, once the target has touched
+    /// the effector (m).
+    touched: Option<f64>,
 }
 
 impl SnareRun {
@@ -109,7 +112,7 @@ impl SnareRun {
             peak_face: 0.0,
             peak_torque: 0.0,
         };
-        Self { wires, pairs, at, log, commands: [None; 2] }
+        Self { wires, pairs, at, log, commands: [None; 2], touched: None }
     }
 
     /// Whether the closing motor and the carriage run (the others are braked).
@@ -174,9 +177,26 @@ impl SnareRun {
         log.peak_face = log.peak_face.max(face);
         log.peak_torque = log.peak_torque.max(torque);
         match self.log.outcome {
-            Stage::Open if sn.tip_depth(engine) >= sn.trigger => {
-                self.log.outcome = Stage::Closing;
-                self.log.triggered_at = Some(t);
+            Stage::Open => {
+                let depth = sn.tip_depth(engine);
+                if depth >= sn.trigger {
+                    self.log.outcome = Stage::Closing;
+                    self.log.triggered_at = Some(t);
+                } else if self.touching(engine) || face > 0.0 {
+                    self.touched = Some(depth);
+                } else if let Some(before) = self.touched {
+                    self.touched = Some(depth);
+                    if depth < before {
+                        // Free of the effector after touching it and moving back out: nothing
+                        // acts on the target that would turn it round.
+                        let why = format!(
+                            "the target touched the effector and left before reaching the trigger: its trigger point {:.4} m short of it and receding at {:.3e} m/s",
+                            sn.trigger - depth,
+                            sn.relative_speed(engine)
+                        );
+                        (self.log.outcome, self.log.reason) = (Stage::Missed, Some(why));
+                    }
+                }
             }
             Stage::Closing => {
                 let u = self.commands[0].unwrap_or(1.0);
