@@ -550,7 +550,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     }
 
     /// The budget's error (energy now less energy at the start less the work of contact, frame
-    /// rotation, hops and model refreshes) may not exceed the limit of [`LanderSim::limit`].
+    /// rotation, hops and model refreshes) may not exceed the limit `sim/budget.rs` sets.
     fn energy(&self) -> Option<EnergyCheck> {
         Some(EnergyCheck { growth: self.err, limit: self.limit() })
     }
