@@ -158,6 +158,9 @@ fn small_design() -> tumble_control::capture_check::DesignFile {
         rho: vec![1.0],
         funnel_bounded: true,
         map: MapRows { name: "chaser".into(), chaser: eye(7, 7, 1.0), target: eye(7, 6, 0.0), impulse: eye(7, 6, 0.5) },
+        joint_angle_spread: 0.0,
+        joint_names: vec!["shoulder".into()],
+        target_mass: Some(100.0),
     }
 }
 

@@ -53,13 +53,21 @@ pub(crate) fn capture(
         for (name, _, diff) in &report.maps {
             say!("  {name:<36} {diff:.2e}");
         }
-        let rho0 = report.funnel.rho0;
+        let (f, rho0) = (&report.funnel, report.funnel.rho0);
         say!(
-            "nominal capture detumbled; funnel inlet rho0 = {rho0:.4e} from {} sampled captures ({} failed){}",
+            "nominal capture detumbled; funnel inlet rho0 = {rho0:.4e} from {} sampled captures ({} failed; {} below the inlet, {} of them failed, at most {} % admitted){}",
             report.estimation.len(),
             report.estimation.iter().filter(|s| !s.rollout.success).count(),
-            if report.funnel.bounded { "" } else { ": no sampled failure, rho0 is a lower bound" },
+            f.inside,
+            f.failures_inside,
+            100.0 * f.false_safe,
+            if f.bounded { "" } else { ": no sampled failure above, rho0 is a lower bound" },
         );
+        if let Some(late) =
+            tumble_sim::capture_map::late::late(&report.design, report.estimation.iter().map(|s| &s.rollout))
+        {
+            say!("note: {}", late.message());
+        }
         if let Some((v0, r)) = &report.online {
             say!(
                 "online check of capture.measured_impulse: V0 = {v0:.4e}, margin V0/rho0 = {:.3e}: predicted {}; the detumble from the predicted state {}",
@@ -100,6 +108,13 @@ chaser at the grasp point, [N·s; N·m·s about the grasp point]. Exit status 0 
         /// Impulse measured at the grasp, six comma-separated numbers.
         #[arg(long, allow_hyphen_values = true)]
         impulse: String,
+        /// Joint angles at capture, comma-separated, rad: refused when the design does not cover
+        /// them [default: the design's pose].
+        #[arg(long, allow_hyphen_values = true)]
+        joint_angles: Option<String>,
+        /// The target's mass, kg: refused when it is not the design's [default: the design's].
+        #[arg(long)]
+        target_mass: Option<f64>,
         /// Print the verdict as JSON.
         #[arg(long)]
         json: bool,
@@ -119,8 +134,8 @@ fn numbers(name: &str, text: &str) -> Result<Vec<f64>, String> {
 
 /// `tumble capture check`.
 pub(crate) fn check(cmd: &CaptureCommand) -> Result<(), Failure> {
-    use tumble_control::capture_check::CaptureCheck;
-    let CaptureCommand::Check { design, state, impulse, json } = cmd;
+    use tumble_control::capture_check::{Asked, CaptureCheck};
+    let CaptureCommand::Check { design, state, impulse, joint_angles, target_mass, json } = cmd;
     let started = Instant::now();
     let check = CaptureCheck::load(design)?;
     let loaded = started.elapsed();
@@ -137,8 +152,10 @@ pub(crate) fn check(cmd: &CaptureCommand) -> Result<(), Failure> {
     if impulse.len() != 6 {
         return Err(format!("--impulse needs 6 numbers ([N·s; N·m·s] at the grasp), got {}", impulse.len()).into());
     }
+    let angles = joint_angles.as_deref().map(|a| numbers("joint-angles", a)).transpose()?;
+    let on = Asked { joint_angles: angles.as_deref(), target_mass: *target_mass };
     let asked = Instant::now();
-    let v = check.verdict(&state[..nv], &state[nv..], &impulse)?;
+    let v = check.verdict_asked(on, &state[..nv], &state[nv..], &impulse)?;
     let answered = asked.elapsed();
     if *json {
         let out = serde_json::json!({

@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
-use tumble_sim::campaign::{Accounting, Campaign, CampaignOptions, Shard, merge, write_report, write_shard_record};
+use tumble_sim::campaign::{
+    Accounting, Campaign, CampaignOptions, Shard, Worker, merge, write_report, write_shard_record,
+};
+
+/// Rows, runs executed, and the device that ran them.
+type DeviceRuns = (Vec<tumble_sim::campaign::RunRow>, u64, String);
 
 /// The device backend, when this build has it.
 #[cfg(feature = "gpu")]
@@ -15,11 +20,12 @@ fn gpu_campaign(
     c: &mut tumble_sim::campaign::Campaign,
     batch: Option<usize>,
     progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<(Vec<tumble_sim::campaign::RunRow>, u64), String> {
+) -> Result<DeviceRuns, String> {
     use tumble_gpu::campaign::{DEFAULT_BATCH, check, execute};
     check(c)?;
     let gpu = tumble_gpu::Gpu::new()?;
-    execute(c, &gpu, batch.unwrap_or(DEFAULT_BATCH), progress)
+    let (rows, ran) = execute(c, &gpu, batch.unwrap_or(DEFAULT_BATCH), progress)?;
+    Ok((rows, ran, gpu.name()))
 }
 
 #[cfg(not(feature = "gpu"))]
@@ -27,7 +33,7 @@ fn gpu_campaign(
     _: &mut tumble_sim::campaign::Campaign,
     _: Option<usize>,
     _: &(dyn Fn(u64, u64) + Sync),
-) -> Result<(Vec<tumble_sim::campaign::RunRow>, u64), String> {
+) -> Result<DeviceRuns, String> {
     Err("this tumble was built without the `gpu` feature: rebuild it with `--features gpu`, or use `--backend cpu`"
         .into())
 }
@@ -173,10 +179,10 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     let progress = Progress::new(range.end - range.start, a.quiet, what.clone());
     let update = |done, total| progress.update(done, total);
     let executed = match a.backend.as_str() {
-        "gpu" => gpu_campaign(&mut campaign, a.batch, &update),
-        _ => campaign.execute(&update),
+        "gpu" => gpu_campaign(&mut campaign, a.batch, &update).map(|(rows, ran, name)| (rows, ran, Some(name))),
+        _ => campaign.execute(&update).map(|(rows, ran)| (rows, ran, None)),
     };
-    let (rows, ran) = match executed {
+    let (rows, ran, device) = match executed {
         Ok(r) => r,
         Err(e) => {
             progress.bar.abandon();
@@ -185,7 +191,14 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     };
     progress.bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    let accounting = Accounting::new(wall, ran, threads);
+    // A device campaign's runs ran on the device, not on this invocation's threads.
+    let accounting = match &device {
+        Some(name) => Accounting {
+            workers: vec![Worker { name: format!("GPU: {name}"), runs: ran, wall_time_s: wall }],
+            ..Accounting::new(wall, ran, 0)
+        },
+        None => Accounting::new(wall, ran, threads),
+    };
     let written = match campaign.options.shard {
         Some(_) => write_shard_record(&campaign, &rows, &accounting),
         None => write_report(&campaign, &rows, &accounting).map(|_| ()),
@@ -205,8 +218,9 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
     if !a.quiet {
         let headline = campaign.kind.headline(&rows);
         say!(
-            "{what}: {} runs ({headline}) in {wall:.1} s on {threads} threads; outputs in {}",
+            "{what}: {} runs ({headline}) in {wall:.1} s on {}; outputs in {}",
             rows.len(),
+            device.map_or_else(|| format!("{threads} threads"), |name| format!("the GPU ({name})")),
             campaign.options.out.display()
         );
     }

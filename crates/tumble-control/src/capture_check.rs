@@ -24,8 +24,9 @@ use tumble_math::nalgebra::{DMatrix, DVector};
 
 /// The `format` of a design file.
 pub const FORMAT: &str = "tumble-capture-design";
-/// The design file version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The design file version this build writes; it also reads version 1 (a design that covers its
+/// exact pose and does not record its target).
+pub const VERSION: u32 = 2;
 /// What a design file says about its units and frames.
 pub const FRAMES: &str = "SI units. chaser velocities: free base [omega; v] (world axes, v of the base origin) then \
 joint rates; target velocities: [v_G; omega] (world axes); impulse: on the chaser at the grasp point \
@@ -91,6 +92,50 @@ pub struct DesignFile {
     pub funnel_bounded: bool,
     /// The map from the measured impulse.
     pub map: MapRows,
+    /// The poses the design covers: `joint_angles ± joint_angle_spread` per joint, rad (its
+    /// funnel was sampled over that range). Absent in version 1: the exact pose.
+    #[serde(default)]
+    pub joint_angle_spread: f64,
+    /// The joints' names, in the order of `joint_angles` (absent in version 1).
+    #[serde(default)]
+    pub joint_names: Vec<String>,
+    /// The target the design was made for: mass, kg (absent in version 1).
+    #[serde(default)]
+    pub target_mass: Option<f64>,
+}
+
+/// What a verdict is asked about beyond the velocities and the impulse, when the caller knows it:
+/// the joint angles at capture and the target's mass. A verdict outside what the design covers
+/// is refused, naming the joint or the mass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Asked<'a> {
+    /// Joint angles at capture, rad.
+    pub joint_angles: Option<&'a [f64]>,
+    /// The target's mass, kg.
+    pub target_mass: Option<f64>,
+}
+
+/// Joint angles further than this from the covered range are refused: the rounding of angles
+/// written in decimal, rad.
+const ANGLE_ROUNDING: f64 = 1e-9;
+
+/// Whether the design whose pose is `design` (covering `± spread`, joints `names`) covers the
+/// joint angles `asked`; the error names the first joint outside.
+pub fn covers_pose(design: &[f64], spread: f64, names: &[String], asked: &[f64]) -> Result<(), String> {
+    if asked.len() != design.len() {
+        return Err(format!("the design has {} joint angles, {} were given", design.len(), asked.len()));
+    }
+    for (i, (a, d)) in asked.iter().zip(design).enumerate() {
+        if !a.is_finite() || (a - d).abs() > spread + ANGLE_ROUNDING {
+            let name = names.get(i).map_or_else(|| format!("joint {i}"), |n| format!("joint `{n}`"));
+            return Err(format!(
+                "{name} is at {a} rad, {:.3e} rad from the design's capture pose ({d} rad); the design covers ±{spread} rad \
+                 (capture.roa.joint_angle_spread): design for this pose or widen the spread",
+                (a - d).abs()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The rows of `m`.
@@ -154,8 +199,14 @@ impl CaptureCheck {
         if file.format != FORMAT {
             return Err(format!("`format` is `{}`, expected `{FORMAT}`", file.format));
         }
-        if file.version != VERSION {
-            return Err(format!("`version` is {}; this build reads version {VERSION}", file.version));
+        if !(1..=VERSION).contains(&file.version) {
+            return Err(format!("`version` is {}; this build reads versions 1 to {VERSION}", file.version));
+        }
+        if !(file.joint_angle_spread.is_finite() && file.joint_angle_spread >= 0.0) {
+            return Err(format!("`joint_angle_spread` must be a finite angle >= 0, got {}", file.joint_angle_spread));
+        }
+        if file.target_mass.is_some_and(|m| !(m.is_finite() && m > 0.0)) {
+            return Err(format!("`target_mass` must be a positive finite mass, got {:?}", file.target_mass));
         }
         let nv = file.chaser_velocities;
         let nx = file.joint_angles.len() + nv;
@@ -192,6 +243,33 @@ impl CaptureCheck {
     /// The verdict for pre-capture chaser velocities `v_c` (nv), target velocities `v_t`
     /// (`[v_G; ω]`) and the impulse measured at the grasp (six numbers); see the module's units.
     pub fn verdict(&self, v_c: &[f64], v_t: &[f64], impulse: &[f64]) -> Result<OnlineVerdict, String> {
+        self.verdict_asked(Asked::default(), v_c, v_t, impulse)
+    }
+
+    /// [`CaptureCheck::verdict`] at the joint angles and for the target mass of `asked`, each
+    /// refused by name when the design does not cover it; the state holds the asked angles.
+    pub fn verdict_asked(
+        &self,
+        asked: Asked<'_>,
+        v_c: &[f64],
+        v_t: &[f64],
+        impulse: &[f64],
+    ) -> Result<OnlineVerdict, String> {
+        let f = &self.file;
+        if let Some(theta) = asked.joint_angles {
+            covers_pose(&f.joint_angles, f.joint_angle_spread, &f.joint_names, theta)?;
+        }
+        if let Some(m) = asked.target_mass {
+            match f.target_mass {
+                Some(design) if (m - design).abs() <= 1e-9 * design => {}
+                Some(design) => {
+                    return Err(format!(
+                        "the target's mass {m} kg is not the design's ({design} kg): design a capture for this target"
+                    ));
+                }
+                None => return Err("the design does not record its target's mass (version 1): design it again".into()),
+            }
+        }
         let nv = self.chaser_velocities();
         if v_c.len() != nv || v_t.len() != 6 || impulse.len() != 6 {
             return Err(format!(
@@ -208,7 +286,8 @@ impl CaptureCheck {
             (DVector::from_column_slice(v_c), DVector::from_column_slice(v_t), DVector::from_column_slice(impulse));
         let post = post_capture(self.map.each_ref(), &v_c, &v_t, &i);
         let n = self.file.joint_angles.len();
-        let state = DVector::from_iterator(n + nv, self.file.joint_angles.iter().chain(post.iter()).copied());
+        let theta = asked.joint_angles.unwrap_or(&self.file.joint_angles);
+        let state = DVector::from_iterator(n + nv, theta.iter().chain(post.iter()).copied());
         let v0 = cost_to_go(&self.s0, &self.x_nom0, &state);
         Ok(OnlineVerdict { margin: v0 / self.rho0, safe: v0 < self.rho0, v0, rho0: self.rho0, state })
     }

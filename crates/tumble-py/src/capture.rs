@@ -79,13 +79,16 @@ impl PyCaptureStudy {
     /// axes; the true one when omitted), whether the detumble is predicted to succeed
     /// (`V₀ = x₀ᵀS₀x₀ < ρ₀`), with the true outcome simulated. Designs the controller first if
     /// `design()` has not been called.
-    #[pyo3(signature = (chaser_velocity = None, target_velocity = None, impulse = None))]
+    /// `joint_angles` (rad) asks the verdict at another pose: refused, naming the joint, outside
+    /// `capture.roa.joint_angle_spread` of the design's.
+    #[pyo3(signature = (chaser_velocity = None, target_velocity = None, impulse = None, joint_angles = None))]
     fn verdict<'py>(
         &mut self,
         py: Python<'py>,
         chaser_velocity: Option<PyReadonlyArray1<'py, f64>>,
         target_velocity: Option<PyReadonlyArray1<'py, f64>>,
         impulse: Option<PyReadonlyArray1<'py, f64>>,
+        joint_angles: Option<PyReadonlyArray1<'py, f64>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         if self.controller.is_none() {
             self.design(py, None)?;
@@ -93,10 +96,14 @@ impl PyCaptureStudy {
         let v_c = vector(chaser_velocity, &self.study.v_c, "chaser_velocity")?;
         let v_t = vector(target_velocity, &self.study.v_t, "target_velocity")?;
         let measured = impulse.map(|i| vector(Some(i), &self.study.v_t, "impulse")).transpose()?;
+        let theta = match joint_angles {
+            Some(a) => a.as_slice()?.to_vec(),
+            None => self.study.joint_angles().to_vec(),
+        };
         let (study, controller) = (&self.study, self.controller.as_ref());
         let controller = controller.ok_or_else(|| TumbleError::new_err("no controller"))?;
         let v = py
-            .detach(|| study.verdict(controller, &v_c, &v_t, measured.as_ref()))
+            .detach(|| study.verdict_at(controller, &theta, &v_c, &v_t, measured.as_ref()))
             .map_err(|e| bad_input(format!("verdict: {e}")))?;
         let out = PyDict::new(py);
         out.set_item("safe", v.safe)?;
@@ -214,16 +221,23 @@ impl PyCaptureCheck {
     /// The verdict for pre-capture `chaser_velocity` (nv), `target_velocity` (`[v_G; ω]`) and
     /// the `impulse` measured at the grasp (`[N·s; N·m·s]`, world axes): a dict with `safe`,
     /// `V0`, `rho0`, `margin` (`V0/rho0`) and the predicted post-capture `state`.
+    /// `joint_angles` (rad) and `target_mass` (kg) ask it at another pose or for another target:
+    /// refused by name when the design does not cover them.
+    #[pyo3(signature = (chaser_velocity, target_velocity, impulse, joint_angles = None, target_mass = None))]
     fn verdict<'py>(
         &self,
         py: Python<'py>,
         chaser_velocity: PyReadonlyArray1<'py, f64>,
         target_velocity: PyReadonlyArray1<'py, f64>,
         impulse: PyReadonlyArray1<'py, f64>,
+        joint_angles: Option<PyReadonlyArray1<'py, f64>>,
+        target_mass: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let angles = joint_angles.as_ref().map(|a| a.as_slice()).transpose()?;
+        let asked = tumble_control::capture_check::Asked { joint_angles: angles, target_mass };
         let v = self
             .check
-            .verdict(chaser_velocity.as_slice()?, target_velocity.as_slice()?, impulse.as_slice()?)
+            .verdict_asked(asked, chaser_velocity.as_slice()?, target_velocity.as_slice()?, impulse.as_slice()?)
             .map_err(bad_input)?;
         let out = PyDict::new(py);
         out.set_item("safe", v.safe)?;

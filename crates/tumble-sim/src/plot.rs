@@ -26,13 +26,18 @@ fn register_font() {
     });
 }
 
-const COLORS: [RGBColor; 6] = [
+/// Ten distinguishable colours (matplotlib's tab10 order): a plot's series take them in turn.
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
 ];
 
 /// Picture size, pixels.
@@ -40,13 +45,16 @@ const SIZE: (u32, u32) = (900, 560);
 
 /// Draws one figure twice, as `stem.svg` and `stem.png`, with `draw(area, args…)`.
 macro_rules! svg_and_png {
-    ($stem:expr, $draw:ident($($arg:expr),*)) => {{
+    ($stem:expr, $draw:ident($($arg:expr),*)) => {
+        svg_and_png!($stem, SIZE, $draw($($arg),*))
+    };
+    ($stem:expr, $size:expr, $draw:ident($($arg:expr),*)) => {{
         register_font();
         let svg = $stem.with_extension("svg");
         let png = $stem.with_extension("png");
-        $draw(SVGBackend::new(&svg, SIZE).into_drawing_area(), $($arg),*)
+        $draw(SVGBackend::new(&svg, $size).into_drawing_area(), $($arg),*)
             .map_err(|e| format!("{}: {e}", svg.display()))?;
-        $draw(BitMapBackend::new(&png, SIZE).into_drawing_area(), $($arg),*)
+        $draw(BitMapBackend::new(&png, $size).into_drawing_area(), $($arg),*)
             .map_err(|e| format!("{}: {e}", png.display()))
     }};
 }
@@ -75,6 +83,49 @@ pub fn shaded_plot(
     shade: &[(f64, f64)],
 ) -> Result<(), String> {
     svg_and_png!(stem, draw((title, x_label, y_label), series, equal_axes, shade))
+}
+
+/// One panel of a [`panels_plot`]: its y-axis label (with the unit) and its curves.
+pub struct Panel<'a> {
+    /// The y-axis label, with the unit.
+    pub y_label: String,
+    /// The curves.
+    pub series: Vec<Series<'a>>,
+}
+
+/// Writes `stem.svg` and `stem.png` with the panels stacked over one time axis, each with its own
+/// y axis and unit (quantities of different units never share an axis), the x intervals
+/// `shade` shaded in each.
+pub fn panels_plot(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    panels: &[Panel],
+    shade: &[(f64, f64)],
+) -> Result<(), String> {
+    // 300 pixels a panel.
+    let size = (SIZE.0, 40 + 300 * panels.len().max(1) as u32);
+    svg_and_png!(stem, size, draw_panels(title, x_label, panels, shade))
+}
+
+fn draw_panels<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    panels: &[Panel],
+    shade: &[(f64, f64)],
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE)?;
+    let x = range(panels.iter().flat_map(|p| p.series.iter().flat_map(|s| s.x.iter().copied())));
+    for (i, (area, p)) in root.split_evenly((panels.len().max(1), 1)).iter().zip(panels).enumerate() {
+        let t = if i == 0 { title } else { "" };
+        chart_on(area, (t, x_label, &p.y_label), &p.series, Some(x), false, shade)?;
+    }
+    root.present()?;
+    Ok(())
 }
 
 /// Tick label: fixed notation for ordinary magnitudes, scientific for very small or large, with
@@ -149,7 +200,7 @@ where
 
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, plotters::coord::Shift>,
-    (title, x_label, y_label): (&str, &str, &str),
+    labels: (&str, &str, &str),
     series: &[Series],
     equal_axes: bool,
     shade: &[(f64, f64)],
@@ -158,7 +209,24 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (mut x0, mut x1) = range(series.iter().flat_map(|s| s.x.iter().copied()));
+    chart_on(&root, labels, series, None, equal_axes, shade)?;
+    root.present()?;
+    Ok(())
+}
+
+/// One chart of `series` on `root` (over the x range `x` when given), each series its own colour.
+fn chart_on<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    (title, x_label, y_label): (&str, &str, &str),
+    series: &[Series],
+    x: Option<(f64, f64)>,
+    equal_axes: bool,
+    shade: &[(f64, f64)],
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let (mut x0, mut x1) = x.unwrap_or_else(|| range(series.iter().flat_map(|s| s.x.iter().copied())));
     let (mut y0, mut y1) = range(series.iter().flat_map(|s| s.y.iter().copied()));
     if equal_axes {
         let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
@@ -166,13 +234,14 @@ where
         // The plot area is about 1.6 times wider than tall.
         (x0, x1, y0, y1) = (cx - 1.6 * half, cx + 1.6 * half, cy - half, cy + half);
     }
-    let mut chart = axes(&root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
+    let mut chart = axes(root, (title, x_label, y_label), (x0, x1), (y0, y1))?;
     // Shaded spans clipped to the axes: one starting past them (a capture at 1e300 s, "never")
     // would overflow the backend's pixel arithmetic.
     let clipped = shade.iter().map(|&(a, b)| (a.clamp(x0, x1), b.clamp(x0, x1))).filter(|(a, b)| a < b);
     chart.draw_series(clipped.map(|(a, b)| Rectangle::new([(a, y0), (b, y1)], COLORS[0].mix(0.15).filled())))?;
-    // Plot units per data unit (the plot area is about SIZE less the label areas).
-    let scale = ((SIZE.0 as f64 - 120.0) / (x1 - x0), (SIZE.1 as f64 - 100.0) / (y1 - y0));
+    // Plot units per data unit (the plot area is about the area less the label areas).
+    let (w, h) = root.dim_in_pixel();
+    let scale = ((w as f64 - 120.0).max(1.0) / (x1 - x0), (h as f64 - 100.0).max(1.0) / (y1 - y0));
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         let points = s.x.iter().copied().zip(s.y.iter().copied()).filter(|(a, b)| a.is_finite() && b.is_finite());
@@ -189,7 +258,6 @@ where
     if series.len() > 1 || series.first().is_some_and(|s| !s.label.is_empty()) {
         legend(&mut chart)?;
     }
-    root.present()?;
     Ok(())
 }
 
@@ -384,7 +452,20 @@ where
 
 /// Writes `stem.svg` and `stem.png` with a histogram of `values` in `bins` equal bins.
 pub fn histogram_plot(stem: &Path, title: &str, x_label: &str, values: &[f64], bins: usize) -> Result<(), String> {
-    svg_and_png!(stem, draw_histogram(title, x_label, values, bins))
+    histogram_with_marks(stem, title, x_label, values, bins, &[])
+}
+
+/// [`histogram_plot`] with vertical lines at `marks` (a value and its legend label, e.g. a
+/// limit), the axis widened to show them.
+pub fn histogram_with_marks(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    values: &[f64],
+    bins: usize,
+    marks: &[(f64, &str)],
+) -> Result<(), String> {
+    svg_and_png!(stem, draw_histogram(title, x_label, values, bins, marks))
 }
 
 fn draw_histogram<DB: DrawingBackend>(
@@ -393,12 +474,13 @@ fn draw_histogram<DB: DrawingBackend>(
     x_label: &str,
     values: &[f64],
     bins: usize,
+    marks: &[(f64, &str)],
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE)?;
-    let (x0, x1) = range(values.iter().copied());
+    let (x0, x1) = range(values.iter().chain(marks.iter().map(|(m, _)| m)).copied());
     let bins = bins.max(1);
     let w = (x1 - x0) / bins as f64;
     let mut counts = vec![0usize; bins];
@@ -411,6 +493,16 @@ where
         let a = x0 + i as f64 * w;
         Rectangle::new([(a, 0.0), (a + w, c as f64)], COLORS[0].mix(0.8).filled())
     }))?;
+    for (i, &(m, label)) in marks.iter().enumerate().filter(|(_, (m, _))| m.is_finite()) {
+        let c = COLORS[(1 + i) % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new([(m, 0.0), (m, top)], c.stroke_width(3)))?
+            .label(label.to_string())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
+    }
+    if !marks.is_empty() {
+        legend(&mut chart)?;
+    }
     root.present()?;
     Ok(())
 }

@@ -193,10 +193,18 @@ impl CaptureStudyBuilder {
         let study = CaptureStudy {
             name: self.name,
             seed: self.seed,
+            joint_names: chaser
+                .links
+                .iter()
+                .zip(&names)
+                .filter(|(l, _)| l.parent.is_some())
+                .map(|(l, n)| n.clone().unwrap_or_else(|| l.name.clone()))
+                .collect(),
             chaser,
             q,
             tool,
             grasp,
+            target,
             v_c: DVector::from_vec(v),
             v_t,
             map,
@@ -224,10 +232,22 @@ fn check_roa(roa: &RoaSpec, spec: &DetumbleSpec) -> Result<(), BuildError> {
         ("velocity_sd", roa.velocity_sd),
         ("joint_rate_sd", roa.joint_rate_sd),
         ("impulse_noise", roa.impulse_noise),
+        ("joint_angle_spread", roa.joint_angle_spread),
     ] {
         if !(x.is_finite() && x >= 0.0) {
             return Err(BuildError::new(format!("capture.roa.{key}"), format!("must be >= 0, got {x}")));
         }
+    }
+    if !(0.0..1.0).contains(&roa.false_safe) {
+        let msg = format!("must be a fraction in [0, 1), got {}", roa.false_safe);
+        return Err(BuildError::new("capture.roa.false_safe", msg));
+    }
+    if roa.joint_angle_spread > spec.joint_range {
+        let msg = format!(
+            "{} rad is wider than the joint range the detumble allows (capture.control.joint_range = {} rad)",
+            roa.joint_angle_spread, spec.joint_range
+        );
+        return Err(BuildError::new("capture.roa.joint_angle_spread", msg));
     }
     if roa.impulse_bias.iter().any(|x| !x.is_finite()) {
         let msg = format!("must hold six finite numbers (N·s, N·m·s), got {:?}", roa.impulse_bias);

@@ -1,9 +1,11 @@
 //! Capture-map campaigns: the detumble controller and its funnel are built once from the
 //! nominal scenario; each run is one dispersed capture (pre-capture velocities, measured
-//! impulse, target or arm properties), judged by the verdict `V₀(predicted) < ρ₀` and proved
+//! impulse, joint angles within `capture.roa.joint_angle_spread`), judged by the verdict `V₀(predicted) < ρ₀` and proved
 //! right or wrong by its detumble. The impulse a run's verdict is predicted from is
 //! `capture.measured_impulse` when a dispersion draws it; otherwise the run's own true impulse
 //! (the scenario's single measurement belongs to its nominal capture, not to a dispersed one).
+//! A run whose target or grasp differs from the nominal's, or whose joint angles leave the
+//! covered spread, is refused by name (status `invalid`): the design does not cover it.
 
 use super::{CaptureStudy, Controller};
 use crate::campaign::{CampaignKind, Finished};
@@ -18,6 +20,8 @@ pub const VERDICT_COLUMNS: [&str; 7] =
 /// `safe_failed` (a false safe), `unsafe_detumbled` or `unsafe_failed`; the note says why a
 /// detumble failed.
 pub struct VerdictRuns {
+    /// The nominal study: a run's target and pose must be ones its design covers.
+    pub nominal: CaptureStudy,
     /// The controller of the nominal capture, shared by every run.
     pub controller: Controller,
     /// Whether a dispersion draws `capture.measured_impulse` (each run then predicts from it).
@@ -32,7 +36,7 @@ impl VerdictRuns {
     pub fn new(sc: &Scenario, measured: bool) -> Result<Self, String> {
         let study = CaptureStudy::build(sc).map_err(|e| e.to_string())?;
         let threads = rayon::current_num_threads();
-        Ok(Self { controller: study.controller(threads)?, measured })
+        Ok(Self { controller: study.controller(threads)?, nominal: study, measured })
     }
 }
 
@@ -47,8 +51,9 @@ impl CampaignKind for VerdictRuns {
 
     fn run(&self, sc: &Scenario, dir: Option<&Path>) -> Result<Finished, String> {
         let study = CaptureStudy::build(sc).map_err(|e| e.to_string())?;
+        self.nominal.covers(&study)?;
         let measured = study.measured_impulse.as_ref().filter(|_| self.measured);
-        let v = study.verdict(&self.controller, &study.v_c, &study.v_t, measured)?;
+        let v = self.nominal.verdict_at(&self.controller, study.joint_angles(), &study.v_c, &study.v_t, measured)?;
         if let Some(dir) = dir {
             super::verdict::write_verdict(dir, &study, &self.controller, &v)?;
         }

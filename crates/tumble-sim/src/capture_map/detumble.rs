@@ -181,6 +181,9 @@ pub struct Design {
     pub k: Vec<DMatrix<f64>>,
     /// The infinite-horizon LQR at rest (gain used for the nominal; `S` is the final cost).
     pub k_rest: DMatrix<f64>,
+    /// The decay rate of the rest LQR's slowest closed-loop mode, `min(−Re λ)`, 1/s: how fast
+    /// the last of a tumble dies out.
+    pub slowest_decay: f64,
 }
 
 impl Design {
@@ -272,7 +275,8 @@ pub fn design(plant: &Plant, x0: &DVector<f64>, spec: &DetumbleSpec) -> Result<D
     };
     let tv = tvlqr(&at, &q, &r, &at_rest.s, (0.0, spec.horizon), steps)?;
     let theta_capture = x0.as_slice()[..n].to_vec();
-    Ok(Design { spec: spec.clone(), theta_capture, x_nom, u_nom, s: tv.s, k: tv.k, k_rest: at_rest.k })
+    let slowest_decay = at_rest.closed_loop.iter().map(|l| -l.re).fold(f64::INFINITY, f64::min);
+    Ok(Design { spec: spec.clone(), theta_capture, x_nom, u_nom, s: tv.s, k: tv.k, k_rest: at_rest.k, slowest_decay })
 }
 
 /// A closed-loop detumble from one post-capture state.
@@ -288,6 +292,9 @@ pub struct Rollout {
     pub max_excursion: f64,
     /// Largest angular or joint rate at the horizon, rad/s (infinite when stopped early).
     pub final_rate: f64,
+    /// The state at the horizon against the goal: the larger of `rate / goal_rate` and
+    /// `speed / goal_speed` (at most 1 when detumbled; infinite when stopped early).
+    pub goal_ratio: f64,
 }
 
 /// Simulates the TVLQR detumble from `x0`: `u = sat(u_nom − K (x − x_nom))`.
@@ -324,7 +331,8 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
     let x = match (end, left) {
         (Err(e), _) => {
             let failure = Some(format!("diverged at {:.2} s", e.time));
-            return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: f64::INFINITY };
+            let inf = f64::INFINITY;
+            return Rollout { cost_to_go, success: false, failure, max_excursion, final_rate: inf, goal_ratio: inf };
         }
         (Ok(_), Some(failure)) => {
             return Rollout {
@@ -333,13 +341,15 @@ pub fn rollout(plant: &Plant, d: &Design, x0: &DVector<f64>) -> Rollout {
                 failure: Some(failure),
                 max_excursion,
                 final_rate: f64::INFINITY,
+                goal_ratio: f64::INFINITY,
             };
         }
         (Ok(x), None) => x,
     };
-    let (rate, _) = rates(&x, n);
+    let (rate, speed) = rates(&x, n);
     let failure = d.spec.shortfall(&x, n);
-    Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion, final_rate: rate }
+    let goal_ratio = (rate / d.spec.goal_rate).max(speed / d.spec.goal_speed);
+    Rollout { cost_to_go, success: failure.is_none(), failure, max_excursion, final_rate: rate, goal_ratio }
 }
 
 /// The largest base or joint rate (rad/s) and the base's speed (m/s) of the plant state
@@ -364,10 +374,16 @@ impl DetumbleSpec {
     }
 }
 
-/// The funnel estimated from sampled rollouts (Reist & Tedrake 2010, simulation-based): the
-/// inlet `ρ₀` is the smallest initial `V` of any failed sample (the bisection on `ρ₀` over the
-/// sample set, done exactly), and `ρ(t)` the largest `V(t)` of the successful samples that
-/// started inside it — the level set that contains all of them at every time.
+/// The funnel estimated from sampled rollouts (Reist & Tedrake 2010, simulation-based).
+///
+/// The inlet `ρ₀` is chosen from the samples sorted by their initial `V`: the largest level
+/// below which at most a fraction `false_safe` of the samples failed. The level is cut just
+/// above a sample that succeeded, at the `V₀` of the next sample (a failure, when one follows;
+/// otherwise `ρ₀` is the largest sampled `V₀`, a lower bound). With `false_safe = 0` this is the
+/// smallest `V₀` of any failure (the bisection on `ρ₀` over the sample set, done exactly); with
+/// `false_safe > 0` one failure among many successes no longer closes the funnel: it needs
+/// `1/false_safe` samples below it to be admitted. `ρ(t)` is the largest `V(t)` of the
+/// successful samples below the inlet — the level set that contains all of them at every time.
 #[derive(Clone, Debug)]
 pub struct Funnel {
     /// Inlet level.
@@ -376,18 +392,48 @@ pub struct Funnel {
     pub rho: Vec<f64>,
     /// Whether a failure bounded `ρ₀` (otherwise it is the largest sampled `V₀`, a lower bound).
     pub bounded: bool,
+    /// The largest fraction of sampled failures admitted below the inlet.
+    pub false_safe: f64,
+    /// Samples below the inlet.
+    pub inside: usize,
+    /// Failed samples below the inlet.
+    pub failures_inside: usize,
 }
 
-/// Estimates the funnel from rollouts.
-pub fn funnel(rollouts: &[&Rollout]) -> Result<Funnel, String> {
+/// Estimates the funnel from rollouts, admitting at most a fraction `false_safe` of failures
+/// below its inlet ([`Funnel`]).
+pub fn funnel(rollouts: &[&Rollout], false_safe: f64) -> Result<Funnel, String> {
     let v0 = |r: &Rollout| r.cost_to_go[0];
-    let failed = rollouts.iter().filter(|r| !r.success).map(|r| v0(r)).fold(f64::INFINITY, f64::min);
-    let bounded = failed.is_finite();
-    let inside: Vec<&Rollout> = rollouts.iter().copied().filter(|r| r.success && v0(r) < failed).collect();
-    let Some(steps) = inside.first().map(|r| r.cost_to_go.len()) else {
-        return Err("no sampled detumble succeeded below the first failure: the funnel is empty".into());
+    let mut order = rollouts.to_vec();
+    order.sort_by(|a, b| v0(a).total_cmp(&v0(b)));
+    // The longest prefix that ends in a success, is not followed by a tie, and holds at most
+    // `false_safe` of failures.
+    let (mut inside, mut failures, mut failures_inside) = (0, 0, 0);
+    for (i, r) in order.iter().enumerate() {
+        failures += usize::from(!r.success);
+        let cut = order.get(i + 1).is_none_or(|next| v0(next) > v0(r));
+        if r.success && cut && failures as f64 <= false_safe * (i + 1) as f64 {
+            (inside, failures_inside) = (i + 1, failures);
+        }
+    }
+    if inside == 0 {
+        let first = order.first().map_or(f64::NAN, |r| v0(r));
+        return Err(format!(
+            "the funnel is empty: no level of V0 has at most {:.0} % of the sampled captures below it failing \
+             (the smallest sampled V0, {first:.4e}, failed)",
+            100.0 * false_safe
+        ));
+    }
+    let below = &order[..inside];
+    let (rho0, bounded) = match order.get(inside) {
+        Some(next) => (v0(next), true),
+        None => (v0(below[inside - 1]), false),
     };
-    let rho0 = if bounded { failed } else { inside.iter().map(|r| v0(r)).fold(0.0, f64::max) };
-    let rho = (0..steps).map(|k| inside.iter().map(|r| r.cost_to_go[k]).fold(0.0, f64::max)).collect();
-    Ok(Funnel { rho0, rho, bounded })
+    let steps = below.iter().filter(|r| r.success).map(|r| r.cost_to_go.len()).max().unwrap_or(1);
+    let rho = (0..steps)
+        .map(|k| {
+            below.iter().filter(|r| r.success).map(|r| r.cost_to_go.get(k).copied().unwrap_or(0.0)).fold(0.0, f64::max)
+        })
+        .collect();
+    Ok(Funnel { rho0, rho, bounded, false_safe, inside, failures_inside })
 }

@@ -8,6 +8,7 @@ mod builder;
 pub mod campaign;
 pub mod detumble;
 mod held;
+pub mod late;
 mod online;
 mod plots;
 pub use plots::animation;
@@ -26,7 +27,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
 use tumble_dynamics::multibody::Multibody;
-use tumble_dynamics::multibody::capture::{CaptureMap, LinearMap, PostCapture, Slaving};
+use tumble_dynamics::multibody::capture::{CaptureMap, LinearMap, PostCapture, RigidTarget, Slaving};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::DVector;
 pub use verdict::{Controller, Verdict};
@@ -45,6 +46,10 @@ pub struct CaptureStudy {
     pub tool: usize,
     /// Grasp point, tool frame, m.
     pub grasp: Vec3,
+    /// The target.
+    pub target: RigidTarget,
+    /// The joints' names, in the order of the joint angles.
+    pub joint_names: Vec<String>,
     /// Chaser pre-capture velocities.
     pub v_c: DVector<f64>,
     /// Target pre-capture `[v_G; ω]`, world axes.
@@ -147,17 +152,37 @@ impl CaptureStudy {
         Ok(builder.build()?)
     }
 
-    /// The post-capture state `x = [θ; v]` of chaser velocities `v_c`.
-    fn state(&self, v_c: &DVector<f64>) -> DVector<f64> {
-        let n = self.plant.joints();
-        DVector::from_iterator(2 * n + 6, self.q[7..7 + n].iter().chain(v_c.iter()).copied())
+    /// The design's joint angles at capture, rad.
+    pub fn joint_angles(&self) -> &[f64] {
+        &self.q[7..7 + self.plant.joints()]
     }
 
-    /// The post-capture state predicted from the pre-capture velocities and a measured impulse
-    /// by the verdict's map.
-    fn predict(&self, v_c: &DVector<f64>, v_t: &DVector<f64>, impulse: &DVector<f64>) -> Result<DVector<f64>, String> {
+    /// The post-capture state `x = [θ; v]` at joint angles `theta` of chaser velocities `v_c`.
+    fn state(&self, theta: &[f64], v_c: &DVector<f64>) -> DVector<f64> {
+        DVector::from_iterator(theta.len() + v_c.len(), theta.iter().chain(v_c.iter()).copied())
+    }
+
+    /// The post-capture state at joint angles `theta` predicted from the pre-capture velocities
+    /// and a measured impulse by the verdict's map (made at the design's pose).
+    fn predict(
+        &self,
+        theta: &[f64],
+        v_c: &DVector<f64>,
+        v_t: &DVector<f64>,
+        impulse: &DVector<f64>,
+    ) -> Result<DVector<f64>, String> {
         let post = tumble_control::capture_check::post_capture(self.prediction.matrices(), v_c, v_t, impulse);
-        Ok(self.state(&post))
+        Ok(self.state(theta, &post))
+    }
+
+    /// The capture map at joint angles `theta` (the design's own when they are its angles).
+    fn map_at(&self, theta: &[f64]) -> Result<std::borrow::Cow<'_, CaptureMap>, String> {
+        if theta == self.joint_angles() {
+            return Ok(std::borrow::Cow::Borrowed(&self.map));
+        }
+        let mut q = self.q.clone();
+        q[7..7 + theta.len()].copy_from_slice(theta);
+        Ok(std::borrow::Cow::Owned(CaptureMap::new(&self.chaser, &q, self.tool, &self.grasp, &self.target)?))
     }
 
     /// Draws sample `index`, maps it, predicts and simulates; against `funnel` when given.
@@ -173,12 +198,18 @@ impl CaptureStudy {
         for i in 6..v_c.len() {
             v_c[i] += r.joint_rate_sd * s.normal();
         }
-        let truth = self.map.constrained(&v_c, &v_t)?;
+        // Drawn before the impulse's noise, after the velocities; only when spread, so a study
+        // without it keeps its samples.
+        let mut theta = self.joint_angles().to_vec();
+        if r.joint_angle_spread > 0.0 {
+            theta.iter_mut().for_each(|a| *a += r.joint_angle_spread * (2.0 * s.uniform() - 1.0));
+        }
+        let truth = self.map_at(&theta)?.constrained(&v_c, &v_t)?;
         let size = truth.impulse.norm();
         let mut measured = truth.impulse.map(|i| i + r.impulse_noise * size * s.normal());
         measured.iter_mut().zip(&r.impulse_bias).for_each(|(m, b)| *m += b);
-        let predicted = self.predict(&v_c, &v_t, &measured)?;
-        let x0 = self.state(&truth.chaser);
+        let predicted = self.predict(&theta, &v_c, &v_t, &measured)?;
+        let x0 = self.state(&theta, &truth.chaser);
         let v0 = design.cost_to_go(0, &x0);
         let mut rollout = detumble::rollout(&self.plant, design, &x0);
         let mut left_funnel = false;
@@ -241,9 +272,21 @@ impl CaptureStudy {
         self.controller_on(&pool, &|| {})
     }
 
-    fn controller_on(&self, pool: &rayon::ThreadPool, tick: &(dyn Fn() + Sync)) -> Result<Controller, String> {
+    /// The design, its nominal rollout and the `capture.roa.samples` estimation samples the
+    /// funnel is chosen from, on `threads` threads: what [`CaptureStudy::controller`] builds on,
+    /// for a caller that looks at the samples themselves (e.g. [`late::late`] on them).
+    pub fn estimate(&self, threads: usize) -> Result<(Design, Rollout, Vec<Sample>), String> {
+        let pool = crate::thread_pool(threads)?;
+        self.estimate_on(&pool, &|| {})
+    }
+
+    fn estimate_on(
+        &self,
+        pool: &rayon::ThreadPool,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<(Design, Rollout, Vec<Sample>), String> {
         let reference = self.map.constrained(&self.v_c, &self.v_t)?;
-        let x0 = self.state(&reference.chaser);
+        let x0 = self.state(self.joint_angles(), &reference.chaser);
         let design = detumble::design(&self.plant, &x0, &self.spec)?;
         let nominal = detumble::rollout(&self.plant, &design, &x0);
         if !nominal.success {
@@ -253,8 +296,44 @@ impl CaptureStudy {
             ));
         }
         let estimation = self.samples(pool, &design, 0..self.roa.samples, None, tick)?;
-        let funnel = detumble::funnel(&estimation.iter().map(|s| &s.rollout).collect::<Vec<_>>())?;
+        Ok((design, nominal, estimation))
+    }
+
+    fn controller_on(&self, pool: &rayon::ThreadPool, tick: &(dyn Fn() + Sync)) -> Result<Controller, String> {
+        let (design, nominal, estimation) = self.estimate_on(pool, tick)?;
+        let rollouts: Vec<&Rollout> = estimation.iter().map(|s| &s.rollout).collect();
+        let funnel = detumble::funnel(&rollouts, self.roa.false_safe).map_err(|e| {
+            // An empty funnel whose failures only ran out of time says so, with the horizon.
+            match late::late(&design, rollouts.iter().copied()) {
+                Some(l) => format!("{e}. {}", l.message()),
+                None => e,
+            }
+        })?;
         Ok(Controller { design, nominal, funnel, estimation })
+    }
+
+    /// Whether `other` (a dispersed copy of this study) asks for a verdict that this study's
+    /// design covers: the same target, and joint angles within `capture.roa.joint_angle_spread`;
+    /// the error names the key.
+    pub fn covers(&self, other: &CaptureStudy) -> Result<(), String> {
+        let (a, b) = (&self.target, &other.target);
+        if a.mass != b.mass || a.inertia != b.inertia || a.grapple != b.grapple {
+            return Err(format!(
+                "capture.target: the design is for the nominal target ({} kg, its inertia and grapple); a verdict for \
+                 another target ({} kg) is refused: design one for it",
+                a.mass, b.mass
+            ));
+        }
+        if self.grasp != other.grasp || self.tool != other.tool {
+            return Err("capture.grasp: the design is for the nominal grasp; a verdict at another is refused".into());
+        }
+        tumble_control::capture_check::covers_pose(
+            self.joint_angles(),
+            self.roa.joint_angle_spread,
+            &self.joint_names,
+            other.joint_angles(),
+        )
+        .map_err(|e| format!("arm.q: {e}"))
     }
 
     /// Runs the study on `threads` threads (results do not depend on the count), calling
@@ -271,7 +350,7 @@ impl CaptureStudy {
         let verification = self.samples(&pool, &design, n_est..total, Some(&funnel), &tick)?;
         let online = match &self.measured_impulse {
             Some(i) => {
-                let x = self.predict(&self.v_c, &self.v_t, i)?;
+                let x = self.predict(self.joint_angles(), &self.v_c, &self.v_t, i)?;
                 Some((design.cost_to_go(0, &x), detumble::rollout(&self.plant, &design, &x)))
             }
             None => None,
@@ -368,8 +447,19 @@ fn summary(study: &CaptureStudy, rep: &CaptureReport) -> Value {
             "detumbled": rep.nominal.success,
             "max_excursion_rad": rep.nominal.max_excursion,
         },
-        "funnel": {"rho0": rho0, "bounded_by_a_failure": rep.funnel.bounded, "samples": rep.estimation.len(),
-                   "failures": rep.estimation.iter().filter(|s| !s.rollout.success).count()},
+        "funnel": {
+            "rho0": rho0,
+            "rule": "the largest V0 level below which at most false_safe of the estimation samples failed",
+            "false_safe": rep.funnel.false_safe,
+            "bounded_by_a_failure": rep.funnel.bounded,
+            "samples": rep.estimation.len(),
+            "failures": rep.estimation.iter().filter(|s| !s.rollout.success).count(),
+            "inside": rep.funnel.inside,
+            "failures_inside": rep.funnel.failures_inside,
+            "joint_angle_spread_rad": study.roa.joint_angle_spread,
+            "estimation": confusion_json(&confusion(&rep.estimation, rho0), rep.estimation.len()),
+            "late_failures": late::late(&rep.design, rep.estimation.iter().map(|s| &s.rollout)).map(|l| l.json()),
+        },
         "verdict_map": format!("{:?}", study.verdict_map).to_lowercase(),
         "online_check": rep.online.as_ref().map(|(v0, r)| json!({
             "measured_impulse": study.measured_impulse.as_ref().map(|i| i.as_slice().to_vec()),
@@ -389,5 +479,16 @@ fn summary(study: &CaptureStudy, rep: &CaptureReport) -> Value {
             "false_safe": false_safe,
             "started_inside_and_left_the_funnel": escapes,
         },
+    })
+}
+
+/// A confusion matrix of `n` samples as JSON.
+fn confusion_json(m: &[[u64; 2]; 2], n: usize) -> Value {
+    json!({
+        "samples": n,
+        "predicted_safe_detumbled": m[0][0],
+        "predicted_safe_failed": m[0][1],
+        "predicted_unsafe_detumbled": m[1][0],
+        "predicted_unsafe_failed": m[1][1],
     })
 }

@@ -11,7 +11,6 @@ impl CaptureStudy {
     /// The design file of `design` and its `funnel` (from [`CaptureStudy::controller`] or a
     /// study's report).
     pub fn design_file(&self, design: &Design, funnel: &Funnel) -> DesignFile {
-        let n = self.plant.joints();
         // At most KNOTS knots: every step of a 120 s design at 0.05 s would make 16 MB.
         let stride = design.x_nom.len().saturating_sub(1).div_ceil(KNOTS - 1).max(1);
         let knots = |len: usize| (0..len).step_by(stride);
@@ -22,7 +21,7 @@ impl CaptureStudy {
             seed: self.seed,
             frames: FRAMES.into(),
             chaser_velocities: self.chaser.nv(),
-            joint_angles: self.q[7..7 + n].to_vec(),
+            joint_angles: self.joint_angles().to_vec(),
             nominal_chaser_velocity: self.v_c.as_slice().to_vec(),
             nominal_target_velocity: self.v_t.as_slice().to_vec(),
             dt: design.spec.dt,
@@ -33,6 +32,9 @@ impl CaptureStudy {
             rho0: funnel.rho0,
             rho: knots(funnel.rho.len()).map(|k| funnel.rho[k]).collect(),
             funnel_bounded: funnel.bounded,
+            joint_angle_spread: self.roa.joint_angle_spread,
+            joint_names: self.joint_names.clone(),
+            target_mass: Some(self.target.mass),
             map: MapRows {
                 name: format!("{:?}", self.verdict_map).to_lowercase(),
                 chaser: rows(&self.prediction.chaser),

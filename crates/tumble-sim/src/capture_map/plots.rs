@@ -2,7 +2,7 @@
 //! the simulated outcome, and the nominal detumble's states and inputs.
 
 use super::{CaptureReport, Sample};
-use crate::plot::{Series, line_plot, scatter_groups};
+use crate::plot::{Panel, Series, line_plot, panels_plot, scatter_groups};
 use std::path::Path;
 use tumble_math::nalgebra::DVector;
 
@@ -64,34 +64,48 @@ pub(super) fn detumble(
     let angles: Vec<Series> = (0..n)
         .map(|j| Series { label: format!("joint {}", j + 1), x: t, y: component(xs, j, deg, theta_capture[j]) })
         .collect();
-    let labels = ["ωx", "ωy", "ωz", "vx", "vy", "vz"];
-    let rates: Vec<Series> = (0..6 + n)
-        .map(|i| {
-            let label = labels.get(i).map_or_else(|| format!("joint {} rate", i - 5), |l| format!("base {l}"));
-            Series { label, x: t, y: component(xs, n + i, 1.0, 0.0) }
-        })
-        .collect();
     let ut = &t[..us.len().min(t.len())];
-    let names = ["τx", "τy", "τz", "fx", "fy", "fz"];
-    let inputs: Vec<Series> = (0..6 + n)
-        .map(|i| {
-            let label = names.get(i).map_or_else(|| format!("joint {} torque", i - 5), |l| format!("base {l}"));
-            Series { label, x: ut, y: component(&us[..ut.len()], i, 1.0, 0.0) }
-        })
-        .collect();
-    let time = "time after capture (s)";
+    let us = &us[..ut.len()];
+    // Each quantity on an axis of its unit: base rates, base velocity, joint rates; base torque,
+    // base force, joint torques.
+    fn panel<'a>(
+        rows: &[DVector<f64>],
+        x: &'a [f64],
+        unit: &str,
+        what: &str,
+        labels: &[String],
+        first: usize,
+    ) -> Panel<'a> {
+        let series = labels
+            .iter()
+            .enumerate()
+            .map(|(k, l)| Series { label: l.clone(), x, y: rows.iter().map(|r| r[first + k]).collect() })
+            .collect();
+        Panel { y_label: format!("{what} [{unit}]"), series }
+    }
+    let axes = |p: &str| ["x", "y", "z"].map(|a| format!("{p}{a}")).to_vec();
+    let joints = |p: &str| (1..=n).map(|j| format!("{p} {j}")).collect::<Vec<_>>();
+    let rates = [
+        panel(xs, t, "rad/s", "base rate", &axes("ω"), n),
+        panel(xs, t, "m/s", "base velocity", &axes("v"), n + 3),
+        panel(xs, t, "rad/s", "joint rate", &joints("joint"), n + 6),
+    ];
+    let inputs = [
+        panel(us, ut, "N·m", "base torque", &axes("τ"), 0),
+        panel(us, ut, "N", "base force", &axes("f"), 3),
+        panel(us, ut, "N·m", "joint torque", &joints("joint"), 6),
+    ];
+    let time = "time after capture [s]";
     line_plot(
         &dir.join("plots/detumble_angles"),
         &format!("{what}: joint angles from capture"),
         time,
-        "deg",
+        "angle from capture [deg]",
         &angles,
         false,
     )?;
-    let title = format!("{what}: base rates (rad/s, m/s) and joint rates (rad/s)");
-    line_plot(&dir.join("plots/detumble_rates"), &title, time, "rate", &rates, false)?;
-    let title = format!("{what}: inputs (N·m, N)");
-    line_plot(&dir.join("plots/detumble_inputs"), &title, time, "input", &inputs, false)
+    panels_plot(&dir.join("plots/detumble_rates"), &format!("{what}: rates"), time, &rates, &[])?;
+    panels_plot(&dir.join("plots/detumble_inputs"), &format!("{what}: inputs"), time, &inputs, &[])
 }
 
 /// The nominal detumble as an animation (`animation.glb`): the chaser's links and the target

@@ -63,7 +63,7 @@ impl DetumbleSim {
     /// The study's nominal capture and its TVLQR design, at the capture.
     pub fn new(study: CaptureStudy) -> Result<Self, String> {
         let reference = study.map.constrained(&study.v_c, &study.v_t)?;
-        let x0 = study.state(&reference.chaser);
+        let x0 = study.state(study.joint_angles(), &reference.chaser);
         let design = design(&study.plant, &x0, &study.spec)?;
         let (nx, nu, steps) = (study.plant.nx(), study.plant.model.nv(), design.steps());
         let mut scratch = PlantScratch::default();

@@ -52,6 +52,27 @@ impl CaptureStudy {
         v_t: &DVector<f64>,
         measured: Option<&DVector<f64>>,
     ) -> Result<Verdict, String> {
+        self.verdict_at(controller, self.joint_angles(), v_c, v_t, measured)
+    }
+
+    /// [`CaptureStudy::verdict`] for a capture at joint angles `theta` (rad): refused, naming the
+    /// joint, when they are further from the design's pose than `capture.roa.joint_angle_spread`
+    /// (the range its funnel was sampled over); the truth is mapped at `theta`, the prediction by
+    /// the design's map.
+    pub fn verdict_at(
+        &self,
+        controller: &Controller,
+        theta: &[f64],
+        v_c: &DVector<f64>,
+        v_t: &DVector<f64>,
+        measured: Option<&DVector<f64>>,
+    ) -> Result<Verdict, String> {
+        tumble_control::capture_check::covers_pose(
+            self.joint_angles(),
+            self.roa.joint_angle_spread,
+            &self.joint_names,
+            theta,
+        )?;
         let nv = self.chaser.nv();
         if v_c.len() != nv || v_t.len() != 6 || measured.is_some_and(|m| m.len() != 6) {
             return Err(format!(
@@ -65,9 +86,9 @@ impl CaptureStudy {
         if design.x_nom.first().is_none_or(|x| x.len() != self.plant.nx()) {
             return Err("the controller was designed for another arm (another number of joints)".into());
         }
-        let truth = self.map.constrained(v_c, v_t)?;
-        let predicted = self.predict(v_c, v_t, measured.unwrap_or(&truth.impulse))?;
-        let state = self.state(&truth.chaser);
+        let truth = self.map_at(theta)?.constrained(v_c, v_t)?;
+        let predicted = self.predict(theta, v_c, v_t, measured.unwrap_or(&truth.impulse))?;
+        let state = self.state(theta, &truth.chaser);
         let v0 = design.cost_to_go(0, &state);
         let v0_predicted = design.cost_to_go(0, &predicted);
         let rho0 = controller.funnel.rho0;

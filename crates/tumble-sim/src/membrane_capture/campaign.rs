@@ -5,7 +5,7 @@
 use super::{MembraneCapture, MembraneCaptureSummary, write_capture_run};
 use crate::campaign::report::distribution;
 use crate::campaign::{Campaign, CampaignKind, Finished, RunRow};
-use crate::plot::{Series, histogram_plot, line_plot};
+use crate::plot::{Series, histogram_plot, histogram_with_marks, line_plot};
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -117,12 +117,15 @@ fn capture_report(k: &MembraneCaptureRuns, rows: &[RunRow], plots: &Path) -> Res
     });
     let bins = |n: usize| (n as f64).sqrt().ceil().max(1.0) as usize;
     if !moment.is_empty() {
-        histogram_plot(
+        let mark = format!("limit {limit} N·m");
+        let marks: &[(f64, &str)] = if limit.is_finite() { &[(limit, mark.as_str())] } else { &[] };
+        histogram_with_marks(
             &plots.join("sada_moment_histogram"),
-            &format!("Peak SADA bending moment (limit {limit} N·m)"),
+            &format!("Peak SADA bending moment ({over} of {} runs over the limit)", moment.len()),
             "peak bending moment [N·m]",
             &moment,
             bins(moment.len()),
+            marks,
         )?;
     }
     if !catch_up.is_empty() {

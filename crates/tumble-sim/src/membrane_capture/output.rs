@@ -1,7 +1,7 @@
 //! An asteroid capture's files: `timeseries.csv`, `summary.json`, plots and the animation.
 
 use super::{MembraneCapture, MembraneCaptureRun, MembraneCaptureSample, MembraneCaptureSummary};
-use crate::membrane_drop::membrane_series;
+use crate::membrane_drop::membrane_plot;
 use crate::outputs::{RunDir, first_last};
 use crate::plot::{Series, shaded_plot};
 use crate::table::Table;
@@ -87,6 +87,8 @@ pub fn write_capture_run(
     let col = |f: &dyn Fn(&MembraneCaptureSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
     let limit = model.moment_limit;
     let shade: Vec<(f64, f64)> = run.contact_time.map(|tc| vec![(tc, last.t)]).unwrap_or_default();
+    let contacts: Vec<_> = run.samples.iter().map(|s| s.contact).collect();
+    membrane_plot(&out.plot("membrane"), &t, &contacts, a0, &shade)?;
     let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
         (
             "rates",
@@ -107,12 +109,6 @@ pub fn write_capture_run(
                 Series { label: "SADA −y".into(), x: &t, y: col(&|s| s.bending(1)) },
                 Series { label: "limit".into(), x: &t, y: col(&|_| limit) },
             ],
-        ),
-        (
-            "membrane",
-            "Membrane: deflected area and forces",
-            "m², N",
-            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
         ),
         (
             "slip",

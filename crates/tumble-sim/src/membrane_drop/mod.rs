@@ -31,7 +31,7 @@ pub mod sim;
 mod summary;
 
 pub use builder::MembraneDropBuilder;
-pub(crate) use output::{MEMBRANE_COLOR, membrane_series, membrane_shape};
+pub(crate) use output::{MEMBRANE_COLOR, membrane_plot, membrane_shape};
 pub use output::{animation, timeseries, write_membrane_run};
 pub use sim::MembraneSim;
 pub use summary::DropSummary;

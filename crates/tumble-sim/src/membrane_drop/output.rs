@@ -2,7 +2,7 @@
 
 use super::{DropSummary, MembraneDrop, MembraneRun, MembraneSample};
 use crate::outputs::{RunDir, first_last};
-use crate::plot::{Series, line_plot};
+use crate::plot::{Panel, Series, line_plot, panels_plot};
 use crate::table::Table;
 
 use std::path::Path;
@@ -70,13 +70,8 @@ pub fn write_membrane_run(dir: &Path, model: &MembraneDrop, run: &MembraneRun) -
     let t: Vec<f64> = run.samples.iter().map(|s| s.t).collect();
     let col = |f: &dyn Fn(&MembraneSample) -> f64| run.samples.iter().map(f).collect::<Vec<f64>>();
     let a0 = model.membrane.area0();
+    membrane_plot(&out.plot("membrane"), &t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0, &[])?;
     let plots: Vec<(&str, &str, &str, Vec<Series>)> = vec![
-        (
-            "membrane",
-            "Membrane: deflected area and forces",
-            "m², N",
-            membrane_series(&t, &run.samples.iter().map(|s| s.contact).collect::<Vec<_>>(), a0),
-        ),
         (
             "energy",
             "Energy budget",
@@ -175,12 +170,28 @@ pub(crate) fn membrane_shape(
     (v, (0..n).map(|k| [0, 1 + k, 1 + (k + 1) % n]).collect())
 }
 
-/// The `membrane` plot's curves: `A − A₀`, the normal force and the friction force.
-pub(crate) fn membrane_series<'a>(t: &'a [f64], contacts: &[MembraneContact], a0: f64) -> Vec<Series<'a>> {
+/// Writes the `membrane` plot at `stem`: `A − A₀` (m²) over the normal and friction forces (N),
+/// each on its own axis, the x intervals `shade` shaded.
+pub(crate) fn membrane_plot(
+    stem: &Path,
+    t: &[f64],
+    contacts: &[MembraneContact],
+    a0: f64,
+    shade: &[(f64, f64)],
+) -> Result<(), String> {
     let col = |f: &dyn Fn(&MembraneContact) -> f64| contacts.iter().map(f).collect::<Vec<f64>>();
-    vec![
-        Series { label: "A − A₀ [m²]".into(), x: t, y: col(&|c| c.area - a0) },
-        Series { label: "|normal force| [N]".into(), x: t, y: col(&|c| c.normal_force.norm()) },
-        Series { label: "|friction| [N]".into(), x: t, y: col(&|c| c.friction_force.norm()) },
-    ]
+    let panels = [
+        Panel {
+            y_label: "A − A₀ [m²]".into(),
+            series: vec![Series { label: "A − A₀".into(), x: t, y: col(&|c| c.area - a0) }],
+        },
+        Panel {
+            y_label: "force [N]".into(),
+            series: vec![
+                Series { label: "|normal force|".into(), x: t, y: col(&|c| c.normal_force.norm()) },
+                Series { label: "|friction|".into(), x: t, y: col(&|c| c.friction_force.norm()) },
+            ],
+        },
+    ];
+    panels_plot(stem, "Membrane: deflected area and forces", "time [s]", &panels, shade)
 }

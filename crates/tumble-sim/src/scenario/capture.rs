@@ -111,6 +111,17 @@ pub struct RoaSpec {
     /// the contact), `[N·s; N·m·s about the grasp point]`, world axes.
     #[serde(default)]
     pub impulse_bias: [f64; 6],
+    /// The largest fraction of the funnel's samples that may fail below its inlet `ρ₀` (the
+    /// estimation's false-safe rate): 0 puts the inlet at the first failure; the default, 0.02,
+    /// admits one failure per 50 samples below the inlet, so one outlier does not close the
+    /// funnel.
+    #[serde(default = "default_false_safe")]
+    pub false_safe: f64,
+    /// Joint angles at capture spread uniformly over `arm.q ± joint_angle_spread` per joint in
+    /// the samples, rad: the range of poses the design covers. A verdict asked at a pose further
+    /// from the design's is refused.
+    #[serde(default)]
+    pub joint_angle_spread: f64,
 }
 
 impl Default for RoaSpec {
@@ -123,6 +134,8 @@ impl Default for RoaSpec {
             joint_rate_sd: 0.0,
             impulse_noise: 0.0,
             impulse_bias: [0.0; 6],
+            false_safe: default_false_safe(),
+            joint_angle_spread: 0.0,
         }
     }
 }
@@ -132,4 +145,7 @@ fn default_samples() -> u64 {
 }
 fn default_verify() -> u64 {
     1000
+}
+fn default_false_safe() -> f64 {
+    0.02
 }
