@@ -29,6 +29,9 @@ impl TumbleRun {
     }
 }
 
+/// Most overrides [`tumble_run_start`] takes.
+const MAX_OVERRIDES: usize = 10_000;
+
 /// Reads the scenario file at `path` (any kind the registry knows) with the `n_set` overrides
 /// `set` (each `"KEY=VALUE"`, as `tumble run --set` takes them; NULL with 0 for none), builds
 /// its model and starts its run at t = 0. NULL on failure (the error names the file and the
@@ -45,7 +48,10 @@ pub unsafe extern "C" fn tumble_run_start(
 ) -> *mut TumbleRun {
     // SAFETY: forwarded contract.
     let Ok(path) = (unsafe { text(path, "path") }) else { return ptr::null_mut() };
-    let n = usize::try_from(n_set).unwrap_or(0);
+    let Some(n) = usize::try_from(n_set).ok().filter(|n| *n <= MAX_OVERRIDES) else {
+        fail(format!("n_set must be 0 to {MAX_OVERRIDES} (the number of strings in set), got {n_set}"));
+        return ptr::null_mut();
+    };
     if n > 0 && set.is_null() {
         fail("set is NULL");
         return ptr::null_mut();

@@ -129,6 +129,10 @@ fn errors_are_reported_with_their_cause() {
         assert!(CStr::from_ptr(tumble_last_error()).to_str().unwrap().contains("dt = -1"));
         assert_eq!(tumble_engine_evaluate(std::ptr::null_mut()), TUMBLE_ERROR);
         tumble_engine_free(e);
+        // A negative count of overrides is refused, not read as none.
+        let scenario = CString::new("../../scenarios/basics/dzhanibekov.toml").unwrap();
+        assert!(tumble_run_start(scenario.as_ptr(), std::ptr::null(), -3).is_null());
+        assert!(CStr::from_ptr(tumble_last_error()).to_str().unwrap().contains("n_set must be 0 to 10000"));
     }
 }
 

@@ -298,6 +298,27 @@ def test_the_pre_capture_verdict(tmp_path):
         check.verdict(study.chaser_velocity, np.zeros(5), nominal["impulse"])
     with pytest.raises(tumble.ScenarioError, match="missing.json"):
         tumble.CaptureCheck(tmp_path / "missing.json")
+    # A pose or a target the design does not cover (±0.01 rad about the scenario's arm.q; its
+    # 500 kg target) is refused, naming the joint or the mass.
+    angles = np.array([0.3, -0.5, 0.2, 1.3, 0.6, 0.1])
+    with pytest.raises(tumble.ScenarioError, match="joint `elbow`"):
+        study.verdict(joint_angles=angles)
+    with pytest.raises(tumble.ScenarioError, match="joint `elbow`"):
+        check.verdict(study.chaser_velocity, study.target_velocity, nominal["impulse"], joint_angles=angles)
+    with pytest.raises(tumble.ScenarioError, match="900 kg"):
+        check.verdict(study.chaser_velocity, study.target_velocity, nominal["impulse"], target_mass=900.0)
+    near = angles.copy()
+    near[3] = 1.205
+    assert study.verdict(joint_angles=near)["state"][3] == 1.205
+
+
+def test_the_2d_trampoline_keeps_its_energy_budget_with_friction():
+    sim = tumble.run("scenarios/membrane/trampoline_2d.toml")
+    s = sim.samples()
+    budget = s["budget"]
+    assert s["friction_loss"][-1] > 500.0 and s["damping_loss"][-1] > 500.0
+    # T + V_g + ½k(ℓ − ℓ₀)² + D_c + D_f stays within 1e-5 of the 1493 J it starts with (8.4 mJ at 1 ms).
+    assert np.max(np.abs(budget - budget[0])) < 1e-5 * budget[0]
 
 
 def test_capture_maps_agree_where_the_document_says_they_do():

@@ -1,5 +1,5 @@
 //! Tumble's applications and what they share. Each application is a folder named as its kind
-//! (`rigid_bodies`, `lander`, `membrane_drop`, `membrane_capture`, `arm`, `grapple`, `snare`,
+//! (`rigid_bodies`, `lander`, `membrane_drop`, `membrane_capture`, `membrane_2d`, `arm`, `grapple`, `snare`,
 //! `mechanism`, `capture_map`) with its model, its run on the [`pipeline`] and its
 //! [`app::Application`]; [`registry`] lists them. Shared: the scenario reader ([`scenario`]), the pipeline, the application interface
 //! ([`app`]), campaigns ([`campaign`]), tables, plots and animations.
@@ -17,6 +17,7 @@ pub mod capture_map;
 pub mod grapple;
 pub mod lander;
 pub mod mechanism;
+pub mod membrane_2d;
 pub mod membrane_capture;
 pub mod membrane_drop;
 mod outputs;

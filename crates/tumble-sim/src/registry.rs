@@ -16,6 +16,7 @@ pub static APPLICATIONS: &[&dyn Application] = &[
     &crate::lander::app::Lander,
     &crate::membrane_drop::app::MembraneDropApp,
     &crate::membrane_capture::app::MembraneCaptureApp,
+    &crate::membrane_2d::app::TrampolineApp,
     &crate::arm::app::Arm,
     &crate::grapple::app::Grapple,
     &crate::snare::app::SnareWire,
@@ -122,7 +123,7 @@ mod tests {
         for app in APPLICATIONS {
             empty = empty.with(*app).unwrap_or_else(|e| panic!("{e}"));
         }
-        assert_eq!(empty.applications().len(), 9);
+        assert_eq!(empty.applications().len(), 10);
         let again = Registry::bundled().with(APPLICATIONS[0]).err().expect("a kind taken twice is refused");
         assert!(again.contains("`rigid_bodies` already has an application"), "{again}");
     }
@@ -131,7 +132,7 @@ mod tests {
     /// folder and its line in [`APPLICATIONS`].
     #[test]
     fn shared_modules_import_no_application() {
-        const APPS: [&str; 9] = [
+        const APPS: [&str; 10] = [
             "arm",
             "capture_map",
             "grapple",
@@ -139,6 +140,7 @@ mod tests {
             "mechanism",
             "membrane_drop",
             "membrane_capture",
+            "membrane_2d",
             "snare",
             "rigid_bodies",
         ];

@@ -357,6 +357,10 @@ pub struct GrappleSim {
     y: Vec<f64>,
     /// The contact at the current state (after the phase it set).
     contact: Contact,
+    /// The wire's penetration at the current state, folded into the run's deepest once the
+    /// guard has passed this step (at the next step, or at a normal end): no output holds a
+    /// figure of a refused step.
+    pending_penetration: f64,
     r0: Mat3,
     /// `E₀` and the largest energy scale so far.
     energy0: (f64, f64),
@@ -384,6 +388,7 @@ impl GrappleSim {
             clock,
             y,
             contact: Contact::default(),
+            pending_penetration: 0.0,
             r0: rotation(&cap.start[3..7]),
             energy0: (0.0, 0.0),
             check: EnergyCheck { growth: 0.0, limit: 0.0 },
@@ -443,8 +448,9 @@ impl GrappleSim {
 
     /// The run's record with how it ended.
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> GrappleRun {
-        if let Err(d) = end {
-            self.run.diagnosis = Some(d);
+        match end {
+            Err(d) => self.run.diagnosis = Some(d),
+            Ok(_) => self.run.max_penetration = self.run.max_penetration.max(self.pending_penetration),
         }
         self.run.wire = self.ode.wire.take();
         let c = &self.contact;
@@ -501,9 +507,9 @@ impl GrappleSim {
         if (self.ode.phase, self.ode.wire.is_some()) != before {
             c = self.ode.contact(t, &self.y).1;
         }
-        if self.ode.wire.is_some() {
-            self.run.max_penetration = self.run.max_penetration.max(c.penetration);
-        }
+        // The previous step passed the guard (the run goes on): its penetration counts.
+        self.run.max_penetration = self.run.max_penetration.max(self.pending_penetration);
+        self.pending_penetration = if self.ode.wire.is_some() { c.penetration } else { 0.0 };
         self.contact = c;
     }
 
@@ -586,9 +592,11 @@ impl Simulation for GrappleSim {
     fn observe(&mut self) -> StepReport {
         self.look();
         let (energy, scale, work) = self.energy_now();
-        self.energy0.1 = self.energy0.1.max(scale).max(work.abs());
+        // The limit scales with the largest energy of the steps the guard passed: a step whose
+        // energy blew up must not raise its own limit.
         let limit = self.cap.arm.max_energy_growth * (self.energy0.1 + 1e-12);
         self.check = EnergyCheck { growth: energy - work - self.energy0.0, limit };
+        self.energy0.1 = self.energy0.1.max(scale).max(work.abs());
         if let Some(d) = self.overload() {
             // The wire left the model's validity: the run ends here, recorded, with the reason.
             self.run.diagnosis = Some(d);

@@ -197,3 +197,53 @@ fn yes() -> bool {
 fn default_bandwidth() -> f64 {
     0.2
 }
+
+/// `[trampoline]`: the membrane document's 2D model — a membrane between two suspension points
+/// on the `x` axis of the plane, deflected towards `y < 0` by a polygon body.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrampolineSpec {
+    /// Left suspension point `x_L`, m.
+    pub left: f64,
+    /// Right suspension point `x_R`, m (`x_R > x_L`).
+    pub right: f64,
+    /// Length stiffness `k`: energy `½k(ℓ − ℓ₀)²`, N/m².
+    pub k: f64,
+    /// Length damping `c`: loss `c ℓ̇²`, N·s/m².
+    #[serde(default)]
+    pub c: f64,
+    /// Friction coefficient between body and membrane (0: none).
+    #[serde(default)]
+    pub mu: f64,
+    /// Friction regularisation speed, m/s.
+    #[serde(default = "default_v_star")]
+    pub v_star: f64,
+    /// Normal-force distribution for friction: `pinv`, `nnls` or `auto`.
+    #[serde(default = "default_distribution")]
+    pub distribution: String,
+    /// The body.
+    pub body: TrampolineBodySpec,
+}
+
+/// `trampoline.body`: a rigid polygon in the plane.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrampolineBodySpec {
+    /// Vertices `[x, y]`, m, counter-clockwise, a simple polygon (moved to its centroid).
+    pub polygon: Vec<[f64; 2]>,
+    /// Mass, kg.
+    pub mass: f64,
+    /// Moment of inertia about the centre of mass, kg·m² (default: the uniform lamina's).
+    pub inertia: Option<f64>,
+    /// Centre of mass at the start, m.
+    pub position: [f64; 2],
+    /// Angle at the start, rad (counter-clockwise).
+    #[serde(default)]
+    pub angle: f64,
+    /// Velocity at the start, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 2],
+    /// Angular velocity at the start, rad/s.
+    #[serde(default)]
+    pub angular_velocity: f64,
+}

@@ -42,6 +42,8 @@ pub struct ScenarioFile {
     pub grapple: Option<super::grapple::GrappleSpec>,
     /// A body meeting a membrane suspended from a polygon of points.
     pub membrane: Option<super::membrane::MembraneSpec>,
+    /// The membrane document's 2D model: a polygon body and a membrane between two points.
+    pub trampoline: Option<super::membrane::TrampolineSpec>,
     /// Rigid bodies with interference contact models (mechanisms, docking, berthing).
     pub mechanism: Option<super::mechanism::MechanismSpec>,
     /// The spacecraft carrying the `[membrane]` in an asteroid capture.
