@@ -281,7 +281,7 @@ fn planar_force_is_the_negative_length_gradient() {
 }
 
 /// NNLS distributes the membrane's normal wrench with non-negative components and reproduces
-/// it: the membrane pushes (it is the gradient of an area that grows as vertices sink), so its
+/// it (to its Tikhonov weight's residual): the membrane pushes (it is the gradient of an area that grows as vertices sink), so its
 /// wrench lies in the cone of the inward normals.
 #[test]
 fn nnls_distribution_reproduces_the_normal_wrench() {
@@ -299,7 +299,10 @@ fn nnls_distribution_reproduces_the_normal_wrench() {
             continue;
         }
         n += 1;
-        assert!(c.distribution.nnls && c.distribution.residual < 1e-9, "{:?}", c.distribution);
+        // The least-norm NNLS forces come through a Tikhonov weight (1e-9 of the Gram matrix's
+        // mean eigenvalue), which leaves a residual of about that over the smallest eigenvalue
+        // involved: measured up to 5e-9 here, bounded at 1e-6 as in the distribution's tests.
+        assert!(c.distribution.nnls && c.distribution.residual < 1e-6, "{:?}", c.distribution);
     }
     assert!(n >= 10);
 }

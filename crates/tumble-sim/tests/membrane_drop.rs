@@ -214,3 +214,15 @@ fn a_wrench_holding_and_pushing_the_body_follows_newton_and_closes_the_budget() 
     assert!(drift < 1e-9 * budget[0].abs(), "budget drift {drift} J of {}", budget[0]);
     assert!((work.last().expect("rows") - pushed).abs() < 1e-9 * pushed, "work {work:?}");
 }
+
+/// A step far too coarse for the impact: the guard replays the steps since its checkpoint at
+/// `dt/4` and `dt/16` before naming a cause, and names the time step with the growth it
+/// measured at each.
+#[test]
+fn a_coarse_step_is_named_by_the_replays() {
+    let run = quick(&[("simulation.dt", "0.1"), ("simulation.output_interval", "0.1")]).run();
+    let d = run.diagnosis.expect("100 ms trips the guard in the impact");
+    println!("{d}");
+    assert!(d.likely_cause.starts_with("the time step"), "{d:?}");
+    assert!(d.likely_cause.contains("at dt/4") && d.likely_cause.contains("take simulation.dt ≤"), "{d:?}");
+}

@@ -103,3 +103,29 @@ fn bad_trampolines_are_refused_by_key() {
         assert!(e.contains(&format!("`{named}`")), "{key} = {value}: {e}");
     }
 }
+
+#[test]
+fn a_step_too_coarse_is_named_by_its_replays() {
+    // At 40 ms the plate's impact on the 400 N/m² membrane (its bounce mode about 1.8 rad/s, but
+    // a touching corner's far faster) is not resolved: the budget grows past 0.01 of the energy.
+    // The guard replays the steps since its checkpoint at dt/4 and dt/16, finds the growth gone
+    // and names the step, with the one that held over the replayed span: that step gets past
+    // the time of the trip (what the replay measured; later impacts may want less).
+    let coarse = model(&[("simulation.dt", "0.04"), ("simulation.output_interval", "0.04")]).expect("model");
+    let d = run(coarse).diagnosis.expect("the coarse step trips the guard");
+    println!("{d}");
+    let text = d.to_string();
+    assert!(text.contains("the time step: replayed from"), "{text}");
+    let advised: f64 = text
+        .split("simulation.dt ≤ ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("an advised step");
+    let every = format!("{}", advised * 4.0);
+    let fine =
+        model(&[("simulation.dt", &advised.to_string()), ("simulation.output_interval", &every)]).expect("model");
+    let again = run(fine);
+    let end = again.diagnosis.as_ref().map_or(f64::INFINITY, |d| d.time);
+    assert!(end > d.time, "the advised step {advised} s passes {} s: {:?}", d.time, again.diagnosis);
+}

@@ -5,6 +5,8 @@ use super::sim::TrampolineSim;
 use super::{Trampoline, TrampolineRun, TrampolineSample};
 use crate::Table;
 use crate::app::{Application, Quantity, Report, Run, Stepped, Stepping, WithModel};
+use crate::campaign::CampaignKind;
+use crate::campaign::dispersion::Dispersion;
 use crate::outputs::{RunDir, first_last};
 use crate::pipeline::{Diagnosis, Stop};
 use crate::plot::{Panel, Series, line_plot, panels_plot};
@@ -33,6 +35,10 @@ impl Application for TrampolineApp {
         let sim = TrampolineSim::new(model.clone());
         let schedule = sim.schedule();
         Ok(Stepped::start(WithModel { sim, model }, schedule))
+    }
+
+    fn campaign(&self, _: &Scenario, _: &[Dispersion]) -> Result<Box<dyn CampaignKind>, String> {
+        Ok(Box::new(super::campaign::TrampolineRuns))
     }
 }
 
@@ -125,7 +131,7 @@ fn lowest(m: &Trampoline, state: &[f64; 6]) -> f64 {
 }
 
 /// `summary.json`.
-fn summary(m: &Trampoline, run: &TrampolineRun, wall: f64) -> Result<Value, String> {
+pub(super) fn summary(m: &Trampoline, run: &TrampolineRun, wall: f64) -> Result<Value, String> {
     let (first, last) = first_last(&run.samples)?;
     let peak = |f: &dyn Fn(&TrampolineSample) -> f64| run.samples.iter().map(f).fold(0.0, f64::max);
     Ok(json!({
@@ -148,9 +154,10 @@ fn summary(m: &Trampoline, run: &TrampolineRun, wall: f64) -> Result<Value, Stri
     }))
 }
 
-/// Writes `timeseries.csv`, `summary.json` and plots (`membrane`: length change over the
-/// forces; `energy`; `motion`) into `dir`.
-fn write(dir: &Path, m: &Trampoline, run: &TrampolineRun, summary: &Value) -> Result<(), String> {
+/// Writes `timeseries.csv`, `summary.json`, plots (`membrane`: length change over the forces;
+/// `energy`; `motion`) and `animation.glb` (the polygon as a slab across the plane, the
+/// membrane as a strip) into `dir`.
+pub(super) fn write(dir: &Path, m: &Trampoline, run: &TrampolineRun, summary: &Value) -> Result<(), String> {
     let out = RunDir::create(dir)?;
     out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
     out.json("summary.json", summary)?;
@@ -182,5 +189,6 @@ fn write(dir: &Path, m: &Trampoline, run: &TrampolineRun, summary: &Value) -> Re
     ];
     line_plot(&out.plot("energy"), "Energy budget", "time [s]", "energy [J]", &energy, false)?;
     let path = [Series { label: "centre of mass".into(), x: &col(&|s| s.state[0]), y: col(&|s| s.state[1]) }];
-    line_plot(&out.plot("motion"), "Centre of mass in the membrane plane", "x [m]", "y [m]", &path, true)
+    line_plot(&out.plot("motion"), "Centre of mass in the membrane plane", "x [m]", "y [m]", &path, true)?;
+    super::animation(m, run).write_glb(&dir.join("animation.glb"))
 }

@@ -20,8 +20,11 @@ use tumble_contact::membrane::planar::{PlanarContact, PlanarMembrane};
 use tumble_contact::membrane::{Distribution, MembraneFriction};
 use tumble_math::nalgebra::Vector2;
 
+mod anim;
 pub mod app;
+pub mod campaign;
 pub mod sim;
+pub use anim::animation;
 
 /// A planar vector, m or m/s.
 pub type V2 = Vector2<f64>;
@@ -162,6 +165,14 @@ impl Trampoline {
             output_interval,
             max_energy_growth,
         })
+    }
+
+    /// Runs the drop on the pipeline's [`crate::pipeline::Driver`].
+    pub fn run(&self) -> TrampolineRun {
+        let sim = sim::TrampolineSim::new(std::sync::Arc::new(self.clone()));
+        let schedule = sim.schedule();
+        let (sim, end) = crate::pipeline::Driver::run_whole(sim, schedule, &mut |_| {});
+        sim.finish(end)
     }
 
     /// The sample of state `y` (the six body components, then `D_c`, `D_f`) at `t`.

@@ -2,6 +2,7 @@
 //! step, the energy budget checked.
 
 use super::{Trampoline, TrampolineRun, V2};
+use crate::pipeline::replay::{Checkpoints, cause, replay};
 use crate::pipeline::{
     Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
 };
@@ -60,6 +61,7 @@ pub struct TrampolineSim {
     contact: PlanarContact,
     budget0: f64,
     scale: f64,
+    checkpoints: Checkpoints,
     run: TrampolineRun,
 }
 
@@ -75,7 +77,9 @@ impl TrampolineSim {
         let first = ode.model.sample(0.0, &y, contact);
         let m = &*ode.model;
         let scale = first.kinetic + m.mass * m.gravity.norm() * (y[1] + radius).max(0.0) + 1e-300;
-        Self { ode, clock, y, contact, budget0: first.budget(), scale, run: TrampolineRun::default() }
+        let checkpoints = Checkpoints::start(&y);
+        let budget0 = first.budget();
+        Self { ode, clock, y, contact, budget0, scale, checkpoints, run: TrampolineRun::default() }
     }
 
     /// Samples every `simulation.output_interval`.
@@ -124,6 +128,7 @@ impl Simulation for TrampolineSim {
     }
 
     fn observe(&mut self) -> StepReport {
+        self.checkpoints.offer(self.clock.k, &self.y);
         let was = self.contact.in_contact;
         self.contact = self.ode.contact(&self.y);
         let events = match (was, self.contact.in_contact) {
@@ -144,15 +149,25 @@ impl Simulation for TrampolineSim {
         self.run.samples.push(s);
     }
 
+    /// Replays the steps since the older checkpoint at `dt`, `dt/4` and `dt/16` and names the
+    /// cause they measured ([`crate::pipeline::replay`]).
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        let m = &*self.ode.model;
-        Diagnosis::new(
-            self.time(),
-            failure.what(),
-            format!(
-                "the step simulation.dt = {} s is too large for the membrane's stiffness k = {} N/m² and damping c = {} N·s/m² on a {} kg body; lower it",
-                m.dt, m.membrane.k, m.membrane.c, m.mass
-            ),
-        )
+        let m = &self.ode.model;
+        let limit = m.max_energy_growth * self.scale;
+        let otherwise = format!(
+            "the model or the input: a start inside the membrane, or a body too light or too fast for k = {} N/m² and c = {} N·s/m²",
+            m.membrane.k, m.membrane.c
+        );
+        let Some((k0, y0)) = self.checkpoints.older() else {
+            return Diagnosis::new(self.time(), failure.what(), otherwise);
+        };
+        let mut ode = Ode { model: Arc::clone(m), ws: PlanarWorkspace::default() };
+        let budget0 = self.budget0;
+        let replays = replay(&mut ode, y0, (k0, self.clock.k), m.dt, |ode, t, y| {
+            let c = ode.contact(y);
+            ode.model.sample(t, y, c).budget() - budget0
+        });
+        let (why, advice) = cause(&replays, limit, m.dt, k0 as f64 * m.dt, &otherwise);
+        Diagnosis::new(self.time(), failure.what(), format!("{why}: {advice}"))
     }
 }

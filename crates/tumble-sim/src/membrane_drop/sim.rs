@@ -2,6 +2,7 @@
 //! observes the membrane's action after every step and checks the energy budget.
 
 use super::{MembraneDrop, MembraneRun, MembraneSample};
+use crate::pipeline::replay::{Checkpoints, cause, replay};
 use crate::pipeline::{
     Diagnosis, EnergyCheck, Events, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop,
 };
@@ -100,6 +101,7 @@ pub struct MembraneSim<M = std::sync::Arc<MembraneDrop>> {
     budget0: f64,
     scale: f64,
     touching: bool,
+    checkpoints: Checkpoints,
     run: MembraneRun,
 }
 
@@ -114,6 +116,7 @@ impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
         let mut ode = Ode { model, ws, seen: vec![], seen_contact: None, push: (Vec3::zeros(), Vec3::zeros()) };
         let contact = ode.observe(&y);
         let (steps, every) = (clock.steps, clock.every);
+        let checkpoints = Checkpoints::start(&y);
         let first = ode.model.sample(0.0, &y, contact);
         Self {
             clock,
@@ -124,6 +127,7 @@ impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
             y,
             contact,
             touching: false,
+            checkpoints,
         }
     }
 
@@ -161,7 +165,7 @@ impl<M: Deref<Target = MembraneDrop>> MembraneSim<M> {
     }
 
     fn budget(&self) -> f64 {
-        self.ode.model.sample(self.time(), &self.y, self.contact).budget()
+        self.ode.model.sample(self.clock.time(), &self.y, self.contact).budget()
     }
 }
 
@@ -184,7 +188,7 @@ impl MembraneDrop {
     }
 }
 
-impl<M: Deref<Target = MembraneDrop>> Simulation for MembraneSim<M> {
+impl<M: Deref<Target = MembraneDrop> + Clone> Simulation for MembraneSim<M> {
     fn time(&self) -> f64 {
         self.clock.time()
     }
@@ -213,6 +217,7 @@ impl<M: Deref<Target = MembraneDrop>> Simulation for MembraneSim<M> {
     }
 
     fn observe(&mut self) -> StepReport {
+        self.checkpoints.offer(self.clock.k, &self.y);
         let was = self.contact.in_contact;
         self.contact = self.ode.observe(&self.y);
         let events = match (was, self.contact.in_contact) {
@@ -243,14 +248,24 @@ impl<M: Deref<Target = MembraneDrop>> Simulation for MembraneSim<M> {
         self.run.samples.push(self.ode.model.sample(t, &self.y, c));
     }
 
+    /// Replays the steps since the older checkpoint at `dt`, `dt/4` and `dt/16` (with the wrench
+    /// held now) and names the cause they measured ([`crate::pipeline::replay`]).
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        let dt = self.ode.model.dt;
-        Diagnosis::new(
-            self.time(),
-            failure.what(),
-            format!(
-                "the step simulation.dt = {dt} s is too large for the membrane's stiffness and damping (or the body's spin); lower it"
-            ),
-        )
+        let m = &*self.ode.model;
+        let otherwise = "the model or the input: a start inside the membrane, a wrench that changed, or a body too fast or too light for the membrane's k and c";
+        let Some((k0, y0)) = self.checkpoints.older() else {
+            return Diagnosis::new(self.time(), failure.what(), otherwise);
+        };
+        let ws = MembraneWorkspace::for_body(&m.membrane, m.mesh.vertices.len());
+        let model = self.ode.model.clone();
+        let mut ode = Ode { model, ws, seen: vec![], seen_contact: None, push: self.ode.push };
+        let budget0 = self.budget0;
+        let replays = replay(&mut ode, y0, (k0, self.clock.k), m.dt, |ode, t, y| {
+            let c = ode.observe(y);
+            ode.model.sample(t, y, c).budget() - budget0
+        });
+        let limit = m.max_energy_growth * self.scale;
+        let (why, advice) = cause(&replays, limit, m.dt, k0 as f64 * m.dt, otherwise);
+        Diagnosis::new(self.time(), failure.what(), format!("{why}: {advice}"))
     }
 }

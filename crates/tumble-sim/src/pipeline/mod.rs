@@ -22,6 +22,7 @@ mod clock;
 mod diagnosis;
 mod driver;
 mod guard;
+pub mod replay;
 
 pub use build::BuildError;
 pub use clock::FixedSteps;
