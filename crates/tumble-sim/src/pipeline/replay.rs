@@ -14,30 +14,36 @@ pub const EVERY: u64 = 256;
 /// The refinements a replay tries: sub-steps per step.
 const PARTS: [u32; 3] = [1, 4, 16];
 
-/// The two most recent checkpoints `(step, state)`.
+/// The two most recent checkpoints `(step, state)`; their buffers are allocated at the start,
+/// so keeping them allocates nothing in the step loop.
 #[derive(Clone, Debug, Default)]
 pub struct Checkpoints {
-    older: Option<(u64, Vec<f64>)>,
-    newer: Option<(u64, Vec<f64>)>,
+    older: (Option<u64>, Vec<f64>),
+    newer: (Option<u64>, Vec<f64>),
 }
 
 impl Checkpoints {
     /// Checkpoints of a run that starts at state `y0` (step 0).
     pub fn start(y0: &[f64]) -> Self {
-        Self { older: None, newer: Some((0, y0.to_vec())) }
+        Self { older: (None, vec![0.0; y0.len()]), newer: (Some(0), y0.to_vec()) }
     }
 
     /// At step `k` with state `y` (observed, not yet guarded): kept every [`EVERY`] steps.
     pub fn offer(&mut self, k: u64, y: &[f64]) {
-        if k > 0 && k.is_multiple_of(EVERY) {
-            self.older = self.newer.take();
-            self.newer = Some((k, y.to_vec()));
+        if k > 0 && k.is_multiple_of(EVERY) && y.len() == self.newer.1.len() {
+            std::mem::swap(&mut self.older, &mut self.newer);
+            self.newer.0 = Some(k);
+            self.newer.1.copy_from_slice(y);
         }
     }
 
     /// The older checkpoint: a state the guard passed (or the start).
     pub fn older(&self) -> Option<(u64, &[f64])> {
-        self.older.as_ref().or(self.newer.as_ref().filter(|c| c.0 == 0)).map(|(k, y)| (*k, y.as_slice()))
+        match (self.older.0, self.newer.0) {
+            (Some(k), _) => Some((k, &self.older.1)),
+            (None, Some(0)) => Some((0, &self.newer.1)),
+            _ => None,
+        }
     }
 }
 
