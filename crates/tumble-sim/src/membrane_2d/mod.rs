@@ -17,7 +17,6 @@ use crate::pipeline::Diagnosis;
 use crate::scenario::check::{Check, err, positive, rk4_timing};
 use crate::scenario::{GravitySpec, Scenario};
 use tumble_contact::membrane::planar::{PlanarContact, PlanarMembrane};
-use tumble_contact::membrane::{Distribution, MembraneFriction};
 use tumble_math::nalgebra::Vector2;
 
 mod anim;
@@ -122,18 +121,10 @@ impl Trampoline {
         let Some(t) = &sc.file.trampoline else {
             return err("trampoline", "a membrane_2d run needs a [trampoline] table");
         };
-        let distribution = Distribution::parse(&t.distribution).ok_or((
-            "trampoline.distribution".to_string(),
-            format!("unknown `{}`: use `pinv`, `nnls` or `auto`", t.distribution),
-        ))?;
-        if !(t.mu.is_finite() && (0.0..=10.0).contains(&t.mu)) {
+        if t.mu > 10.0 {
             return err("trampoline.mu", format!("must be between 0 and 10, got {}", t.mu));
         }
-        let friction = (t.mu > 0.0).then_some(MembraneFriction {
-            mu: t.mu,
-            v_star: positive("trampoline.v_star", t.v_star, "m/s")?,
-            distribution,
-        });
+        let friction = crate::membrane_drop::membrane_friction("trampoline", t.mu, t.v_star, &t.distribution)?;
         let k = positive("trampoline.k", t.k, "N/m²")?;
         if !(t.c.is_finite() && t.c >= 0.0) {
             return err("trampoline.c", format!("must be zero or positive (N·s/m²), got {}", t.c));

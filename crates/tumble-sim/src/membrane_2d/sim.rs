@@ -131,11 +131,7 @@ impl Simulation for TrampolineSim {
         self.checkpoints.offer(self.clock.k, &self.y);
         let was = self.contact.in_contact;
         self.contact = self.ode.contact(&self.y);
-        let events = match (was, self.contact.in_contact) {
-            (false, true) => Events::CONTACT_START,
-            (true, false) => Events::CONTACT_END,
-            _ => Events::NONE,
-        };
+        let events = Events::contact_change(was, self.contact.in_contact);
         StepReport { stop: self.clock.stop(), ..StepReport::with(events) }
     }
 

@@ -387,11 +387,7 @@ impl<M: Deref<Target = MembraneCapture>> Simulation for MembraneCaptureSim<M> {
         self.rim |= c.outside_rim > 0;
         self.now = self.budget();
         let c = &self.ode.start_contact;
-        let events = match (was, c.in_contact) {
-            (false, true) => Events::CONTACT_START,
-            (true, false) => Events::CONTACT_END,
-            _ => Events::NONE,
-        };
+        let events = Events::contact_change(was, c.in_contact);
         StepReport { stop: self.clock.stop(), ..StepReport::with(events) }
     }
 

@@ -175,18 +175,7 @@ pub(crate) struct MembraneParts {
 /// Validates `[membrane]` and `[membrane.body]`.
 pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
     let Some(ms) = &sc.file.membrane else { return err("membrane", "a membrane run needs a [membrane] table") };
-    let distribution = Distribution::parse(&ms.distribution).ok_or((
-        "membrane.distribution".to_string(),
-        format!("unknown `{}`: use `pinv`, `nnls` or `auto`", ms.distribution),
-    ))?;
-    if !(ms.mu.is_finite() && ms.mu >= 0.0) {
-        return err("membrane.mu", format!("must be >= 0, got {}", ms.mu));
-    }
-    let friction = (ms.mu > 0.0).then_some(MembraneFriction {
-        mu: ms.mu,
-        v_star: positive("membrane.v_star", ms.v_star, "m/s")?,
-        distribution,
-    });
+    let friction = membrane_friction("membrane", ms.mu, ms.v_star, &ms.distribution)?;
     if !(3..=64).contains(&ms.points) {
         return err("membrane.points", format!("must be between 3 and 64, got {}", ms.points));
     }
@@ -262,6 +251,26 @@ pub(crate) fn membrane_parts(sc: &Scenario) -> Check<MembraneParts> {
         }
     };
     Ok(MembraneParts { membrane, mesh, mass, inertia, start: BodyState { p_WB: p, v_WB: v, q_WB: q, w_WB_B: w } })
+}
+
+/// The friction of a membrane table `key` (`[membrane]`, `[trampoline]`): none at `mu = 0`,
+/// otherwise Coulomb's `mu` regularised at `v_star` (m/s) on the normal load shared by
+/// `distribution` (`pinv`, `nnls` or `auto`); each refused by its key.
+pub(crate) fn membrane_friction(
+    key: &str,
+    mu: f64,
+    v_star: f64,
+    distribution: &str,
+) -> Check<Option<MembraneFriction>> {
+    let distribution = Distribution::parse(distribution)
+        .ok_or((format!("{key}.distribution"), format!("unknown `{distribution}`: use `pinv`, `nnls` or `auto`")))?;
+    if !(mu.is_finite() && mu >= 0.0) {
+        return err(format!("{key}.mu"), format!("must be >= 0, got {mu}"));
+    }
+    if mu == 0.0 {
+        return Ok(None);
+    }
+    Ok(Some(MembraneFriction { mu, v_star: positive(&format!("{key}.v_star"), v_star, "m/s")?, distribution }))
 }
 
 /// A closed shape made a rigid body: see [`rigid_shape`].

@@ -17,6 +17,15 @@ impl Events {
     /// A hop (an impulse the run applies to itself) fired.
     pub const HOP: Events = Events(1 << 2);
 
+    /// The contact event of going from touching `was` to touching `now`: a start, an end or none.
+    pub fn contact_change(was: bool, now: bool) -> Events {
+        match (was, now) {
+            (false, true) => Events::CONTACT_START,
+            (true, false) => Events::CONTACT_END,
+            _ => Events::NONE,
+        }
+    }
+
     /// Whether every event of `other` is in `self`.
     pub fn contains(self, other: Events) -> bool {
         self.0 & other.0 == other.0
