@@ -109,3 +109,32 @@ pub fn cause(replays: &[(u32, f64)], limit: f64, dt: f64, t0: f64, otherwise: &s
     }
     (format!("not the time step: {measured}"), otherwise.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each verdict from replays of given growths (J) against a 1 J limit at a 0.1 s step.
+    #[test]
+    fn the_cause_follows_what_the_replays_measured() {
+        let named = |g: [f64; 3]| cause(&[(1, g[0]), (4, g[1]), (16, g[2])], 1.0, 0.1, 2.0, "look at the model").0;
+        let step = cause(&[(1, 3.0), (4, 0.5), (16, 0.01)], 1.0, 0.1, 2.0, "m");
+        assert!(step.0.starts_with("the time step: replayed from 2 s") && step.1.contains("2.500e-2 s"), "{step:?}");
+        assert!(named([f64::NAN, 0.5, 0.1]).starts_with("the time step:"), "a blow-up at dt that a finer step holds");
+        assert!(named([40.0, 8.0, 2.0]).starts_with("the time step, still over"));
+        assert!(named([3.0, 2.9, 2.95]).starts_with("not the time step"));
+        assert!(named([f64::NAN, f64::NAN, f64::NAN]).starts_with("not the time step"));
+        assert!(named([0.5, 0.4, 0.4]).starts_with("not reproduced"));
+    }
+
+    /// Checkpoints keep the two latest multiples of `EVERY`; before the second, the start.
+    #[test]
+    fn the_older_checkpoint_is_one_the_guard_passed() {
+        let mut c = Checkpoints::start(&[0.0]);
+        assert_eq!(c.older(), Some((0, &[0.0][..])));
+        for k in 1..=3 * EVERY {
+            c.offer(k, &[k as f64]);
+        }
+        assert_eq!(c.older(), Some((2 * EVERY, &[(2 * EVERY) as f64][..])));
+    }
+}
