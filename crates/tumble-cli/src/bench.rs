@@ -37,7 +37,7 @@ pub(crate) fn bench(scale: f64, only: &str, csv: Option<&Path>) -> ExitCode {
         ));
     }
     if let Some(p) = csv
-        && let Err(e) = std::fs::write(p, rows.join("\n") + "\n")
+        && let Err(e) = tumble_math::output::write(p, rows.join("\n") + "\n")
     {
         return failed(format!("{}: cannot write: {e}", p.display()));
     }

@@ -34,6 +34,10 @@ pub(crate) fn capture(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let out = out.unwrap_or_else(|| Path::new("out").join(&study.name));
+    if let Err(code) = crate::out_folder(&out) {
+        return code;
+    }
     let started = Instant::now();
     let report = match study.run(threads, &|done, _| bar.set_position(done)) {
         Ok(r) => r,
@@ -44,7 +48,6 @@ pub(crate) fn capture(
     };
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
-    let out = out.unwrap_or_else(|| Path::new("out").join(&study.name));
     if let Err(e) = write_capture(&out, &study, &report) {
         return failed(e);
     }

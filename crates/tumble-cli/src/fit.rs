@@ -54,7 +54,8 @@ pub fn run(cmd: FitCommand) -> Result<(), Failure> {
     };
     let f = fit(model, &points).map_err(|e| format!("{}: {e}", data.display()))?;
     let out = out.unwrap_or_else(|| Path::new("out").join("fit"));
-    std::fs::create_dir_all(&out).map_err(|e| output(format!("{}: cannot create: {e}", out.display())))?;
+    tumble_math::output::folder(&out)
+        .map_err(|e| output(format!("{}: cannot be an output folder: {e}", out.display())))?;
     let stem = out.join(format!(
         "{}_{}",
         data.file_stem().map_or("data".into(), |s| s.to_string_lossy().to_string()),

@@ -14,6 +14,16 @@ macro_rules! say {
     ($($t:tt)*) => { $crate::say_line(format_args!($($t)*)) };
 }
 
+/// `eprintln!` for messages (errors, warnings, progress): a standard error that cannot be
+/// written (closed, or a pipe whose reader is gone) loses the message but never ends the command
+/// with a panic; its exit status still says what happened.
+macro_rules! tell {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
 mod arm;
 mod bench;
 mod capture_map;
@@ -372,20 +382,28 @@ pub(crate) fn say_line(args: std::fmt::Arguments<'_>) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("error: cannot write to standard output: {e}");
+        tell!("error: cannot write to standard output: {e}");
         std::process::exit(1);
     }
 }
 
+/// Checks `--out` before any work (`tumble_math::output::check_folder`: not a file system's
+/// root however spelled, not a link, not a file); a refused folder is invalid input, status 2,
+/// in every command.
+pub(crate) fn out_folder(out: &std::path::Path) -> Result<(), ExitCode> {
+    tumble_math::output::check_folder(out)
+        .map_err(|e| invalid(format!("{}: cannot be an output folder (--out): {e}", out.display())))
+}
+
 /// Reports invalid input: exit status 2.
 pub(crate) fn invalid(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
+    tell!("error: {msg}");
     ExitCode::from(2)
 }
 
 /// Reports a run that failed or could not write its outputs: exit status 1.
 pub(crate) fn failed(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
+    tell!("error: {msg}");
     ExitCode::from(1)
 }
 

@@ -133,7 +133,7 @@ impl Progress {
         let t = self.started.elapsed().as_secs_f64();
         let rate = (done - before.min(done)) as f64 / t.max(1e-9);
         let eta = if rate > 0.0 { format!("{:.0} s", (total - done) as f64 / rate) } else { "?".into() };
-        eprintln!("{what}: {done}/{total} runs, {rate:.2} runs/s, {t:.0} s elapsed, ETA {eta}");
+        tell!("{what}: {done}/{total} runs, {rate:.2} runs/s, {t:.0} s elapsed, ETA {eta}");
     }
 }
 
@@ -160,6 +160,9 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
         resume: a.resume,
         shard: a.shard,
     };
+    if let Err(code) = crate::out_folder(&options.out) {
+        return code;
+    }
     let mut campaign = match tumble_sim::registry::campaign(sc, options) {
         Ok(c) => c,
         Err(e) => return invalid(e),
@@ -176,17 +179,25 @@ pub(crate) fn mc(a: &McArgs) -> ExitCode {
         Some(s) => format!("{} shard {s}", campaign.scenario.file.name),
         None => campaign.scenario.file.name.clone(),
     };
+    // What a campaign's folder already holds (another campaign, one to resume) is input.
+    if let Err(e) = campaign.check_output() {
+        return invalid(e);
+    }
     let progress = Progress::new(range.end - range.start, a.quiet, what.clone());
     let update = |done, total| progress.update(done, total);
+    // The GPU's errors are mostly its refusals of the campaign (a kind or a model it does not
+    // run, no device): input, 2. The CPU's are failures to write its rows: 1.
     let executed = match a.backend.as_str() {
-        "gpu" => gpu_campaign(&mut campaign, a.batch, &update).map(|(rows, ran, name)| (rows, ran, Some(name))),
-        _ => campaign.execute(&update).map(|(rows, ran)| (rows, ran, None)),
+        "gpu" => gpu_campaign(&mut campaign, a.batch, &update)
+            .map(|(rows, ran, name)| (rows, ran, Some(name)))
+            .map_err(invalid),
+        _ => campaign.execute(&update).map(|(rows, ran)| (rows, ran, None)).map_err(failed),
     };
     let (rows, ran, device) = match executed {
         Ok(r) => r,
-        Err(e) => {
+        Err(code) => {
             progress.bar.abandon();
-            return invalid(e);
+            return code;
         }
     };
     progress.bar.finish_and_clear();

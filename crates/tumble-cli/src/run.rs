@@ -16,7 +16,7 @@ pub(crate) fn check(path: &Path, set: &[String]) -> ExitCode {
     };
     match registry::check(&sc) {
         Ok(warnings) => {
-            warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+            warnings.iter().for_each(|w| tell!("warning: {w}"));
             say!("ok");
             ExitCode::SUCCESS
         }
@@ -77,12 +77,15 @@ pub(crate) fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool
         Ok(sc) => sc,
         Err(code) => return code,
     };
+    let out = out.unwrap_or_else(|| Path::new("out").join(&sc.file.name));
+    if let Err(code) = crate::out_folder(&out) {
+        return code;
+    }
     let mut run = match registry::start(&sc) {
         Ok(run) => run,
         Err(e) => return invalid(e.to_string()),
     };
-    run.warnings().iter().for_each(|w| eprintln!("warning: {w}"));
-    let out = out.unwrap_or_else(|| Path::new("out").join(&sc.file.name));
+    run.warnings().iter().for_each(|w| tell!("warning: {w}"));
     let mut progress = Progress::new(run.duration(), quiet);
     tumble_sim::app::run_to_end(run.as_mut(), &mut |t| progress.update(t));
     progress.finish();
@@ -91,8 +94,8 @@ pub(crate) fn run(path: &Path, out: Option<PathBuf>, set: &[String], quiet: bool
         Err(e) => return failed(e),
     };
     if let Some(d) = &report.diagnosis {
-        eprintln!("error: simulation failed: {d}");
-        eprintln!("samples up to the failure are in {}", out.display());
+        tell!("error: simulation failed: {d}");
+        tell!("samples up to the failure are in {}", out.display());
         return ExitCode::from(1);
     }
     if !quiet {

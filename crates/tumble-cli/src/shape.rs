@@ -130,7 +130,7 @@ pub fn gravity(
     let samples = pool.install(|| poly.sample_all(&pts));
     let secs = start.elapsed().as_secs_f64();
     write_gravity_csv(out, &pts, &samples).map_err(Failure::Output)?;
-    eprintln!(
+    tell!(
         "{} points on {} faces in {:.3} s ({:.1} points/s, {} threads) → {}",
         pts.len(),
         m.faces.len(),
@@ -169,7 +169,7 @@ fn build_body(
     if let Some(path) = mesh_out {
         let mesh = tumble_geometry::sdf::mesh_from_grid(&grid);
         write_obj(path, &mesh, LengthUnit::M).map_err(output)?;
-        eprintln!(
+        tell!(
             "mesh: {} vertices, {} faces, volume {:.6e} m³ → {}",
             mesh.vertices.len(),
             mesh.faces.len(),
@@ -183,7 +183,7 @@ fn build_body(
 
 fn report_grid(what: &str, grid: &GridSdf, start: Instant, out: &Path) {
     let [nx, ny, nz] = grid.dims;
-    eprintln!(
+    tell!(
         "{what}: {} samples ({nx}×{ny}×{nz}, spacing {:.6e} m) in {:.2} s → {}",
         grid.values.len(),
         grid.spacing,
@@ -261,14 +261,16 @@ pub fn sdf(cmd: SdfCommand) -> Result<(), Failure> {
             let grid = GridSdf::load(&file).map_err(|e| e.to_string())?;
             let pts = read_points_csv(&points)?;
             let io = |e: std::io::Error| Failure::Output(format!("{}: {e}", out.display()));
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&out).map_err(io)?);
-            writeln!(w, "x,y,z,distance,nx,ny,nz").map_err(io)?;
-            for p in &pts {
-                let (d, g) = grid.eval(p);
-                let g = g.try_normalize(0.0).unwrap_or(g);
-                writeln!(w, "{},{},{},{},{},{},{}", p.x, p.y, p.z, d, g.x, g.y, g.z).map_err(io)?;
-            }
-            w.flush().map_err(io)
+            tumble_math::output::write_with(&out, |w| {
+                writeln!(w, "x,y,z,distance,nx,ny,nz")?;
+                for p in &pts {
+                    let (d, g) = grid.eval(p);
+                    let g = g.try_normalize(0.0).unwrap_or(g);
+                    writeln!(w, "{},{},{},{},{},{},{}", p.x, p.y, p.z, d, g.x, g.y, g.z)?;
+                }
+                Ok(())
+            })
+            .map_err(io)
         }
     }
 }

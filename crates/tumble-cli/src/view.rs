@@ -34,7 +34,7 @@ pub fn serve(dir: &Path, port: u16) -> Result<(), Failure> {
     let addr = listener.local_addr().map_err(output)?;
     say!("serving {} at http://{addr}/ (Ctrl-C to stop)", root.display());
     if BUNDLE.is_empty() {
-        eprintln!("{BUILD_HINT}");
+        tell!("{BUILD_HINT}");
     }
     let _ = std::io::stdout().flush();
     for stream in listener.incoming() {
@@ -73,8 +73,8 @@ fn handle(stream: TcpStream, root: &Path, port: u16) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.by_ref().take(8192).read_line(&mut line)?;
-    // Read the headers (bounded), keeping the host.
-    let (mut header, mut host) = (String::new(), None);
+    // Read the headers (bounded), keeping the hosts named.
+    let (mut header, mut hosts) = (String::new(), Vec::new());
     for _ in 0..100 {
         header.clear();
         if reader.by_ref().take(8192).read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
@@ -83,13 +83,15 @@ fn handle(stream: TcpStream, root: &Path, port: u16) -> std::io::Result<()> {
         if let Some((name, value)) = header.split_once(':')
             && name.trim().eq_ignore_ascii_case("host")
         {
-            host = Some(value.trim().to_string());
+            hosts.push(value.trim().to_string());
         }
     }
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let reply = match method {
-        _ if host.as_deref().is_some_and(|h| !own_host(h, port)) => Reply::text(
+        // HTTP/1.1 requires one Host header (RFC 9112 §3.2): none or two is a bad request.
+        _ if hosts.len() != 1 => Reply::text((400, "Bad Request"), "a request names its host in one Host header\n"),
+        _ if !own_host(&hosts[0], port) => Reply::text(
             (403, "Forbidden"),
             "this server answers requests for 127.0.0.1 or localhost with its port only\n",
         ),
@@ -119,9 +121,9 @@ fn route(target: &str, root: &Path) -> Reply {
     let path = target.split(['?', '#']).next().unwrap_or("");
     if let Some(rest) = path.strip_prefix("/run/") {
         return match confined(root, rest) {
-            Ok(file) => match std::fs::read(&file) {
+            Ok(file) => match tumble_math::input::read(&file) {
                 Ok(body) => Reply { status: (200, "OK"), kind: content_type(&file), body },
-                Err(_) => Reply::text((404, "Not Found"), "no such file\n"),
+                Err(_) => Reply::text((404, "Not Found"), "no such file (or a link, or not a regular file)\n"),
             },
             Err(reply) => reply,
         };
@@ -147,7 +149,9 @@ fn confined(root: &Path, rest: &str) -> Result<PathBuf, Reply> {
     }
     let file = root.join(&decoded);
     match file.canonicalize() {
-        Ok(c) if c.starts_with(root) && c.is_file() => Ok(c),
+        // The name as asked (read without following a link at its end), once its folders lead
+        // inside the root.
+        Ok(c) if c.starts_with(root) && c.is_file() => Ok(file),
         Ok(_) => Err(forbidden()),
         Err(_) => Err(Reply::text((404, "Not Found"), "no such file\n")),
     }

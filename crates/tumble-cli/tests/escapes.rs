@@ -70,7 +70,7 @@ fn a_device_is_refused_as_a_scenario_mesh_or_sdf_file() {
         let o = common::tumble(&args);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+        assert!(err.contains("symbolic link"), "{args:?}: {err}");
     }
     let o = common::tumble(&[
         "check",
@@ -80,7 +80,7 @@ fn a_device_is_refused_as_a_scenario_mesh_or_sdf_file() {
     ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("zero.obj") && err.contains("not a regular file"), "{err}");
+    assert!(err.contains("zero.obj") && err.contains("symbolic link"), "{err}");
 }
 
 #[test]
@@ -107,4 +107,81 @@ fn a_thread_count_past_the_bound_is_refused_at_once() {
     assert!(err.contains("threads must be between 1 and 1024"), "{err}");
     // Refused before any thread starts (starting 20,000 took minutes).
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_closed_standard_error_loses_messages_not_the_exit_status() {
+    let scenario = common::scenario("basics/dzhanibekov.toml");
+    let out = common::tmp("escapes_stderr").display().to_string();
+    for (args, code) in [
+        (vec!["check", "/nonexistent/scenario.toml"], 2),
+        (vec!["check", scenario.as_str(), "--set", "simulation.dt=-1"], 2),
+        (vec!["run", scenario.as_str(), "--out", &out, "--set", "simulation.duration=0.1"], 0),
+    ] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader); // every write to standard error now fails with EPIPE
+        let o = Command::new(env!("CARGO_BIN_EXE_tumble"))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(writer))
+            .status()
+            .expect("tumble runs");
+        assert_eq!(o.code(), Some(code), "{args:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_output_folder_is_resolved_before_it_is_checked_and_its_links_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let scenario = common::scenario("basics/dzhanibekov.toml");
+    let base = common::tmp("escapes_links");
+    // A path that does not exist yet and resolves to the root: refused, nothing created.
+    let up = format!("{}/X{}", base.display(), "/..".repeat(64));
+    let o = common::tumble(&["run", &scenario, "--out", &up, "--set", "simulation.duration=0.1", "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("root"), "{}", stderr(&o));
+    assert!(!base.join("X").exists() && !Path::new("/summary.json").exists());
+    // Links planted under the names of outputs: replaced by the run's files, their targets kept.
+    let victim = base.join("victim.txt");
+    std::fs::write(&victim, "keep").expect("victim");
+    let out = base.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    symlink(&victim, out.join("summary.json")).expect("link");
+    symlink(base.join("dangling"), out.join("animation.glb")).expect("dangling");
+    std::fs::hard_link(&victim, out.join("timeseries.csv")).expect("hard link");
+    let run = |out: &Path| {
+        common::tumble(&[
+            "run",
+            &scenario,
+            "--out",
+            &out.display().to_string(),
+            "--set",
+            "simulation.duration=0.1",
+            "-q",
+        ])
+    };
+    let o = run(&out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep");
+    assert!(!base.join("dangling").exists());
+    for f in ["summary.json", "animation.glb", "timeseries.csv"] {
+        assert!(std::fs::symlink_metadata(out.join(f)).expect(f).is_file(), "{f}");
+    }
+    // A `plots` link to another folder: refused, the other folder's plots kept.
+    let other = base.join("other");
+    std::fs::create_dir_all(&other).expect("other");
+    std::fs::write(other.join("figure.png"), "x").expect("png");
+    let out2 = base.join("out2");
+    std::fs::create_dir_all(&out2).expect("out2");
+    symlink(&other, out2.join("plots")).expect("link");
+    let o = run(&out2);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("plots") && stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert!(other.join("figure.png").exists());
+    // The output folder itself a link.
+    symlink(&other, base.join("linked")).expect("link");
+    let o = run(&base.join("linked"));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert!(!other.join("summary.json").exists());
 }

@@ -63,6 +63,16 @@ fn the_viewer_server_is_confined_read_only_and_local() {
     }
     let local = format!("GET /run/summary.json HTTP/1.1\r\nhost: LOCALHOST:{port}\r\n\r\n");
     assert_eq!(request(addr, &local).0, 200);
+    // One Host header: none (HTTP/1.0 style) or two (the last one winning) is a bad request.
+    assert_eq!(request(addr, "GET /run/summary.json HTTP/1.1\r\n\r\n").0, 400);
+    let two = format!("GET /run/summary.json HTTP/1.1\r\nHost: evil.example\r\nHost: {addr}\r\n\r\n");
+    assert_eq!(request(addr, &two).0, 400);
+    // A link planted in the folder is not served, even to a file inside it.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(run.join("summary.json"), run.join("inside.json")).unwrap();
+        assert_eq!(get(addr, "/run/inside.json").0, 404);
+    }
     drop(server);
     let _ = std::fs::remove_dir_all(&base);
 }

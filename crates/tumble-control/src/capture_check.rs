@@ -331,5 +331,5 @@ pub fn quadratic_in(
 /// Writes `file` as JSON at `path` (compact: a design is mostly matrices).
 pub fn write_design(path: &Path, file: &DesignFile) -> Result<(), String> {
     let text = serde_json::to_string(file).map_err(|e| e.to_string())?;
-    std::fs::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    tumble_math::output::write(path, text).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }

@@ -25,6 +25,7 @@
 pub mod input;
 mod lcg;
 pub mod numdiff;
+pub mod output;
 mod pose;
 mod quat;
 mod spatial;

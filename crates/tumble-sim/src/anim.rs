@@ -368,7 +368,7 @@ impl Animation {
     /// Writes the binary glTF file.
     pub fn write_glb(&self, path: &Path) -> Result<(), String> {
         let bytes = self.glb()?;
-        std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        tumble_math::output::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
     }
 
     /// The binary glTF bytes.

@@ -5,76 +5,73 @@
 use crate::pipeline::ABSURD;
 use serde_json::Value;
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::Path;
+use tumble_math::output;
 
 /// A run's output folder: created with its `plots/`, every file written with an error that
 /// names the folder and the file.
 pub(crate) struct RunDir<'a>(&'a Path);
 
-/// Refuses `dir` as an output folder when it is a file system's root: outputs go into a
-/// folder of their own (a run, a campaign or a merge writes several files and `plots/` there).
+/// Refuses `dir` as an output folder (creating nothing) when it resolves to a file system's
+/// root or is a symbolic link or a file (`tumble_math::output::check_folder`): outputs go into
+/// a folder of their own (a run, a campaign or a merge writes several files and `plots/`
+/// there), and nothing is written through a link.
 pub(crate) fn output_folder(dir: &Path) -> Result<(), String> {
-    match dir.canonicalize() {
-        Ok(full) if full.parent().is_none() => Err(format!(
-            "{}: a file system's root cannot be an output folder; give a folder for the outputs (--out)",
-            dir.display()
-        )),
-        _ => Ok(()),
+    output::check_folder(dir).map_err(|e| format!("{}: cannot be an output folder: {e}", dir.display()))
+}
+
+/// Creates the output folder `dir` as [`output_folder`] allows.
+pub(crate) fn create_output_folder(dir: &Path) -> Result<(), String> {
+    output::folder(dir).map_err(|e| format!("{}: cannot be an output folder: {e}", dir.display()))
+}
+
+/// Creates `dir/plots` (refusing a link there) and removes the plots of an earlier run in it
+/// (`*.png`, `*.svg`: the entries themselves, a link and not what it points to), so that every
+/// plot there is this run's.
+pub(crate) fn fresh_plots(dir: &Path) -> Result<std::path::PathBuf, String> {
+    let error = |e: std::io::Error| format!("{}: cannot write plots/: {e}", dir.display());
+    let plots = output::subfolder(dir, "plots").map_err(error)?;
+    for entry in fs::read_dir(&plots).map_err(error)?.filter_map(|e| e.ok()) {
+        let p = entry.path();
+        let plot = matches!(p.extension().and_then(|x| x.to_str()), Some("png" | "svg"));
+        let dir_entry = entry.file_type().is_ok_and(|t| t.is_dir());
+        if plot && !dir_entry {
+            output::remove(&p).map_err(error)?;
+        }
     }
+    Ok(plots)
 }
 
 impl<'a> RunDir<'a> {
     /// Creates `dir` and `dir/plots`, the one place a run's output folder is made: a file
-    /// system's root is refused (a run writes `plots/`, `summary.json`, … into its folder), and
-    /// the plots of an earlier run in the same folder are removed, so that every plot there is
-    /// this run's (the other files are rewritten; nothing but `plots/*.png` and `plots/*.svg` is
-    /// removed).
+    /// system's root and links are refused ([`output_folder`]), and the plots of an earlier run
+    /// in the same folder are removed ([`fresh_plots`]; the other files are rewritten).
     pub(crate) fn create(dir: &'a Path) -> Result<Self, String> {
-        let out = RunDir(dir);
-        output_folder(dir)?;
-        let plots = dir.join("plots");
-        fs::create_dir_all(&plots).map_err(|e| out.error("the output folder", e))?;
-        let entries = fs::read_dir(&plots).map_err(|e| out.error("plots/", e))?;
-        for p in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
-            let plot = matches!(p.extension().and_then(|x| x.to_str()), Some("png" | "svg"));
-            if plot && p.is_file() {
-                fs::remove_file(&p).map_err(|e| out.error("plots/ (removing an earlier run's plot)", e))?;
-            }
-        }
-        Ok(out)
+        create_output_folder(dir)?;
+        fresh_plots(dir)?;
+        Ok(RunDir(dir))
     }
 
     fn error(&self, what: &str, e: std::io::Error) -> String {
         format!("{}: cannot write {what}: {e}", self.0.display())
     }
 
-    /// Writes the file `name` through `write` (buffered, flushed); removes it where `write`
-    /// fails (a table that refuses an absurd value leaves no file).
+    /// Writes the file `name` through `write` (buffered, `tumble_math::output::write_with`):
+    /// where `write` fails nothing is put in place (a table that refuses an absurd value leaves
+    /// no file).
     pub(crate) fn csv(
         &self,
         name: &str,
-        write: impl FnOnce(&mut BufWriter<fs::File>) -> std::io::Result<()>,
+        write: impl FnOnce(&mut BufWriter<output::FileOut>) -> std::io::Result<()>,
     ) -> Result<(), String> {
-        let path = self.0.join(name);
-        let mut w = BufWriter::new(fs::File::create(&path).map_err(|e| self.error(name, e))?);
-        write(&mut w).and_then(|_| w.flush()).map_err(|e| {
-            let _ = fs::remove_file(&path);
-            self.error(name, e)
-        })
+        output::write_with(&self.0.join(name), write).map_err(|e| self.error(name, e))
     }
 
     /// Writes `value` as pretty JSON to the file `name`; refuses (writing nothing) a value
     /// holding a number beyond [`ABSURD`] in magnitude (see [`absurd_in`]).
     pub(crate) fn json(&self, name: &str, value: &Value) -> Result<(), String> {
-        if let Some((key, x)) = absurd_in(value, "") {
-            return Err(format!(
-                "{}: {name} not written: `{key}` = {x:e}, beyond any physical magnitude ({ABSURD:e}); the run's inputs are out of physical range (masses, speeds, stiffnesses)",
-                self.0.display()
-            ));
-        }
-        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-        fs::write(self.0.join(name), text + "\n").map_err(|e| self.error(name, e))
+        write_json(&self.0.join(name), value)
     }
 
     /// The `plots/` folder.
@@ -86,6 +83,19 @@ impl<'a> RunDir<'a> {
     pub(crate) fn plot(&self, stem: &str) -> std::path::PathBuf {
         self.plots().join(stem)
     }
+}
+
+/// Writes `value` as pretty JSON to `path` (`tumble_math::output::write`); refuses (writing
+/// nothing) a value holding a number beyond [`ABSURD`] in magnitude (see [`absurd_in`]).
+pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), String> {
+    if let Some((key, x)) = absurd_in(value, "") {
+        return Err(format!(
+            "{}: not written: `{key}` = {x:e}, beyond any physical magnitude ({ABSURD:e}); the run's inputs are out of physical range (masses, speeds, stiffnesses)",
+            path.display()
+        ));
+    }
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    output::write(path, text + "\n").map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 /// The first number in `v` (JSON) beyond [`ABSURD`] in magnitude, with its key path under

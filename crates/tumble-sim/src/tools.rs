@@ -39,13 +39,15 @@ pub fn read_points_csv(path: &Path) -> Result<Vec<Vec3>, String> {
 /// Writes `x,y,z,potential,ax,ay,az` rows (SI; `potential` is U in J/kg, negative).
 pub fn write_gravity_csv(path: &Path, points: &[Vec3], samples: &[FieldSample]) -> Result<(), String> {
     let io = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    writeln!(w, "x,y,z,potential,ax,ay,az").map_err(io)?;
-    for (p, s) in points.iter().zip(samples) {
-        let a = s.acceleration;
-        writeln!(w, "{},{},{},{},{},{},{}", p.x, p.y, p.z, s.potential, a.x, a.y, a.z).map_err(io)?;
-    }
-    w.flush().map_err(io)
+    tumble_math::output::write_with(path, |w| {
+        writeln!(w, "x,y,z,potential,ax,ay,az")?;
+        for (p, s) in points.iter().zip(samples) {
+            let a = s.acceleration;
+            writeln!(w, "{},{},{},{},{},{},{}", p.x, p.y, p.z, s.potential, a.x, a.y, a.z)?;
+        }
+        Ok(())
+    })
+    .map_err(io)
 }
 
 /// Writes `stem.svg` and `stem.png`: measured points and a fitted curve.

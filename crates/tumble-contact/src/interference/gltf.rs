@@ -127,7 +127,7 @@ fn buffer(b: &Value, i: usize, dir: &Path, bin: &Option<Vec<u8>>) -> Result<Vec<
                     "buffer {i} ('{uri}'): a buffer file must be in the model's folder or below it (a relative path without `..`)"
                 ));
             }
-            tumble_math::input::read(&dir.join(rel)).map_err(|e| format!("buffer {i} ('{uri}'): {e}"))
+            tumble_math::input::read_below(dir, rel).map_err(|e| format!("buffer {i} ('{uri}'): {e}"))
         }
     }
 }

@@ -76,7 +76,7 @@ pub fn parse_obj(file: &str, text: &str, unit: LengthUnit) -> Result<TriMesh, Me
 /// Writes `mesh` as OBJ with coordinates in `unit`, shortest round-trip decimals.
 pub fn write_obj(path: &Path, mesh: &TriMesh, unit: LengthUnit) -> Result<(), MeshError> {
     let io = |source| MeshError::Io { file: path.display().to_string(), source };
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    let mut w = std::io::BufWriter::new(tumble_math::output::create(path).map_err(io)?);
     let s = 1.0 / unit.to_metres();
     (|| -> std::io::Result<()> {
         for v in &mesh.vertices {
@@ -85,7 +85,7 @@ pub fn write_obj(path: &Path, mesh: &TriMesh, unit: LengthUnit) -> Result<(), Me
         for f in &mesh.faces {
             writeln!(w, "f {} {} {}", f[0] + 1, f[1] + 1, f[2] + 1)?;
         }
-        w.flush()
+        w.into_inner().map_err(|e| e.into_error())?.commit()
     })()
     .map_err(io)
 }

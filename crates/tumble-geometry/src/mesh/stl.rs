@@ -133,7 +133,7 @@ impl Welder {
 /// precision).
 pub fn write_stl(path: &Path, mesh: &TriMesh, unit: LengthUnit, ascii: bool) -> Result<(), MeshError> {
     let io = |source| MeshError::Io { file: path.display().to_string(), source };
-    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    let mut w = std::io::BufWriter::new(tumble_math::output::create(path).map_err(io)?);
     let s = 1.0 / unit.to_metres();
     let normal = |f: usize| {
         let [a, b, c] = mesh.triangle(f);
@@ -171,7 +171,7 @@ pub fn write_stl(path: &Path, mesh: &TriMesh, unit: LengthUnit, ascii: bool) -> 
                 w.write_all(&[0, 0])?;
             }
         }
-        w.flush()
+        w.into_inner().map_err(|e| e.into_error())?.commit()
     })()
     .map_err(io)
 }

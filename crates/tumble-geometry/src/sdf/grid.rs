@@ -197,7 +197,7 @@ impl GridSdf {
     /// Writes the versioned binary file.
     pub fn save(&self, path: &Path) -> Result<(), GridError> {
         let io = |e| GridError::Io(path.display().to_string(), e);
-        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        let mut w = std::io::BufWriter::new(tumble_math::output::create(path).map_err(io)?);
         let mut head = Vec::with_capacity(64);
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&VERSION.to_le_bytes());
@@ -223,7 +223,7 @@ impl GridSdf {
         for i in mesh.faces.iter().flatten().chain(nearest) {
             w.write_all(&i.to_le_bytes()).map_err(io)?;
         }
-        w.flush().map_err(io)
+        w.into_inner().map_err(|e| e.into_error()).and_then(|f| f.commit()).map_err(io)
     }
 
     /// Reads a file written by [`GridSdf::save`], checking its version, size and values.

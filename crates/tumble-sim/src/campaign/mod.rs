@@ -25,6 +25,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use tumble_math::output;
 
 pub use kind::{AsAny, CampaignKind, Finished, status_counts};
 pub use parquet::PARQUET;
@@ -175,6 +176,12 @@ pub(crate) fn same_campaign(a: &serde_json::Value, b: &serde_json::Value) -> boo
     strip(a) == strip(b)
 }
 
+/// The text of a campaign's own file (`campaign.json`, `runs.csv`, a shard's files) read as
+/// every input is (`tumble_math::input::read_to_string`: a regular file, no link, bounded).
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+    tumble_math::input::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// FNV-1a, for recognising the scenario a campaign was started from.
 fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
@@ -316,30 +323,13 @@ impl Campaign {
         let out = &self.options.out;
         let csv = out.join("runs.csv");
         let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
-        crate::outputs::output_folder(out)?;
-        fs::create_dir_all(out).map_err(|e| io(out, e))?;
+        self.check_output()?;
+        crate::outputs::create_output_folder(out)?;
         let id_path = out.join("campaign.json");
         let header = self.header();
         let mut done: BTreeMap<u64, String> = BTreeMap::new();
-        if csv.exists() {
-            if !self.options.resume {
-                return Err(format!(
-                    "{} already holds a campaign: pass --resume to continue it, or choose another --out",
-                    out.display()
-                ));
-            }
-            let before: serde_json::Value =
-                fs::read_to_string(&id_path).ok().and_then(|t| serde_json::from_str(&t).ok()).ok_or_else(|| {
-                    format!("{}: missing or unreadable; cannot check what campaign this is", id_path.display())
-                })?;
-            if !same_campaign(&before, &self.identity()) {
-                return Err(format!(
-                    "{} was started from another scenario, seed, set of dispersions or backend ({}); use another --out",
-                    out.display(),
-                    before
-                ));
-            }
-            let text = fs::read_to_string(&csv).map_err(|e| io(&csv, e))?;
+        if fs::symlink_metadata(&csv).is_ok() {
+            let text = read_text(&csv)?;
             let width = header.split(',').count();
             for line in text.lines().skip(1) {
                 // A line cut short by an interruption has fewer fields (or no newline, and then
@@ -356,16 +346,16 @@ impl Campaign {
                 let keep: String =
                     text.lines().filter(|l| split_csv(l).len() == width).map(|l| format!("{l}\n")).collect();
                 let keep = if keep.starts_with("run,") { keep } else { format!("{header}\n{keep}") };
-                fs::write(&csv, keep).map_err(|e| io(&csv, e))?;
+                output::write(&csv, keep).map_err(|e| io(&csv, e))?;
             }
         } else {
-            fs::write(&id_path, serde_json::to_string_pretty(&self.identity()).unwrap_or_default() + "\n")
+            output::write(&id_path, serde_json::to_string_pretty(&self.identity()).unwrap_or_default() + "\n")
                 .map_err(|e| io(&id_path, e))?;
-            fs::write(&csv, format!("{header}\n")).map_err(|e| io(&csv, e))?;
+            output::write(&csv, format!("{header}\n")).map_err(|e| io(&csv, e))?;
         }
         let todo: Vec<u64> = self.indices().filter(|i| !done.contains_key(i)).collect();
         let total = self.indices().end - self.indices().start;
-        let file = Mutex::new(fs::OpenOptions::new().append(true).open(&csv).map_err(|e| io(&csv, e))?);
+        let file = Mutex::new(output::append(&csv).map_err(|e| io(&csv, e))?);
         let finished = Mutex::new((done.len() as u64, done));
         let failure: Mutex<Option<String>> = Mutex::new(None);
         let done = |row: RunRow| {
@@ -399,10 +389,38 @@ impl Campaign {
             text.push_str(line);
             text.push('\n');
         }
-        let tmp = out.join("runs.csv.tmp");
-        fs::write(&tmp, &text).and_then(|_| fs::rename(&tmp, &csv)).map_err(|e| io(&csv, e))?;
+        output::write(&csv, &text).map_err(|e| io(&csv, e))?;
         let rows = rows.values().map(|l| self.parse_row(l)).collect::<Result<Vec<_>, _>>()?;
         Ok((rows, todo.len() as u64))
+    }
+
+    /// Checks the output folder before any run, writing nothing: one it may write into
+    /// ([`crate::outputs::output_folder`]), and where it already holds a campaign, `--resume`
+    /// given and that campaign this one (its `campaign.json`).
+    pub fn check_output(&self) -> Result<(), String> {
+        let out = &self.options.out;
+        crate::outputs::output_folder(out)?;
+        if fs::symlink_metadata(out.join("runs.csv")).is_err() {
+            return Ok(());
+        }
+        if !self.options.resume {
+            return Err(format!(
+                "{} already holds a campaign: pass --resume to continue it, or choose another --out",
+                out.display()
+            ));
+        }
+        let id_path = out.join("campaign.json");
+        let before: serde_json::Value = read_text(&id_path)
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("{}: not valid JSON ({e})", id_path.display())))
+            .map_err(|e| format!("{e}; cannot check what campaign this is"))?;
+        if !same_campaign(&before, &self.identity()) {
+            return Err(format!(
+                "{} was started from another scenario, seed, set of dispersions or backend ({}); use another --out",
+                out.display(),
+                before
+            ));
+        }
+        Ok(())
     }
 
     /// A `runs.csv` line of this campaign as a row.

@@ -25,13 +25,13 @@ pub fn write(_c: &Campaign, _rows: &[RunRow], _path: &Path) -> Result<(), String
     Ok(())
 }
 
-/// Writes `rows` of campaign `c` to `path`, through a temporary file.
+/// Writes `rows` of campaign `c` to `path` (`tumble_math::output::write`: a new file renamed
+/// into place).
 #[cfg(feature = "parquet")]
 pub fn write(c: &Campaign, rows: &[RunRow], path: &Path) -> Result<(), String> {
-    let tmp = path.with_extension("parquet.tmp");
-    let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    imp::write(c, rows, file).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    let mut bytes = Vec::new();
+    imp::write(c, rows, &mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    tumble_math::output::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(feature = "parquet")]
@@ -109,7 +109,7 @@ mod imp {
         kv.into_iter().map(|(k, v)| KeyValue::new(k.to_string(), v)).collect()
     }
 
-    pub(super) fn write(c: &Campaign, rows: &[RunRow], file: std::fs::File) -> Result<(), String> {
+    pub(super) fn write(c: &Campaign, rows: &[RunRow], file: &mut Vec<u8>) -> Result<(), String> {
         let cols = columns(c, rows);
         let pe = |e: ParquetError| e.to_string();
         let fields = (cols.iter())

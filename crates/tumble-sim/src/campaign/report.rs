@@ -6,7 +6,6 @@
 use super::{Campaign, CampaignKind, RunRow, status_counts};
 use crate::plot::histogram_plot;
 use serde_json::{Map, Value, json};
-use std::fs;
 use std::path::Path;
 
 /// The `q` quantile of a sorted sample (the nearest rank).
@@ -78,9 +77,7 @@ impl Accounting {
 /// on any thread count writes the same bytes.
 pub fn write_report(c: &Campaign, rows: &[RunRow], accounting: &Accounting) -> Result<Value, String> {
     let out = &c.options.out;
-    let io = |e: std::io::Error| format!("{}: {e}", out.display());
-    let plots = out.join("plots");
-    fs::create_dir_all(&plots).map_err(io)?;
+    let plots = crate::outputs::fresh_plots(out)?;
     let mut summary = json!({
         "scenario": c.scenario.file.name,
         "file": c.scenario.path.display().to_string(),
@@ -106,8 +103,7 @@ pub fn write_report(c: &Campaign, rows: &[RunRow], accounting: &Accounting) -> R
         _ => histograms(c.kind.as_ref(), rows, &plots)?,
     }
     super::parquet::write(c, rows, &out.join("runs.parquet"))?;
-    fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())? + "\n")
-        .map_err(io)?;
+    crate::outputs::write_json(&out.join("summary.json"), &summary)?;
     Ok(summary)
 }
 

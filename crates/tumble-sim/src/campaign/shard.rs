@@ -14,7 +14,6 @@ use super::{Accounting, Campaign, RunRow, Worker, fnv};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -58,14 +57,14 @@ impl FromStr for Shard {
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = super::read_text(path)?;
     serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON ({e})", path.display()))
 }
 
-/// Writes `fs::write` through a temporary file, so that a reader never sees half a file.
+/// Writes through a new file renamed into place (`tumble_math::output::write`), so that a reader
+/// never sees half a file and nothing is written through a link.
 fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+    tumble_math::output::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Marks shard campaign `c` finished with its `rows`: writes `shard.json` (and the shard's
@@ -74,7 +73,7 @@ pub fn write_shard_record(c: &Campaign, rows: &[RunRow], accounting: &Accounting
     let shard = c.options.shard.ok_or("not a shard campaign")?;
     let out = &c.options.out;
     let csv = out.join("runs.csv");
-    let text = fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+    let text = super::read_text(&csv)?;
     let range = shard.range(c.options.runs);
     let record = json!({
         "shard": shard.to_string(),
@@ -128,7 +127,7 @@ fn read_shard(c: &Campaign, dir: &Path) -> Result<ShardDir, String> {
     }
     let range = shard.range(c.options.runs);
     let csv = dir.join("runs.csv");
-    let text = fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+    let text = super::read_text(&csv)?;
     let Ok(record) = read_json(&dir.join("shard.json")) else {
         let n = text.lines().count().saturating_sub(1);
         return Err(format!(
@@ -239,7 +238,7 @@ pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>
     if !problems.is_empty() {
         return Err(format!("cannot merge:\n  {}", problems.join("\n  ")));
     }
-    fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::outputs::create_output_folder(out)?;
     let mut text = format!("{}\n", c.header());
     for line in shards.values().flat_map(|s| &s.lines) {
         text.push_str(line);

@@ -373,12 +373,9 @@ pub fn confusion(samples: &[Sample], rho0: f64) -> [[u64; 2]; 2] {
 /// loads: [`tumble_control::capture_check::DesignFile`]), plots and `animation.glb` (the nominal
 /// detumble) into `dir`; returns the summary.
 pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    crate::outputs::RunDir::create(dir)?;
+    let out = crate::outputs::RunDir::create(dir)?;
     let rho0 = rep.funnel.rho0;
-    let mut w =
-        std::io::BufWriter::new(std::fs::File::create(dir.join("samples.csv")).map_err(|e| ctx("samples.csv", e))?);
-    let mut body = || -> std::io::Result<()> {
+    let body = |w: &mut std::io::BufWriter<tumble_math::output::FileOut>| -> std::io::Result<()> {
         writeln!(
             w,
             "set,index,V0,V0_predicted,margin,predicted_safe,detumbled,max_excursion_rad,final_rate_rad_s,failure"
@@ -400,14 +397,13 @@ pub fn write_capture(dir: &Path, study: &CaptureStudy, rep: &CaptureReport) -> R
                 )?;
             }
         }
-        w.flush()
+        Ok(())
     };
-    body().map_err(|e| ctx("samples.csv", e))?;
+    out.csv("samples.csv", body)?;
     plots::write(dir, rep)?;
     plots::animation(study, rep).write_glb(&dir.join("animation.glb"))?;
     let summary = summary(study, rep);
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("summary.json"), text).map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     tumble_control::capture_check::write_design(
         &dir.join("design.json"),
         &study.design_file(&rep.design, &rep.funnel),

@@ -8,8 +8,7 @@ use super::model::LanderModel;
 use super::sim::{COLUMNS, LanderOutcome, LanderRun};
 use crate::plot::{Series, line_plot, shaded_plot};
 use serde_json::{Value, json};
-use std::fs;
-use std::io::{BufWriter, Write};
+
 use std::path::Path;
 use tumble_math::Vec3;
 
@@ -137,15 +136,11 @@ pub fn timeseries(run: &LanderRun) -> crate::Table {
 
 /// Writes every output of a run into `dir` (created if needed). Returns the summary.
 pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Result<Value, String> {
-    let ctx = |what: &str, e: std::io::Error| format!("{}: cannot write {what}: {e}", dir.display());
-    crate::outputs::RunDir::create(dir)?;
-    let mut w = BufWriter::new(fs::File::create(dir.join("timeseries.csv")).map_err(|e| ctx("timeseries.csv", e))?);
-    timeseries(run).write_csv(&mut w).and_then(|_| w.flush()).map_err(|e| ctx("timeseries.csv", e))?;
-    let mut c = BufWriter::new(fs::File::create(dir.join("contacts.csv")).map_err(|e| ctx("contacts.csv", e))?);
-    contacts(model, run).write_csv(&mut c).and_then(|_| c.flush()).map_err(|e| ctx("contacts.csv", e))?;
+    let out = crate::outputs::RunDir::create(dir)?;
+    out.csv("timeseries.csv", |w| timeseries(run).write_csv(w))?;
+    out.csv("contacts.csv", |w| contacts(model, run).write_csv(w))?;
     let summary = summary(model, run);
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    fs::write(dir.join("summary.json"), text + "\n").map_err(|e| ctx("summary.json", e))?;
+    out.json("summary.json", &summary)?;
     plots(&dir.join("plots"), run)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
     Ok(summary)
