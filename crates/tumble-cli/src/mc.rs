@@ -71,6 +71,10 @@ pub(crate) struct McArgs {
     /// unfinished or altered shards, naming them.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "shard")]
     merge: Vec<PathBuf>,
+    /// With --merge and no key in TUMBLE_SHARD_KEY: how many runs of each shard, drawn at
+    /// random, the merge runs again and compares bit for bit with the shard's rows (0: none).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "merge")]
+    verify_runs: u64,
     /// Engine: `cpu` (the threads of --threads) or `gpu` (lander campaigns on a Vulkan
     /// device with 64-bit float shaders: an NVIDIA GPU, or Mesa's lavapipe on the CPU).
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
@@ -245,10 +249,11 @@ fn merge_shards(campaign: &mut Campaign, a: &McArgs, threads: usize) -> ExitCode
     if a.backend == "gpu" {
         campaign.backend = Some("gpu".into());
     }
-    let (rows, workers) = match merge(campaign, &a.merge) {
-        Ok(r) => r,
+    let merged = match merge(campaign, &a.merge, a.verify_runs) {
+        Ok(m) => m,
         Err(e) => return invalid(e),
     };
+    let (rows, workers) = (merged.rows, merged.workers);
     let accounting = Accounting { workers, ..Accounting::new(started.elapsed().as_secs_f64(), 0, threads) };
     if let Err(e) = write_report(campaign, &rows, &accounting) {
         return failed(e);
@@ -257,7 +262,7 @@ fn merge_shards(campaign: &mut Campaign, a: &McArgs, threads: usize) -> ExitCode
         let what = campaign.kind.headline(&rows);
         let n = accounting.workers.len();
         let (name, out) = (&campaign.scenario.file.name, campaign.options.out.display());
-        say!("{name}: {} runs ({what}) merged from {n} shards; outputs in {out}", rows.len());
+        say!("{name}: {} runs ({what}) merged from {n} shards ({}); outputs in {out}", rows.len(), merged.verified);
     }
     ExitCode::SUCCESS
 }

@@ -164,3 +164,130 @@ fn the_slurm_scripts_run_and_merge_a_campaign() {
     let runs: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap_or("")).collect();
     assert_eq!(runs, ["0", "1", "2", "3", "4", "5"]);
 }
+
+/// FNV-1a as shard.json's checksum has it: anyone can recompute it.
+fn fnv(text: &str) -> String {
+    format!(
+        "{:016x}",
+        text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    )
+}
+
+/// Copies shard folder `src` to `dst` with `edit` applied to the fields of its first row (or to
+/// its shard.json), then recomputes the checksum, as someone forging a shard would.
+/// An edit of a row's fields and of the shard's record, given the header's column names.
+type EditFn<'a> = dyn Fn(&mut Vec<String>, &mut serde_json::Value, &[&str]) + 'a;
+
+fn forge(src: &Path, dst: &Path, edit: &EditFn<'_>) {
+    std::fs::create_dir_all(dst).expect("dir");
+    std::fs::copy(src.join("campaign.json"), dst.join("campaign.json")).expect("copy");
+    let csv = std::fs::read_to_string(src.join("runs.csv")).expect("csv");
+    let mut lines: Vec<String> = csv.lines().map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("shard.json")).expect("record")).expect("json");
+    let mut fields: Vec<String> = lines[1].split(',').map(String::from).collect();
+    edit(&mut fields, &mut record, &header);
+    lines[1] = fields.join(",");
+    let text = lines.join("\n") + "\n";
+    record["runs_csv_fnv1a"] = fnv(&text).into();
+    std::fs::write(dst.join("runs.csv"), &text).expect("csv");
+    std::fs::write(dst.join("shard.json"), record.to_string()).expect("record");
+}
+
+/// A small campaign in two shards, with `key` in TUMBLE_SHARD_KEY where given.
+fn small(extra: &[&str], key: Option<&str>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tumble"));
+    c.args(["mc", &common::scenario("lander/cube_phobos.toml"), "--runs", "6", "--seed", "3"]);
+    c.args(["--threads", "1", "--set", "lander.settle.speed=1e-3"]).args(extra).env_remove("TUMBLE_SHARD_KEY");
+    if let Some(k) = key {
+        c.env("TUMBLE_SHARD_KEY", k);
+    }
+    c
+}
+
+fn small_merge(out: &Path, shards: &[PathBuf], key: Option<&str>, extra: &[&str]) -> (Option<i32>, String) {
+    let o = small(&["--out", &out.display().to_string()], key).args(extra).arg("--merge").args(shards).output();
+    let o = o.expect("merge runs");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).to_string() + &String::from_utf8_lossy(&o.stdout))
+}
+
+/// Shards edited after they finished, their checksum recomputed: rows out of canonical form,
+/// values the guard refuses, statuses no run writes, draws that are not the seed's, forged
+/// accounting, and a plausible value that only a re-run (unkeyed) or the key (keyed) can tell.
+#[test]
+fn forged_shards_are_refused_by_what_the_merge_recomputes() {
+    let root = common::tmp("shards_forged");
+    let run_shards = |dir: &Path, key: Option<&str>| -> Vec<PathBuf> {
+        (0..2)
+            .map(|k| {
+                let out = dir.join(k.to_string());
+                let args = ["--quiet", "--shard", &format!("{k}/2"), "--out", &out.display().to_string()];
+                assert!(small(&args, key).status().expect("shard").success());
+                out
+            })
+            .collect()
+    };
+    let shards = run_shards(&root.join("plain"), None);
+    let col = |h: &[&str], name: &str| h.iter().position(|c| *c == name).expect(name);
+    type Edit = Box<EditFn<'static>>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("inf", Box::new(move |f, _, h| f[col(h, "status") + 1] = "inf".into()), "beyond the guard's bound"),
+        ("nan", Box::new(move |f, _, h| f[col(h, "status") + 1] = "NaN".into()), "not a row as Tumble writes it"),
+        ("huge", Box::new(move |f, _, h| f[col(h, "status") + 1] = "1e300".into()), "beyond the guard's bound"),
+        ("status", Box::new(move |f, _, h| f[col(h, "status")] = "hacked".into()), "status `hacked`"),
+        ("seed", Box::new(|f, _, _| f[1] = "4".into()), "not a row as Tumble writes it"),
+        ("draw", Box::new(|f, _, _| f[2] = "0.5".into()), "where run 0 of this seed draws"),
+        (
+            "accounting",
+            Box::new(|_, r, _| r["accounting"]["runs_executed"] = 18446744073709551615u64.into()),
+            "accounting is not a shard's",
+        ),
+    ];
+    for (name, edit, says) in &cases {
+        let forged = root.join(format!("forged_{name}"));
+        forge(&shards[0], &forged, edit.as_ref());
+        let (code, err) = small_merge(&root.join("out"), &[forged, shards[1].clone()], None, &[]);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+    }
+    // A plausible value: its row is well formed; re-running every run of the shard finds it.
+    let nudge = |f: &mut Vec<String>, _: &mut serde_json::Value, h: &[&str]| {
+        let i =
+            (col(h, "status") + 1..f.len()).find(|&i| f[i].parse::<f64>().is_ok_and(|x| x != 0.0)).expect("a number");
+        f[i] = format!("{:?}", f[i].parse::<f64>().expect("number") * 1.001);
+    };
+    let plausible = root.join("forged_plausible");
+    forge(&shards[0], &plausible, &nudge);
+    let (code, err) =
+        small_merge(&root.join("out"), &[plausible.clone(), shards[1].clone()], None, &["--verify-runs", "3"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("re-run here gives"), "{err}");
+    assert!(!root.join("out").exists(), "a refused merge writes nothing");
+    let (code, err) = small_merge(&root.join("out"), &shards, None, &["--verify-runs", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("3 run(s) of each shard re-run bit-identical"), "{err}");
+
+    // Keyed shards: the merge with the key takes them and refuses the forged one without any
+    // re-run; without the key it cannot check them and says so.
+    let key = "0123456789abcdef0123456789abcdef";
+    let keyed = run_shards(&root.join("keyed"), Some(key));
+    let (code, err) = small_merge(&root.join("keyed_out"), &keyed, Some(key), &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("integrity code verified"), "{err}");
+    let forged = root.join("keyed_forged");
+    forge(&keyed[0], &forged, &nudge);
+    let (code, err) =
+        small_merge(&root.join("keyed_out2"), &[forged, keyed[1].clone()], Some(key), &["--verify-runs", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("integrity code does not match"), "{err}");
+    let (code, err) = small_merge(&root.join("keyed_out3"), &keyed, None, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("set TUMBLE_SHARD_KEY"), "{err}");
+    let (code, err) = small_merge(&root.join("keyed_out4"), &shards, Some(key), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("has no integrity code"), "{err}");
+    let (code, err) = small_merge(&root.join("keyed_out5"), &keyed, Some("short"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("at least 16"), "{err}");
+}

@@ -32,6 +32,10 @@ impl ArmRuns {
 }
 
 impl CampaignKind for ArmRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["completed"]
+    }
+
     fn columns(&self) -> Vec<String> {
         let mut c: Vec<String> = self.finals().map(|(_, c)| c.replace(" [", "_final [")).collect();
         c.extend(["energy_initial [J]".to_string(), "energy_final [J]".to_string()]);

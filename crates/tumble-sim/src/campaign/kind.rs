@@ -55,6 +55,10 @@ pub trait CampaignKind: AsAny + Send + Sync {
     /// Result columns of `runs.csv` (`name [unit]`), after the run index, seed and dispersed
     /// values.
     fn columns(&self) -> Vec<String>;
+
+    /// The statuses a run of this kind ends with, besides `failed` and `invalid` (which every
+    /// kind has): a merge refuses a shard's row with another.
+    fn statuses(&self) -> &'static [&'static str];
     /// Builds (without running) the model of a run's scenario: run 0 is checked this way
     /// before any work.
     fn check(&self, sc: &Scenario) -> Result<(), String>;

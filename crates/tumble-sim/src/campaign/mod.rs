@@ -12,6 +12,7 @@
 //! resuming and the generic report are the same for every kind.
 
 pub mod dispersion;
+mod integrity;
 mod kind;
 mod parquet;
 pub(crate) mod report;
@@ -27,10 +28,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tumble_math::output;
 
+pub use integrity::KEY_ENV;
 pub use kind::{AsAny, CampaignKind, Finished, status_counts};
 pub use parquet::PARQUET;
 pub use report::{Accounting, Worker, write_report};
-pub use shard::{Shard, merge, write_shard_record};
+pub use shard::{Merged, Shard, merge, write_shard_record};
 
 /// Most runs one campaign takes (the list of runs to do is held in memory).
 pub const MAX_RUNS: u64 = 100_000_000;
@@ -238,6 +240,7 @@ impl Campaign {
         let width = self.kind.columns().len();
         match self.kind.run(&sc, dir) {
             Ok(f) if f.results.len() == width => {
+                debug_assert!(integrity::declared(self, &f.status), "status {} not declared by its kind", f.status);
                 Ok(RunRow { index, values, status: f.status, results: f.results, note: f.note })
             }
             // A dispersion that changes what a row holds (another number of bodies or joints).

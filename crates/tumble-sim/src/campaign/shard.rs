@@ -10,10 +10,12 @@
 //! it writes `runs.csv` and `campaign.json` as one machine would (the rows are the same lines,
 //! since each is a function of the seed and its run index alone).
 
+use super::integrity::{self, KEY_ENV};
 use super::{Accounting, Campaign, RunRow, Worker, fnv};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -75,13 +77,16 @@ pub fn write_shard_record(c: &Campaign, rows: &[RunRow], accounting: &Accounting
     let csv = out.join("runs.csv");
     let text = super::read_text(&csv)?;
     let range = shard.range(c.options.runs);
-    let record = json!({
+    let mut record = json!({
         "shard": shard.to_string(),
         "runs": [range.start, range.end],
         "rows": rows.len(),
         "runs_csv_fnv1a": format!("{:016x}", fnv(&text)),
         "accounting": accounting.to_json(),
     });
+    if let Some(key) = integrity::key()? {
+        record["hmac_sha256"] = integrity::code(&key, c, shard, &text, &record["accounting"]).into();
+    }
     super::parquet::write(c, rows, &out.join("runs.parquet"))?;
     write_atomic(&out.join("shard.json"), &(serde_json::to_string_pretty(&record).unwrap_or_default() + "\n"))
 }
@@ -92,10 +97,13 @@ struct ShardDir {
     shard: Shard,
     lines: Vec<String>,
     worker: Worker,
+    /// Whether its integrity code was verified with the merge's key.
+    keyed: bool,
 }
 
-/// Reads shard folder `dir` of campaign `c`; the problems found, when any.
-fn read_shard(c: &Campaign, dir: &Path) -> Result<ShardDir, String> {
+/// Reads shard folder `dir` of campaign `c`, checking its integrity code with `key` (see
+/// [`integrity`]); the problems found, when any.
+fn read_shard(c: &Campaign, dir: &Path, key: Option<&[u8]>) -> Result<ShardDir, String> {
     let d = dir.display();
     let id = read_json(&dir.join("campaign.json")).map_err(|e| format!("{e}: not a campaign folder"))?;
     let want = c.identity();
@@ -135,21 +143,37 @@ fn read_shard(c: &Campaign, dir: &Path) -> Result<ShardDir, String> {
             range.end - range.start
         ));
     };
+    let again = "delete the folder and run the shard again";
+    let code = record.get("hmac_sha256").and_then(Value::as_str);
+    let acc = record.get("accounting").unwrap_or(&Value::Null);
+    let keyed = match (key, code) {
+        (Some(key), Some(code)) if integrity::verify(key, c, shard, &text, acc, code) => true,
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "{d}: its integrity code does not match its files under {KEY_ENV}: altered, or run with another key; {again}"
+            ));
+        }
+        (Some(_), None) => {
+            return Err(format!(
+                "{d}: has no integrity code, and this merge has a key ({KEY_ENV}): run the shard again with the key set"
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(format!("{d}: has an integrity code: set {KEY_ENV} to the key the shards were run with"));
+        }
+        (None, None) => false,
+    };
     if record.get("runs_csv_fnv1a").and_then(Value::as_str) != Some(&format!("{:016x}", fnv(&text))) {
         return Err(format!(
-            "{}: changed since the shard finished (its checksum in shard.json differs): delete the folder and run the shard again",
+            "{}: changed since the shard finished (its checksum in shard.json differs): {again}",
             csv.display()
         ));
     }
-    let lines = check_rows(c, &csv, &text, range)?;
-    let acc = record.get("accounting");
-    let num = |k: &str| acc.and_then(|a| a.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
-    let worker = Worker {
-        name: format!("shard {shard} ({d})"),
-        runs: num("runs_executed") as u64,
-        wall_time_s: num("wall_time_s"),
-    };
-    Ok(ShardDir { dir: dir.to_path_buf(), shard, lines, worker })
+    let lines = check_rows(c, &csv, &text, range.clone())?;
+    let (runs, wall_time_s) =
+        integrity::accounting(Some(acc), range.end - range.start).map_err(|e| format!("{d}/shard.json: {e}"))?;
+    let worker = Worker { name: format!("shard {shard} ({d})"), runs, wall_time_s };
+    Ok(ShardDir { dir: dir.to_path_buf(), shard, lines, worker, keyed })
 }
 
 /// The rows of a shard's `runs.csv`, checked: this campaign's header, every row readable, every
@@ -163,6 +187,7 @@ fn check_rows(c: &Campaign, csv: &Path, text: &str, range: std::ops::Range<u64>)
     for (n, line) in it.enumerate() {
         let at = || format!("{}:{}", csv.display(), n + 2);
         let row = c.parse_row(line).map_err(|e| format!("{}: {e}", at()))?;
+        integrity::check_row(c, line, &row).map_err(|e| format!("{}: run {}: {e}", at(), row.index))?;
         if !range.contains(&row.index) {
             return Err(format!(
                 "{}: run {} is not one of this shard's runs {}..{}",
@@ -189,23 +214,26 @@ fn check_rows(c: &Campaign, csv: &Path, text: &str, range: std::ops::Range<u64>)
 
 /// Merges the finished shard folders `dirs` of campaign `c` (the campaign the shards are parts
 /// of, unsharded) into `c`'s output folder: checks them all, then writes `campaign.json` and
-/// `runs.csv` exactly as `c` run on one machine writes them. Returns the rows in run order and
-/// what each shard did; every problem found is named (all of them, one per line).
-pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>), String> {
+/// `runs.csv` exactly as `c` run on one machine writes them. Each shard's integrity is checked
+/// as [`integrity`] describes: with the key of [`KEY_ENV`], or else by re-running `verify_runs`
+/// of its runs drawn at random. Returns the rows in run order, what each shard did and how the
+/// shards were verified; every problem found is named (all of them, one per line).
+pub fn merge(c: &Campaign, dirs: &[PathBuf], verify_runs: u64) -> Result<Merged, String> {
     if c.options.shard.is_some() {
         return Err("a merge writes the whole campaign: give no --shard".into());
     }
     let out = &c.options.out;
     crate::outputs::output_folder(out)?;
+    let key = integrity::key()?;
     let same = read_json(&out.join("campaign.json")).is_ok_and(|id| super::same_campaign(&id, &c.identity()));
-    if out.join("runs.csv").exists() && !same {
+    if fs::symlink_metadata(out.join("runs.csv")).is_ok() && !same {
         return Err(format!("{} already holds another campaign: choose another --out", out.display()));
     }
     let mut problems = Vec::new();
     let mut shards: BTreeMap<u64, ShardDir> = BTreeMap::new();
     let mut count = None;
     for dir in dirs {
-        let s = match read_shard(c, dir) {
+        let s = match read_shard(c, dir, key.as_deref()) {
             Ok(s) => s,
             Err(e) => {
                 problems.push(e);
@@ -235,9 +263,17 @@ pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>
     } else if problems.is_empty() {
         problems.push("no shard folders given".into());
     }
+    if problems.is_empty() {
+        problems = rerun(c, &shards, verify_runs)?;
+    }
     if !problems.is_empty() {
         return Err(format!("cannot merge:\n  {}", problems.join("\n  ")));
     }
+    let verified = match (key.is_some(), c.backend.is_some()) {
+        (true, _) => format!("every shard's integrity code verified ({KEY_ENV})"),
+        (false, false) => format!("unkeyed: rows checked, {verify_runs} run(s) of each shard re-run bit-identical"),
+        (false, true) => "unkeyed: rows checked (a device's runs are not re-run on the CPU)".into(),
+    };
     crate::outputs::create_output_folder(out)?;
     let mut text = format!("{}\n", c.header());
     for line in shards.values().flat_map(|s| &s.lines) {
@@ -250,5 +286,48 @@ pub fn merge(c: &Campaign, dirs: &[PathBuf]) -> Result<(Vec<RunRow>, Vec<Worker>
     )?;
     write_atomic(&out.join("runs.csv"), &text)?;
     let rows = shards.values().flat_map(|s| &s.lines).map(|l| c.parse_row(l)).collect::<Result<Vec<_>, _>>()?;
-    Ok((rows, shards.into_values().map(|s| s.worker).collect()))
+    Ok(Merged { rows, workers: shards.into_values().map(|s| s.worker).collect(), verified })
+}
+
+/// A merge's outcome.
+#[derive(Debug)]
+pub struct Merged {
+    /// The campaign's rows in run order.
+    pub rows: Vec<RunRow>,
+    /// What each shard did.
+    pub workers: Vec<Worker>,
+    /// How the shards' integrity was verified, in words.
+    pub verified: String,
+}
+
+/// Re-runs `n` runs drawn at random from each unkeyed shard (on the campaign's threads) and
+/// names those whose row differs from the shard's. A device's shards are not re-run: the CPU's
+/// rows are not the device's bit for bit.
+fn rerun(c: &Campaign, shards: &BTreeMap<u64, ShardDir>, n: u64) -> Result<Vec<String>, String> {
+    use rayon::prelude::*;
+    if c.backend.is_some() {
+        return Ok(Vec::new());
+    }
+    let picks: Vec<(&ShardDir, usize)> = (shards.values().filter(|s| !s.keyed))
+        .flat_map(|s| {
+            let start = s.shard.range(c.options.runs).start;
+            integrity::draw(s.shard.range(c.options.runs), n).into_iter().map(move |i| (s, (i - start) as usize))
+        })
+        .collect();
+    let pool = crate::thread_pool(c.options.threads)?;
+    Ok(pool.install(|| {
+        (picks.par_iter())
+            .filter_map(|&(s, k)| {
+                let line = &s.lines[k];
+                let index = c.parse_row(line).ok()?.index;
+                let again = c.run_one(index).to_csv(c.options.seed);
+                (&again != line).then(|| {
+                    format!(
+                        "{}/runs.csv: run {index} re-run here gives `{again}` where the shard holds `{line}`: altered, or run by another build of tumble; delete the folder and run the shard again",
+                        s.dir.display()
+                    )
+                })
+            })
+            .collect()
+    }))
 }

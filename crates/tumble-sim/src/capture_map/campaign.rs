@@ -41,6 +41,10 @@ impl VerdictRuns {
 }
 
 impl CampaignKind for VerdictRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["safe_detumbled", "safe_failed", "unsafe_detumbled", "unsafe_failed"]
+    }
+
     fn columns(&self) -> Vec<String> {
         VERDICT_COLUMNS.iter().map(|c| c.to_string()).collect()
     }

@@ -39,6 +39,18 @@ pub const GRAPPLE_COLUMNS: [&str; 20] = [
 pub struct GrappleRuns;
 
 impl CampaignKind for GrappleRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &[
+            "rigidised",
+            "captured",
+            "not_captured",
+            "no_contact",
+            "held_against_the_wire",
+            "passed_through",
+            "bounced_off",
+        ]
+    }
+
     fn columns(&self) -> Vec<String> {
         GRAPPLE_COLUMNS.iter().map(|c| c.to_string()).collect()
     }

@@ -129,6 +129,10 @@ impl LanderRuns {
 }
 
 impl CampaignKind for LanderRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["settled", "escaped", "completed"]
+    }
+
     fn columns(&self) -> Vec<String> {
         LANDER_COLUMNS.iter().map(|c| c.to_string()).collect()
     }

@@ -37,6 +37,10 @@ impl MechanismRuns {
 }
 
 impl CampaignKind for MechanismRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["in_contact", "free", "open", "closing", "captured", "rigidised", "missed"]
+    }
+
     fn columns(&self) -> Vec<String> {
         let per_body = ["x [m]", "y [m]", "z [m]", "vx [m/s]", "vy [m/s]", "vz [m/s]", "peak_contact_force [N]"];
         let mut c: Vec<String> =

@@ -27,6 +27,10 @@ pub const COLUMNS: [&str; 11] = [
 pub struct TrampolineRuns;
 
 impl CampaignKind for TrampolineRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["no_contact", "on_membrane", "bounced_off"]
+    }
+
     fn columns(&self) -> Vec<String> {
         COLUMNS.iter().map(|c| c.to_string()).collect()
     }

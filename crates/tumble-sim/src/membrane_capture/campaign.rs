@@ -29,6 +29,10 @@ pub const CAPTURE_COLUMNS: [&str; 10] = [
 pub struct MembraneCaptureRuns;
 
 impl CampaignKind for MembraneCaptureRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["no_contact", "caught_up", "in_contact", "separated"]
+    }
+
     fn columns(&self) -> Vec<String> {
         CAPTURE_COLUMNS.iter().map(|c| c.to_string()).collect()
     }

@@ -32,6 +32,10 @@ pub const DROP_COLUMNS: [&str; 16] = [
 pub struct DropRuns;
 
 impl CampaignKind for DropRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["no_contact", "on_membrane", "bounced_off"]
+    }
+
     fn columns(&self) -> Vec<String> {
         DROP_COLUMNS.iter().map(|c| c.to_string()).collect()
     }

@@ -308,6 +308,10 @@ impl RigidRuns {
 }
 
 impl crate::campaign::CampaignKind for RigidRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["completed", "stopped"]
+    }
+
     fn columns(&self) -> Vec<String> {
         let per_body = ["x [m]", "y [m]", "z [m]", "vx [m/s]", "vy [m/s]", "vz [m/s]"];
         let rates = ["wx_body [rad/s]", "wy_body [rad/s]", "wz_body [rad/s]"];

@@ -27,6 +27,10 @@ pub const WIRE_COLUMNS: [&str; 12] = [
 pub struct WireRuns;
 
 impl CampaignKind for WireRuns {
+    fn statuses(&self) -> &'static [&'static str] {
+        &["touched", "missed"]
+    }
+
     fn columns(&self) -> Vec<String> {
         WIRE_COLUMNS.iter().map(|c| c.to_string()).collect()
     }
