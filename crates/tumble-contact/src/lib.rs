@@ -15,6 +15,11 @@
 //! - [`vertex_sdf`]: compliant vertices on a signed distance field with regularised Coulomb
 //!   friction at one application point and rolling resistance (the small-body lander model).
 
+/// Largest friction coefficient accepted (dimensionless): measured coefficients of dry contact
+/// lie below about 2 (rubber, clean metals in vacuum); 10 leaves room for a modelling choice
+/// ("stick") without products that overflow (a coefficient of 1e300 times a normal force).
+pub const MAX_FRICTION: f64 = 10.0;
+
 pub mod identify;
 pub mod interference;
 pub mod laws;

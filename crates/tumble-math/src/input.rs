@@ -103,7 +103,15 @@ fn read_bounded(path: &Path, max: u64, allow_special: bool) -> std::io::Result<V
 
 /// The text of the file at `path` (UTF-8), with the bounds of [`read`].
 pub fn read_to_string(path: &Path) -> std::io::Result<String> {
-    String::from_utf8(read(path)?).map_err(|e| {
+    read_to_string_max(path, MAX_INPUT_BYTES)
+}
+
+/// The text of the file at `path` (UTF-8), with the bounds of [`read`] and at most `max` bytes: a
+/// format whose files are small (a scenario, a campaign's identity) bounds the memory its parser
+/// takes by bounding its input.
+pub fn read_to_string_max(path: &Path, max: u64) -> std::io::Result<String> {
+    let bytes = read_bounded(path, max.min(MAX_INPUT_BYTES), std::env::var(ALLOW_SPECIAL).as_deref() == Ok("1"))?;
+    String::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::InvalidData,
             format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),

@@ -60,8 +60,8 @@ impl Friction {
         match *self {
             Friction::None => Ok(()),
             Friction::Coulomb { mu, v_star } => {
-                if !(mu >= 0.0 && mu.is_finite()) {
-                    return Err(format!("mu must be >= 0, got {mu}"));
+                if !(0.0..=crate::MAX_FRICTION).contains(&mu) {
+                    return Err(format!("mu must be from 0 to {}, got {mu}", crate::MAX_FRICTION));
                 }
                 if !(v_star > 0.0 && v_star.is_finite()) {
                     return Err(format!("v_star must be > 0 m/s, got {v_star}"));
@@ -69,11 +69,16 @@ impl Friction {
                 Ok(())
             }
             Friction::Bristle(b) => {
-                if !(b.mu > 0.0 && b.mu.is_finite()) {
-                    return Err(format!("mu must be > 0, got {}", b.mu));
+                if !(b.mu > 0.0 && b.mu <= crate::MAX_FRICTION) {
+                    return Err(format!("mu must be > 0 and at most {}, got {}", crate::MAX_FRICTION, b.mu));
                 }
-                if !(b.mu_static >= b.mu && b.mu_static.is_finite()) {
-                    return Err(format!("mu_static must be >= mu = {}, got {}", b.mu, b.mu_static));
+                if !(b.mu_static >= b.mu && b.mu_static <= crate::MAX_FRICTION) {
+                    return Err(format!(
+                        "mu_static must be from mu = {} to {}, got {}",
+                        b.mu,
+                        crate::MAX_FRICTION,
+                        b.mu_static
+                    ));
                 }
                 if !(b.stiffness > 0.0 && b.stiffness.is_finite()) {
                     return Err(format!("bristle stiffness must be > 0 N/m, got {}", b.stiffness));

@@ -175,8 +175,8 @@ impl GrappleCaptureBuilder {
         let (mass, fixture) = self.payload.ok_or_else(|| BuildError::new("grapple.payload", "missing: the payload"))?;
         let payload = payload(&mass, &fixture)?;
         let effector = effector(self.tool, payload.shaft_radius)?;
-        if !(self.mu.is_finite() && self.mu >= 0.0) {
-            return Err(BuildError::new("grapple.mu", format!("must be >= 0, got {}", self.mu)));
+        if let Err((key, msg)) = crate::scenario::check::friction("grapple.mu", self.mu) {
+            return Err(BuildError::new(key, msg));
         }
         let v_star = positive("grapple.v_star", self.v_star, "m/s")?;
         let s = &self.start;

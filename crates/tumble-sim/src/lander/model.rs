@@ -358,8 +358,8 @@ impl LanderModel {
         let contact = VertexContactParams {
             stiffness: positive("lander.contact.stiffness", c.stiffness, "N/m")?,
             damping: nonneg("lander.contact.damping", c.damping, "N·s/m")?,
-            mu: nonneg("lander.contact.mu", c.mu, "dimensionless")?,
-            mu_static: nonneg("lander.contact.mu_static", c.mu_static.unwrap_or(c.mu), "dimensionless")?,
+            mu: crate::scenario::check::friction("lander.contact.mu", c.mu)?,
+            mu_static: crate::scenario::check::friction("lander.contact.mu_static", c.mu_static.unwrap_or(c.mu))?,
             rolling: nonneg("lander.contact.rolling", c.rolling, "m")?,
             v_star: positive("lander.contact.v_star", c.v_star, "m/s")?,
             w_star: positive("lander.contact.w_star", c.w_star, "rad/s")?,

@@ -121,9 +121,6 @@ impl Trampoline {
         let Some(t) = &sc.file.trampoline else {
             return err("trampoline", "a membrane_2d run needs a [trampoline] table");
         };
-        if t.mu > 10.0 {
-            return err("trampoline.mu", format!("must be between 0 and 10, got {}", t.mu));
-        }
         let friction = crate::membrane_drop::membrane_friction("trampoline", t.mu, t.v_star, &t.distribution)?;
         let k = positive("trampoline.k", t.k, "N/m²")?;
         if !(t.c.is_finite() && t.c >= 0.0) {

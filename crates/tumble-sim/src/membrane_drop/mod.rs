@@ -264,9 +264,7 @@ pub(crate) fn membrane_friction(
 ) -> Check<Option<MembraneFriction>> {
     let distribution = Distribution::parse(distribution)
         .ok_or((format!("{key}.distribution"), format!("unknown `{distribution}`: use `pinv`, `nnls` or `auto`")))?;
-    if !(mu.is_finite() && mu >= 0.0) {
-        return err(format!("{key}.mu"), format!("must be >= 0, got {mu}"));
-    }
+    let mu = crate::scenario::check::friction(&format!("{key}.mu"), mu)?;
     if mu == 0.0 {
         return Ok(None);
     }

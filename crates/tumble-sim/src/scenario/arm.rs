@@ -47,17 +47,21 @@ pub struct ArmLinkSpec {
     pub joint: String,
     /// Joint axis in the joint frame (revolute, prismatic).
     #[serde(default = "z_axis")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub axis: [f64; 3],
     /// Joint frame origin in the parent frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub origin: [f64; 3],
     /// Joint frame roll, pitch, yaw relative to the parent (URDF convention), rad.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub rpy: [f64; 3],
     /// Mass, kg.
     pub mass: f64,
     /// Centre of mass in the link frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub com: [f64; 3],
     /// Inertia about the centre of mass, link axes: 3 or 6 values (kg·m²).
     pub inertia: Vec<f64>,
@@ -84,6 +88,7 @@ pub struct ArmJointSpec {
     /// Damping, N·m·s/rad (N·s/m).
     pub damping: Option<f64>,
     /// PD gains `[k_p, k_d]`.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub pd: Option<[f64; 2]>,
     /// PD target, rad (m).
     #[serde(default)]
@@ -92,6 +97,7 @@ pub struct ArmJointSpec {
     #[serde(default)]
     pub feed_forward: f64,
     /// Limits `[lower, upper, stiffness, damping]`.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub limits: Option<[f64; 4]>,
     /// A motor behind an elastic transmission.
     pub flexible: Option<FlexibleSpec>,

@@ -12,6 +12,7 @@ pub struct CaptureSpec {
     pub tool: String,
     /// Grasp point in the tool's frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub grasp: [f64; 3],
     /// The target.
     pub target: CaptureTargetSpec,
@@ -22,6 +23,7 @@ pub struct CaptureSpec {
     pub verdict_map: VerdictMap,
     /// An impulse measured at the grasp (on the chaser, `[N·s ×3, N·m·s ×3]`, world axes, about
     /// the grasp point): the online check (eq. 30) of the scenario's pre-capture states with it.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub measured_impulse: Option<[f64; 6]>,
     /// The detumble controller.
     pub control: CaptureControlSpec,
@@ -40,12 +42,15 @@ pub struct CaptureTargetSpec {
     /// kg·m².
     pub inertia: Vec<f64>,
     /// Grapple fixture position from the centre of mass, target axes, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub grapple: [f64; 3],
     /// Pre-capture centre-of-mass velocity, world axes, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Pre-capture angular velocity, world axes, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub angular_velocity: [f64; 3],
 }
 
@@ -110,6 +115,7 @@ pub struct RoaSpec {
     /// A constant error of the measured impulse (a force/torque sensor's bias integrated over
     /// the contact), `[N·s; N·m·s about the grasp point]`, world axes.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub impulse_bias: [f64; 6],
     /// The largest fraction of the funnel's samples that may fail below its inlet `ρ₀` (the
     /// estimation's false-safe rate): 0 puts the inlet at the first failure; the default, 0.02,

@@ -3,6 +3,7 @@
 //! mass and inertia.
 
 use super::{IntegratorKind, Scenario};
+use tumble_contact::MAX_FRICTION;
 use tumble_geometry::mesh::read_mesh;
 use tumble_geometry::{LengthUnit, MassProperties, TriMesh};
 use tumble_math::{Mat3, Vec3};
@@ -24,6 +25,20 @@ pub(crate) fn positive(key: &str, x: f64, unit: &str) -> Check<f64> {
         Ok(x)
     } else {
         err(key, format!("must be a positive, finite number ({unit}), got {x}"))
+    }
+}
+
+/// `mu` when a friction coefficient: finite, from 0 to [`MAX_FRICTION`].
+pub(crate) fn friction(key: &str, mu: f64) -> Check<f64> {
+    if mu.is_finite() && (0.0..=MAX_FRICTION).contains(&mu) {
+        Ok(mu)
+    } else {
+        err(
+            key,
+            format!(
+                "must be a friction coefficient from 0 to {MAX_FRICTION} (dry contacts lie below about 2), got {mu:?}"
+            ),
+        )
     }
 }
 
@@ -135,4 +150,26 @@ pub(crate) fn fixed_timing(dt: f64, duration: f64, output_interval: Option<f64>)
         return err("simulation.output_interval", "would record more than 1e6 samples: raise it");
     }
     Ok((dt, duration, output_interval))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+    use std::path::Path;
+
+    #[test]
+    fn a_friction_coefficient_past_any_material_is_refused_in_every_application() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        for (file, key) in [
+            ("lander/cube_phobos.toml", "lander.contact.mu"),
+            ("membrane/drop_test.toml", "membrane.mu"),
+            ("membrane/trampoline_2d.toml", "trampoline.mu"),
+        ] {
+            for mu in ["1e300", "10.5", "-0.1"] {
+                let sc = Scenario::load(&root.join(file), &[(key.into(), mu.into())]).expect("reads");
+                let e = crate::registry::check(&sc).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(e.contains(key) && e.contains("friction coefficient from 0 to 10"), "{file} {mu}: {e}");
+            }
+        }
+    }
 }

@@ -14,9 +14,11 @@ pub struct GrappleSpec {
     /// End-effector frame origin in the link's frame, m. Its x axis is the effector's axis,
     /// out of its face.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub origin: [f64; 3],
     /// End-effector frame orientation in the link's frame, roll-pitch-yaw, deg.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub rpy_deg: [f64; 3],
     /// The free payload.
     pub payload: PayloadSpec,
@@ -42,15 +44,19 @@ pub struct PayloadSpec {
     /// Principal `[xx, yy, zz]` or full `[xx, yy, zz, xy, xz, yz]` inertia, kg·m².
     pub inertia: Vec<f64>,
     /// Centre of mass at the start, effector frame, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// Attitude at the start relative to the effector frame, roll-pitch-yaw, deg.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub rpy_deg: [f64; 3],
     /// Centre-of-mass velocity at the start, effector axes, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Angular velocity at the start, effector axes, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub angular_velocity: [f64; 3],
     /// The fixture.
     pub fixture: FixtureSpec,
@@ -61,8 +67,10 @@ pub struct PayloadSpec {
 #[serde(deny_unknown_fields)]
 pub struct FixtureSpec {
     /// Plate centre (the shaft's base), payload frame, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub base: [f64; 3],
     /// Shaft direction, payload frame (normalised).
+    #[serde(deserialize_with = "super::exact::array")]
     pub axis: [f64; 3],
     /// Shaft length, m.
     #[serde(default = "default_shaft_length")]

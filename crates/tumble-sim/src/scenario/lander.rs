@@ -16,18 +16,22 @@ pub struct TargetSpec {
     pub spin: SpinKind,
     /// Initial angular velocity `Ω` of T in inertial space, T axes, rad/s (default zero). A
     /// uniform spin must lie along the target's axis of major inertia.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub angular_velocity: Option<[f64; 3]>,
     /// Instead of `angular_velocity`: a uniform spin of this rate (rad/s) about the shape's axis
     /// of major inertia (the direction nearest T's `+z`).
     pub spin_rate: Option<f64>,
     /// The target's centre of mass in the shape's coordinates, m. Default: the shape's at
     /// uniform density (the origin for a plane).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub centre_of_mass: Option<[f64; 3]>,
     /// Principal moments `[A, B, C]` of the target (T axes principal), kg·m² (ratios matter).
     /// Default for `torque_free`: the shape's inertia tensor at uniform density.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub moments: Option<[f64; 3]>,
     /// Initial attitude `Q_NT` of the target, `[w, x, y, z]`.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Distance of the spacecraft's centre of mass from T's origin beyond which the run stops
     /// as escaped, m. Default: 5 body lengths for bodies, none for a plane.
@@ -116,11 +120,13 @@ pub struct BouldersSpec {
     pub density: f64,
     /// `[b/a, c/a]`.
     #[serde(default = "fragment_ratios")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub axis_ratios: [f64; 2],
     /// Fraction of each boulder's height below the ground.
     #[serde(default = "burial")]
     pub burial: f64,
     /// Only within `radius` of this point (shape coordinates, m).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub center: Option<[f64; 3]>,
     /// Radius of that region, m.
     pub radius: Option<f64>,
@@ -181,9 +187,11 @@ pub enum TargetShape {
     Plane {
         /// Outward normal.
         #[serde(default = "up")]
+        #[serde(deserialize_with = "super::exact::array")]
         normal: [f64; 3],
         /// A point of the plane, m.
         #[serde(default)]
+        #[serde(deserialize_with = "super::exact::array")]
         point: [f64; 3],
     },
     /// A procedural body (no external data needed), centred on T's origin, long axis x.
@@ -243,15 +251,19 @@ pub struct LanderSpec {
     /// Contact vertices.
     pub vertices: VertexSpec,
     /// Initial position of the centre of mass relative to T, T axes, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// Initial velocity relative to T, T axes, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Initial attitude `q_TS`, `[w, x, y, z]`.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Initial angular velocity relative to T, body axes, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub angular_velocity: [f64; 3],
     /// Contact law.
     pub contact: ContactSpec,
@@ -271,11 +283,13 @@ pub enum VertexSpec {
     /// The eight corners of a box centred on the centre of mass.
     Box {
         /// Edge lengths, m.
+        #[serde(deserialize_with = "super::exact::array")]
         size: [f64; 3],
     },
     /// Points in body axes, m.
     Points {
         /// The points.
+        #[serde(deserialize_with = "super::exact::vec")]
         points: Vec<[f64; 3]>,
     },
     /// A mesh file's vertices, or `sample` points spread uniformly over its surface.
@@ -339,12 +353,15 @@ pub struct HopSpec {
     /// Time of the hop, s; absent: when next found settled.
     pub time: Option<f64>,
     /// An instantaneous angular impulse on the body, body axes, N·m·s.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub impulse: Option<[f64; 3]>,
     /// A constant torque on the body, body axes, N·m ...
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub torque: Option<[f64; 3]>,
     /// ... for this long, s.
     pub duration: Option<f64>,
     /// A point of the target to hop to (the shape's coordinates, m).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub aim: Option<[f64; 3]>,
 }
 

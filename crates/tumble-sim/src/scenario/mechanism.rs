@@ -44,15 +44,19 @@ pub struct MechanismBodySpec {
     pub inertia: Option<Vec<f64>>,
     /// Position at the start, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// Attitude at the start `[w, x, y, z]`.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Velocity at the start, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Angular velocity at the start, body axes, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub angular_velocity: [f64; 3],
 }
 
@@ -65,14 +69,18 @@ pub struct SpringSpec {
     /// The body.
     pub body: String,
     /// Anchor at the start, m (default: the body's start position).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub anchor: Option<[f64; 3]>,
     /// Anchor velocity, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub anchor_velocity: [f64; 3],
     /// Translational stiffness along world x, y, z, N/m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub stiffness: [f64; 3],
     /// Translational damping along world x, y, z (relative to the anchor), N·s/m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub damping: [f64; 3],
     /// Torsional stiffness, N·m/rad (0: free to turn).
     #[serde(default)]
@@ -97,16 +105,19 @@ pub struct SnareSpec {
     pub contact: String,
     /// The ring's centre in the carrier's frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// The ring frame's attitude in the carrier's frame `[w, x, y, z]`: its z axis points out
     /// of the mouth, towards the arriving fixture.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Ring radius `R`, m.
     pub ring_radius: f64,
     /// Closing angle of the open snare, degrees.
     pub open_angle_deg: f64,
     /// The target's point (its frame, m) whose depth behind the ring's plane starts the closing.
+    #[serde(deserialize_with = "super::exact::array")]
     pub tip: [f64; 3],
     /// That depth, m.
     pub trigger: f64,

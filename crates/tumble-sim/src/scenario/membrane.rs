@@ -58,18 +58,23 @@ pub struct MembraneBodySpec {
     /// mass in shape axes, kg·m². Default: the shape's, at uniform density.
     pub inertia: Option<Vec<f64>>,
     /// Centre of mass at the start, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// Attitude at the start `[w, x, y, z]`.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Velocity at the start, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Angular velocity at the start, body axes, rad/s (or `spin_rpm` about `spin_axis`).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub angular_velocity: Option<[f64; 3]>,
     /// Spin rate, rpm, about `spin_axis` (body axes).
     pub spin_rpm: Option<f64>,
     /// Spin axis, body axes (normalised).
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub spin_axis: Option<[f64; 3]>,
 }
 
@@ -80,6 +85,7 @@ pub enum MembraneShape {
     /// A geodesic ellipsoid: `20·4^levels` faces.
     Ellipsoid {
         /// Semi-axes, m.
+        #[serde(deserialize_with = "super::exact::array")]
         semi_axes: [f64; 3],
         /// Subdivision levels (0–6).
         #[serde(default = "three")]
@@ -230,18 +236,21 @@ pub struct TrampolineSpec {
 #[serde(deny_unknown_fields)]
 pub struct TrampolineBodySpec {
     /// Vertices `[x, y]`, m, counter-clockwise, a simple polygon (moved to its centroid).
+    #[serde(deserialize_with = "super::exact::vec")]
     pub polygon: Vec<[f64; 2]>,
     /// Mass, kg.
     pub mass: f64,
     /// Moment of inertia about the centre of mass, kg·m² (default: the uniform lamina's).
     pub inertia: Option<f64>,
     /// Centre of mass at the start, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 2],
     /// Angle at the start, rad (counter-clockwise).
     #[serde(default)]
     pub angle: f64,
     /// Velocity at the start, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 2],
     /// Angular velocity at the start, rad/s.
     #[serde(default)]

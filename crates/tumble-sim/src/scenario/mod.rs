@@ -10,6 +10,7 @@ pub mod arm;
 pub mod capture;
 pub(crate) mod check;
 mod error;
+mod exact;
 pub mod grapple;
 mod kind;
 pub mod lander;
@@ -44,7 +45,7 @@ pub struct Scenario {
 impl Scenario {
     /// Reads `path`, applies `overrides` (`(dotted.path, TOML value)`), and parses it.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
-        let text = tumble_math::input::read_to_string(path).map_err(|e| {
+        let text = tumble_math::input::read_to_string_max(path, MAX_SCENARIO_BYTES).map_err(|e| {
             let hint = match e.kind() {
                 std::io::ErrorKind::NotFound => {
                     "no such file; give the path of a scenario .toml file (bundled scenarios are in scenarios/)"
@@ -59,6 +60,13 @@ impl Scenario {
 
     /// Parses scenario `text` as if read from `path`.
     pub fn from_text(path: &Path, text: String, overrides: &[(String, String)]) -> Result<Self, ScenarioError> {
+        if text.len() as u64 > MAX_SCENARIO_BYTES {
+            let hint = format!(
+                "{} bytes: a scenario has at most {MAX_SCENARIO_BYTES} (shape models and tables go in files it names)",
+                text.len()
+            );
+            return Err(ScenarioError::file(path, hint));
+        }
         let text = if overrides.is_empty() { text } else { apply_overrides(path, &text, overrides)? };
         let de = toml::Deserializer::parse(&text).map_err(|e| toml_error(path, &text, &e, None))?;
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -182,9 +190,57 @@ pub fn step_budget(max_steps: Option<u64>) -> Result<u64, crate::pipeline::Build
     }
 }
 
+/// Largest scenario file, bytes (16 MiB: the bundled ones are under 10 kB; shape models, tables
+/// and URDFs are files a scenario names). Parsing takes memory in proportion to the text (a
+/// TOML document's tree is about 10 times its text), so this bounds it at about 200 MB.
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+
+/// Parts a dotted key may have (`a.b.c` has 3): the bundled scenarios' deepest has 4; TOML's
+/// parser stops at 80 without saying where.
+pub const MAX_KEY_PARTS: usize = 32;
+
+/// The number of parts of the dotted key `key` (dots inside quotes are part of a name).
+fn key_parts(key: &str) -> usize {
+    let mut quote = None;
+    1 + key
+        .chars()
+        .filter(|&c| {
+            match (quote, c) {
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), _) if q == c => quote = None,
+                _ => {}
+            }
+            quote.is_none() && c == '.'
+        })
+        .count()
+}
+
+/// The line (from 1) of the key in `text` with the most dotted parts, and their number: where a
+/// parser's "recursion limit" without a position was reached.
+fn deepest_key(text: &str) -> Option<(usize, usize)> {
+    (text.lines().enumerate())
+        .filter_map(|(i, l)| {
+            let l = l.trim_start();
+            let key =
+                if l.starts_with('[') { l.trim_start_matches('[').split(']').next() } else { l.split('=').next() };
+            key.map(|k| (i + 1, key_parts(k.trim())))
+        })
+        .max_by_key(|&(line, parts)| (parts, std::cmp::Reverse(line)))
+}
+
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>) -> ScenarioError {
-    let position = e.span().map(|s| error::line_col(text, s.start));
-    ScenarioError { file: path.to_path_buf(), position, key, message: e.message().to_string() }
+    let mut position = e.span().map(|s| error::line_col(text, s.start));
+    let mut message = e.message().to_string();
+    if position.is_none()
+        && message.contains("recursion limit")
+        && let Some((line, parts)) = deepest_key(text)
+    {
+        position = Some((line, 1));
+        message = format!(
+            "a key of {parts} dotted parts nests deeper than a TOML reader goes (80; the scenarios' keys have at most 4 parts)"
+        );
+    }
+    ScenarioError { file: path.to_path_buf(), position, key, message }
 }
 
 /// Sets each `path = value` in the document, creating tables as needed.
@@ -205,7 +261,17 @@ fn apply_overrides(path: &Path, text: &str, overrides: &[(String, String)]) -> R
                 "override value `{raw}` is not a TOML value (numbers as 1.5, arrays as [1, 2, 3], strings quoted)"
             ))
         })?;
-        let parts: Vec<&str> = key.split('.').collect();
+        if key_parts(key) > MAX_KEY_PARTS {
+            return Err(bad(&format!(
+                "an override key has at most {MAX_KEY_PARTS} dotted parts (this one has {})",
+                key_parts(key)
+            )));
+        }
+        // TOML's own key syntax: `dispersions."lander.mass".sigma` names the quoted key.
+        let keys = toml_edit::Key::parse(key).map_err(|_| {
+            bad("an override key is a dotted path such as bodies.target.mass (a key with dots in it quoted: dispersions.\"lander.mass\")")
+        })?;
+        let parts: Vec<&str> = keys.iter().map(|k| k.get()).collect();
         if parts.iter().any(|p| p.is_empty()) {
             return Err(bad("an override key is a dotted path such as bodies.target.mass"));
         }

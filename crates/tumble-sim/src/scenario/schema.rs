@@ -61,8 +61,10 @@ pub struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 pub struct DispersionSpec {
     /// Mean and standard deviation.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub normal: Option<[f64; 2]>,
     /// Bounds.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub uniform: Option<[f64; 2]>,
     /// Values drawn with equal probability.
     pub choice: Option<Vec<toml::Value>>,
@@ -145,6 +147,7 @@ pub enum GravitySpec {
     /// Uniform field.
     Uniform {
         /// Acceleration, m/s².
+        #[serde(deserialize_with = "super::exact::array")]
         g: [f64; 3],
     },
     /// Point mass.
@@ -153,6 +156,7 @@ pub enum GravitySpec {
         mu: f64,
         /// Position of the centre, m.
         #[serde(default)]
+        #[serde(deserialize_with = "super::exact::array")]
         center: [f64; 3],
         /// Radius of the central body, m: a body whose centre of mass comes closer stops the
         /// run with an impact event. 0 disables the check.
@@ -193,15 +197,19 @@ pub struct BodySpec {
     pub shape: Option<Solid>,
     /// Initial position of the centre of mass in the world frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub position: [f64; 3],
     /// Initial velocity of the centre of mass in the world frame, m/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub velocity: [f64; 3],
     /// Initial attitude `q_WB`, unit quaternion `[w, x, y, z]`.
     #[serde(default = "identity_quat")]
+    #[serde(deserialize_with = "super::exact::array")]
     pub orientation: [f64; 4],
     /// Initial angular velocity in body axes, rad/s.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub angular_velocity: [f64; 3],
     /// Constant loads for the whole run.
     #[serde(default)]
@@ -217,11 +225,14 @@ pub(crate) fn identity_quat() -> [f64; 4] {
 #[serde(deny_unknown_fields)]
 pub struct LoadSpec {
     /// Force, N, in the axes named by `frame`.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub force: Option<[f64; 3]>,
     /// Application point in the body frame, m.
     #[serde(default)]
+    #[serde(deserialize_with = "super::exact::array")]
     pub point: [f64; 3],
     /// Torque in body axes, N·m.
+    #[serde(default, deserialize_with = "super::exact::option")]
     pub torque: Option<[f64; 3]>,
     /// Axes of `force`: `body` (turns with the body, like a thruster) or `world`.
     #[serde(default)]

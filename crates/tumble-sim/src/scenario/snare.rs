@@ -11,6 +11,7 @@ pub struct SnareSpec {
     /// Target moment of inertia about the vertical axis, kg·m².
     pub inertia: f64,
     /// Probe tip from the centre of mass, body axes, m.
+    #[serde(deserialize_with = "super::exact::array")]
     pub probe: [f64; 2],
     /// Approach speed, m/s.
     pub speed: f64,

@@ -66,8 +66,8 @@ impl WireExperimentBuilder {
         if !e.probe.iter().all(|x| x.is_finite()) {
             return Err(BuildError::new("snare.probe", "must hold two finite numbers (m)"));
         }
-        if !(e.mu.is_finite() && e.mu >= 0.0) {
-            return Err(BuildError::new("snare.mu", format!("must be >= 0, got {}", e.mu)));
+        if let Err((key, msg)) = crate::scenario::check::friction("snare.mu", e.mu) {
+            return Err(BuildError::new(key, msg));
         }
         if !(e.wire_damping.is_finite() && e.wire_damping >= 0.0) {
             let msg = format!("must be >= 0 (N·s/m), got {}", e.wire_damping);
