@@ -143,12 +143,26 @@ pub fn rows(m: &DMatrix<f64>) -> Rows {
     m.row_iter().map(|r| r.iter().copied().collect()).collect()
 }
 
+/// Largest magnitude of any number in a design file, of any input to a verdict and of a
+/// verdict's `V₀`, margin and predicted state (the guard's bound on every output: products of
+/// larger numbers overflow, and no capture has such values).
+pub const MAX_VALUE: f64 = 1e30;
+
+/// Largest design file read, bytes (16 MiB: the bundled study's is 1.6 MB). Reading takes
+/// memory in proportion (at most about 30 times, for a file of many one-number rows).
+pub const MAX_DESIGN_BYTES: u64 = 16 << 20;
+
+/// The first value of `xs` that is not finite or beyond [`MAX_VALUE`], with its index.
+fn out_of_range<'a>(xs: impl IntoIterator<Item = &'a f64>) -> Option<(usize, f64)> {
+    xs.into_iter().copied().enumerate().find(|(_, x)| !(x.is_finite() && x.abs() <= MAX_VALUE))
+}
+
 fn matrix(r: &Rows, shape: (usize, usize), key: &str) -> Result<DMatrix<f64>, String> {
     if r.len() != shape.0 || r.iter().any(|row| row.len() != shape.1) {
         return Err(format!("`{key}` must be {} × {}", shape.0, shape.1));
     }
-    if r.iter().flatten().any(|x| !x.is_finite()) {
-        return Err(format!("`{key}` holds a value that is not finite"));
+    if let Some((_, x)) = out_of_range(r.iter().flatten()) {
+        return Err(format!("`{key}` holds {x:e}: every entry must be finite and within ±{MAX_VALUE:e}"));
     }
     Ok(DMatrix::from_fn(shape.0, shape.1, |i, j| r[i][j]))
 }
@@ -183,8 +197,8 @@ pub struct CaptureCheck {
 impl CaptureCheck {
     /// Reads and validates the design file at `path`; errors name the file and the key.
     pub fn load(path: &Path) -> Result<Self, String> {
-        let text =
-            tumble_math::input::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = tumble_math::input::read_to_string_max(path, MAX_DESIGN_BYTES)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -218,14 +232,17 @@ impl CaptureCheck {
             _ => return Err(format!("`s` and `x_nom` need a first entry, the state's length {nx}")),
         };
         let rho0 = file.rho0;
-        if !(rho0 > 0.0 && rho0.is_finite()) {
-            return Err(format!("`rho0` must be a positive finite number, got {rho0}"));
+        if !(1.0 / MAX_VALUE..=MAX_VALUE).contains(&rho0) {
+            return Err(format!(
+                "`rho0` must be a funnel level from {:e} to {MAX_VALUE:e}, got {rho0:e}",
+                1.0 / MAX_VALUE
+            ));
         }
-        if !x0.iter().all(|x| x.is_finite()) {
-            return Err("`x_nom.0` holds a value that is not finite".into());
+        if let Some((i, x)) = out_of_range(x0.iter()) {
+            return Err(format!("`x_nom.0` holds {x:e} at {i}: every entry must be finite and within ±{MAX_VALUE:e}"));
         }
-        if !file.joint_angles.iter().all(|x| x.is_finite()) {
-            return Err("`joint_angles` holds a value that is not finite".into());
+        if let Some((i, x)) = out_of_range(&file.joint_angles) {
+            return Err(format!("`joint_angles` holds {x:e} at {i}: give angles in rad"));
         }
         let map = [
             matrix(&file.map.chaser, (nv, nv), "map.chaser")?,
@@ -279,8 +296,12 @@ impl CaptureCheck {
                 impulse.len()
             ));
         }
-        if v_c.iter().chain(v_t).chain(impulse).any(|x| !x.is_finite()) {
-            return Err("every velocity and impulse component must be finite".into());
+        for (what, xs) in [("chaser velocity", v_c), ("target velocity", v_t), ("impulse", impulse)] {
+            if let Some((i, x)) = out_of_range(xs) {
+                return Err(format!(
+                    "{what} component {i} is {x:e}: every velocity and impulse component must be finite and within ±{MAX_VALUE:e}"
+                ));
+            }
         }
         let (v_c, v_t, i) =
             (DVector::from_column_slice(v_c), DVector::from_column_slice(v_t), DVector::from_column_slice(impulse));
@@ -289,7 +310,13 @@ impl CaptureCheck {
         let theta = asked.joint_angles.unwrap_or(&self.file.joint_angles);
         let state = DVector::from_iterator(n + nv, theta.iter().chain(post.iter()).copied());
         let v0 = cost_to_go(&self.s0, &self.x_nom0, &state);
-        Ok(OnlineVerdict { margin: v0 / self.rho0, safe: v0 < self.rho0, v0, rho0: self.rho0, state })
+        let margin = v0 / self.rho0;
+        if out_of_range([v0, margin].iter().chain(state.iter())).is_some() {
+            return Err(format!(
+                "the predicted capture is far outside this design (V0 = {v0:e}, margin {margin:e}, beyond ±{MAX_VALUE:e}): the velocities or the impulse are not of a capture it was made for"
+            ));
+        }
+        Ok(OnlineVerdict { margin, safe: v0 < self.rho0, v0, rho0: self.rho0, state })
     }
 }
 

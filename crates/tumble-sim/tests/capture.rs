@@ -379,6 +379,22 @@ fn a_saved_design_gives_the_study_s_verdicts_bit_for_bit() {
     let nv = check.chaser_velocities();
     assert!(check.verdict(&vec![0.0; nv - 1], &[0.0; 6], &[0.0; 6]).is_err());
     assert!(check.verdict(&vec![f64::NAN; nv], &[0.0; 6], &[0.0; 6]).is_err());
+    // Hostile magnitudes: refused by name, never answered with NaN or infinity.
+    let alternating: Vec<f64> = (0..nv).map(|i| if i % 2 == 0 { 1e300 } else { -1e300 }).collect();
+    let e = check.verdict(&alternating, &[0.0; 6], &[0.0; 6]).expect_err("1e300");
+    assert!(e.contains("chaser velocity component 0 is 1e300"), "{e}");
+    let e = check.verdict(&vec![0.0; nv], &[0.0; 6], &[1e200; 6]).expect_err("1e200");
+    assert!(e.contains("impulse component 0"), "{e}");
+    // Within the input bound but far beyond a capture: V0 would pass the guard's bound.
+    let e = check.verdict(&vec![1e29; nv], &[1e29; 6], &[1e29; 6]).expect_err("far outside");
+    assert!(e.contains("far outside this design"), "{e}");
+    // Forged designs: a subnormal funnel level, a map entry of 1e308.
+    let mut file = check.file.clone();
+    file.rho0 = 5e-324;
+    assert!(CaptureCheck::new(file).expect_err("rho0").contains("`rho0` must be a funnel level"));
+    let mut file = check.file.clone();
+    file.map.impulse[0][0] = 1e308;
+    assert!(CaptureCheck::new(file).expect_err("map").contains("`map.impulse` holds 1e308"));
     // A file of another version or format is refused with the key.
     let mut file = check.file.clone();
     file.version = 99;

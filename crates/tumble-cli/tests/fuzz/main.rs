@@ -18,6 +18,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod files;
 mod mutate;
 mod targets;
 
@@ -177,24 +178,28 @@ fn fuzz(target: Target) {
 }
 
 macro_rules! targets {
-    ($($name:ident: $cases:expr),* $(,)?) => {
+    ($($module:ident::$name:ident: $cases:expr),* $(,)?) => {
         $(
             #[test]
             fn $name() {
-                fuzz(Target { name: stringify!($name), cases: $cases, case: targets::$name });
+                fuzz(Target { name: stringify!($name), cases: $cases, case: $module::$name });
             }
         )*
     };
 }
 
 targets! {
-    scenario_text: 3000,
-    scenario_set: 3000,
-    scenario_run: 400,
-    command_run: 100,
-    mesh: 4000,
-    sdf: 2000,
-    urdf: 3000,
-    lqr_json: 400,
-    fit_csv: 300,
+    targets::scenario_text: 3000,
+    targets::scenario_set: 3000,
+    targets::scenario_run: 400,
+    targets::command_run: 100,
+    targets::mesh: 4000,
+    targets::sdf: 2000,
+    targets::urdf: 3000,
+    targets::lqr_json: 400,
+    targets::fit_csv: 300,
+    files::output_folder: 40,
+    files::input_file: 60,
+    files::forged_shard: 16,
+    files::design: 2000,
 }
