@@ -8,7 +8,7 @@
 //!   followed, the rest, `..` included, as written), so `X/../../..` is recognised as `/` before
 //!   anything is created; a file system's root and a folder that is itself a symbolic link are
 //!   refused, then the folder is created.
-//! - [`create`] and [`write`] write a new file beside the one named, created exclusively
+//! - [`create`] and [`write()`] write a new file beside the one named, created exclusively
 //!   (`O_CREAT | O_EXCL`, which never follows a link), then rename it over the name: a symbolic
 //!   or hard link planted under that name is replaced, never written through, and a reader never
 //!   sees half a file.

@@ -398,7 +398,7 @@ impl Campaign {
     }
 
     /// Checks the output folder before any run, writing nothing: one it may write into
-    /// ([`crate::outputs::output_folder`]), and where it already holds a campaign, `--resume`
+    /// (`tumble_math::output::check_folder`), and where it already holds a campaign, `--resume`
     /// given and that campaign this one (its `campaign.json`).
     pub fn check_output(&self) -> Result<(), String> {
         let out = &self.options.out;

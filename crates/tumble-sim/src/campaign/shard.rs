@@ -215,7 +215,7 @@ fn check_rows(c: &Campaign, csv: &Path, text: &str, range: std::ops::Range<u64>)
 /// Merges the finished shard folders `dirs` of campaign `c` (the campaign the shards are parts
 /// of, unsharded) into `c`'s output folder: checks them all, then writes `campaign.json` and
 /// `runs.csv` exactly as `c` run on one machine writes them. Each shard's integrity is checked
-/// as [`integrity`] describes: with the key of [`KEY_ENV`], or else by re-running `verify_runs`
+/// as `campaign/integrity.rs` describes: with the key of [`KEY_ENV`], or else by re-running `verify_runs`
 /// of its runs drawn at random. Returns the rows in run order, what each shard did and how the
 /// shards were verified; every problem found is named (all of them, one per line).
 pub fn merge(c: &Campaign, dirs: &[PathBuf], verify_runs: u64) -> Result<Merged, String> {
