@@ -121,6 +121,15 @@ fn import_errors_name_the_file_and_the_object() {
     assert!(e.contains("line 3") && e.contains("out of range"), "{e}");
     let e = model(&cube.replace("Cube", "hull_cube@nosuch"), "{ file = \"part.obj\" }");
     assert!(e.contains("unknown contact set 'nosuch'"), "{e}");
+    // A mesh of CAD or scan resolution as one object: refused at the face past the bound, before
+    // the engine's setup (quadratic in the faces) would take minutes.
+    let many = format!(
+        "o polyhedron_scan\n{}{}",
+        cube.replace("o Cube\n", "").replace("f 1 2 3\n", ""),
+        "f 1 2 3\n".repeat(10_001)
+    );
+    let e = model(&many, "{ file = \"part.obj\" }");
+    assert!(e.contains("line 10006") && e.contains("more than 10000 faces"), "{e}");
     // A glTF accessor claiming more elements than its buffer holds is refused before reading.
     let gltf = r#"{"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"sphere_a","mesh":0}],
         "meshes":[{"primitives":[{"attributes":{"POSITION":0},"mode":0}]}],

@@ -71,6 +71,10 @@ pub fn read(path: &Path) -> Result<Vec<MeshObject>, String> {
                     return Err(at(format!("index {bad} out of range ({count} vertices)")));
                 }
                 let idx: Vec<usize> = idx.into_iter().map(|i| i + base).collect();
+                let elements = obj.faces.len() + obj.lines.len() + idx.len() / 3;
+                if elements > super::import::MAX_OBJECT_ELEMENTS {
+                    return Err(at(super::import::too_many(&name)));
+                }
                 match prim["mode"].as_u64().unwrap_or(4) {
                     4 => obj.faces.extend(idx.chunks_exact(3).map(<[usize]>::to_vec)),
                     1 => obj.lines.extend(idx.chunks_exact(2).map(<[usize]>::to_vec)),
