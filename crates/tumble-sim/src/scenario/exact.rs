@@ -87,5 +87,11 @@ mod tests {
         let Err(e) = Scenario::from_text(Path::new("deep.toml"), text, &[]) else { panic!("too deep") };
         let e = e.to_string();
         assert!(e.starts_with("deep.toml:3:1:") && e.contains("200 dotted parts"), "{e}");
+        // The same through the editor that applies overrides.
+        let text = format!("name = \"x\"\n\n[{}]\nx = 1\n", vec!["a"; 200].join("."));
+        let set = [("name".to_string(), "\"y\"".to_string())];
+        let Err(e) = Scenario::from_text(Path::new("deep.toml"), text, &set) else { panic!("too deep") };
+        let e = e.to_string();
+        assert!(e.starts_with("deep.toml:3:1:") && e.contains("200 dotted parts"), "{e}");
     }
 }

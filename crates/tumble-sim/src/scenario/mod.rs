@@ -229,8 +229,20 @@ fn deepest_key(text: &str) -> Option<(usize, usize)> {
 }
 
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>) -> ScenarioError {
-    let mut position = e.span().map(|s| error::line_col(text, s.start));
-    let mut message = e.message().to_string();
+    parse_error(path, text, e.span(), e.message(), key)
+}
+
+/// A TOML reader's error (`toml` or `toml_edit`) at its position; its "recursion limit", which
+/// comes without one, placed at the line of the deepest key.
+fn parse_error(
+    path: &Path,
+    text: &str,
+    span: Option<std::ops::Range<usize>>,
+    message: &str,
+    key: Option<String>,
+) -> ScenarioError {
+    let mut position = span.map(|s| error::line_col(text, s.start));
+    let mut message = message.to_string();
     if position.is_none()
         && message.contains("recursion limit")
         && let Some((line, parts)) = deepest_key(text)
@@ -245,10 +257,8 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error, key: Option<String>)
 
 /// Sets each `path = value` in the document, creating tables as needed.
 fn apply_overrides(path: &Path, text: &str, overrides: &[(String, String)]) -> Result<String, ScenarioError> {
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        let position = e.span().map(|s| error::line_col(text, s.start));
-        ScenarioError { file: path.to_path_buf(), position, key: None, message: e.message().to_string() }
-    })?;
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e: toml_edit::TomlError| parse_error(path, text, e.span(), e.message(), None))?;
     for (key, raw) in overrides {
         let bad = |m: &str| ScenarioError {
             file: path.to_path_buf(),
