@@ -18,27 +18,13 @@ const MEMORY_KIB: u64 = 3 << 20;
 fn tumble_capped(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Result<(Option<i32>, String), String> {
     let script = format!("ulimit -v {MEMORY_KIB}; exec \"$0\" \"$@\"");
     let mut c = Command::new("bash");
-    c.arg("-c").arg(script).arg(env!("CARGO_BIN_EXE_tumble")).args(args).current_dir(dir);
-    c.env_remove("TUMBLE_SHARD_KEY").env_remove("TUMBLE_READ_SPECIAL").stdin(std::process::Stdio::null());
+    c.arg("-c").arg(script).arg(env!("CARGO_BIN_EXE_tumble")).args(args);
+    c.env_remove("TUMBLE_SHARD_KEY").env_remove("TUMBLE_READ_SPECIAL");
     for (k, v) in env {
         c.env(k, v);
     }
-    let (out, err) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
-    let file = |p: &Path| std::fs::File::create(p).map(std::process::Stdio::from).map_err(|e| e.to_string());
-    let mut child = c.stdout(file(&out)?).stderr(file(&err)?).spawn().map_err(|e| e.to_string())?;
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
-            break s;
-        }
-        if start.elapsed() > HANG * 3 {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("hang: `tumble {}` ran past {} s", args.join(" "), (HANG * 3).as_secs()));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    Ok((status.code(), std::fs::read_to_string(&err).unwrap_or_default()))
+    let (code, _, err) = super::targets::run_bounded(c, args, dir, HANG * 3)?;
+    Ok((code, err))
 }
 
 /// What a victim folder holds: (name, content) of every file, sorted.

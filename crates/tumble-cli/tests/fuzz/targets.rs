@@ -223,10 +223,22 @@ fn json_is_sane(v: &serde_json::Value) -> Result<(), String> {
 /// Runs `tumble ARGS` with a time bound; its status code (None: killed by a signal), stdout and
 /// stderr.
 fn tumble(args: &[&str], dir: &Path, bound: std::time::Duration) -> Result<(Option<i32>, String, String), String> {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tumble"));
+    c.args(args);
+    run_bounded(c, args, dir, bound)
+}
+
+/// Runs command `c` (a `tumble` invocation with `args`) in `dir` with a time bound; its status
+/// code (None: killed by a signal), stdout and stderr.
+pub fn run_bounded(
+    mut c: Command,
+    args: &[&str],
+    dir: &Path,
+    bound: std::time::Duration,
+) -> Result<(Option<i32>, String, String), String> {
     let (out, err) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
     let file = |p: &Path| std::fs::File::create(p).map(Stdio::from).map_err(|e| e.to_string());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tumble"))
-        .args(args)
+    let mut child = c
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(file(&out)?)
