@@ -123,14 +123,14 @@ pub(crate) fn declared(c: &Campaign, status: &str) -> bool {
 
 /// The runs and wall time a shard's accounting claims, checked: a whole number of runs no more
 /// than its `size`, a wall time finite, not negative and under 10 years.
-pub(crate) fn accounting(acc: Option<&Value>, size: u64) -> Result<(u64, f64), String> {
-    let runs = acc.and_then(|a| a.get("runs_executed")).and_then(Value::as_u64);
-    let wall = acc.and_then(|a| a.get("wall_time_s")).and_then(Value::as_f64);
+pub(crate) fn accounting(acc: &Value, size: u64) -> Result<(u64, f64), String> {
+    let runs = acc.get("runs_executed").and_then(Value::as_u64);
+    let wall = acc.get("wall_time_s").and_then(Value::as_f64);
     match (runs, wall) {
         (Some(n), Some(t)) if n <= size && t.is_finite() && (0.0..3.2e8).contains(&t) => Ok((n, t)),
         _ => Err(format!(
             "its accounting is not a shard's (runs_executed a whole number up to its {size} runs, wall_time_s from 0 to 3.2e8 s): {}",
-            acc.map_or("none".into(), canonical)
+            canonical(acc)
         )),
     }
 }
@@ -143,14 +143,16 @@ pub(crate) fn draw(range: std::ops::Range<u64>, n: u64) -> Vec<u64> {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(size);
     let mut lcg = tumble_math::Lcg::new(h.finish());
-    let mut picks: Vec<u64> = Vec::new();
-    while (picks.len() as u64) < n.min(size) {
-        let i = range.start + ((lcg.unit() * size as f64) as u64).min(size - 1);
-        if !picks.contains(&i) {
-            picks.push(i);
-        }
+    // Every run when asked for as many (a `--verify-runs` past the shard's size), without
+    // drawing; otherwise draws into a set (each draw O(log n), so a large N stays quick).
+    if n >= size {
+        return range.collect();
     }
-    picks
+    let mut picks = std::collections::BTreeSet::new();
+    while (picks.len() as u64) < n {
+        picks.insert(range.start + ((lcg.unit() * size as f64) as u64).min(size - 1));
+    }
+    picks.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -169,7 +171,7 @@ mod tests {
     #[test]
     fn accounting_claims_are_bounded() {
         let ok = json!({ "runs_executed": 8, "wall_time_s": 1.5 });
-        assert_eq!(accounting(Some(&ok), 8), Ok((8, 1.5)));
+        assert_eq!(accounting(&ok, 8), Ok((8, 1.5)));
         for bad in [
             json!({ "runs_executed": 9, "wall_time_s": 1.5 }),
             json!({ "runs_executed": 1.8e19, "wall_time_s": 1.5 }),
@@ -178,9 +180,9 @@ mod tests {
             json!({ "runs_executed": 8, "wall_time_s": 1e300 }),
             json!({ "runs_executed": 8 }),
         ] {
-            assert!(accounting(Some(&bad), 8).is_err(), "{bad}");
+            assert!(accounting(&bad, 8).is_err(), "{bad}");
         }
-        assert!(accounting(None, 8).is_err());
+        assert!(accounting(&Value::Null, 8).is_err());
     }
 
     #[test]
@@ -193,5 +195,8 @@ mod tests {
         s.dedup();
         assert_eq!(s.len(), 4);
         assert!(draw(5..5, 3).is_empty());
+        // A count past any shard (a user's --verify-runs of 2^64 - 1) is every run, at once.
+        assert_eq!(draw(3..1_003, u64::MAX).len(), 1_000);
+        assert_eq!(draw(0..1_000_000, 999).len(), 999);
     }
 }

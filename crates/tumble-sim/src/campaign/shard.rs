@@ -171,7 +171,7 @@ fn read_shard(c: &Campaign, dir: &Path, key: Option<&[u8]>) -> Result<ShardDir, 
     }
     let lines = check_rows(c, &csv, &text, range.clone())?;
     let (runs, wall_time_s) =
-        integrity::accounting(Some(acc), range.end - range.start).map_err(|e| format!("{d}/shard.json: {e}"))?;
+        integrity::accounting(acc, range.end - range.start).map_err(|e| format!("{d}/shard.json: {e}"))?;
     let worker = Worker { name: format!("shard {shard} ({d})"), runs, wall_time_s };
     Ok(ShardDir { dir: dir.to_path_buf(), shard, lines, worker, keyed })
 }
