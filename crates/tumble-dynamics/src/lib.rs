@@ -8,6 +8,8 @@
 //!
 //! - [`rotating`]: the spacecraft's equations relative to a rotating or tumbling small body.
 //!
+//! - [`spice`]: SPICE kernels (leap seconds, body rotation, ephemerides) read without the toolkit.
+//!
 //! - [`multibody`]: articulated trees in minimal coordinates (Featherstone's algorithms).
 
 pub mod analytic;
@@ -16,6 +18,7 @@ pub mod gravity;
 pub mod integrator;
 pub mod multibody;
 pub mod rotating;
+pub mod spice;
 pub mod system;
 
 pub use body::{BODY_STATE_LEN, BodyState, Load, RigidBody, normalize_quaternion};

@@ -21,6 +21,7 @@ mod fields;
 mod laws;
 mod scenario;
 mod sim;
+mod spice;
 
 create_exception!(_tumble, TumbleError, PyException, "Base class of every error Tumble raises.");
 create_exception!(
@@ -55,5 +56,6 @@ fn _tumble(m: &Bound<'_, PyModule>) -> PyResult<()> {
     blocks::register(m)?;
     fields::register(m)?;
     laws::register(m)?;
+    spice::register(m)?;
     Ok(())
 }
