@@ -68,7 +68,10 @@ pub fn execute(
             // A dispersion may give one run a feature the device lacks: stop rather than
             // simulate it differently (the rows so far stay for a resume on the CPU).
             for (i, (m, _)) in &models {
-                if let Some(why) = unsupported(&m.system, &m.settings) {
+                let sun = m.ephemeris.as_ref().is_some_and(|e| e.sun.is_some());
+                let illumination =
+                    "the Sun's elevation at touchdown (`[target.spice]` with the Sun) is not followed on the GPU path";
+                if let Some(why) = unsupported(&m.system, &m.settings).or(sun.then(|| illumination.to_string())) {
                     return Err(format!("run {i}: {why}; run this campaign with `--backend cpu`"));
                 }
             }
@@ -91,6 +94,8 @@ pub fn execute(
                     impacts: end.impacts,
                     // The device runs no aimed hops.
                     hop_miss: f64::NAN,
+                    // Runs with the Sun are refused above.
+                    illumination: [f64::NAN; 2],
                 });
                 done(RunRow { index, values, status: f.status, results: f.results, note: f.note });
             }

@@ -92,6 +92,9 @@ pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
                 .into(),
         );
     }
+    if sys.sun.is_some() {
+        return Some("the Sun's forces (`[lander.sun]`) are not implemented on the GPU path".into());
+    }
     if s.actuator.is_some() || sys.actuation != Default::default() {
         return Some("the internal actuator (`lander.actuator`) is not implemented on the GPU path".into());
     }

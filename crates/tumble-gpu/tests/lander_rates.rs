@@ -102,6 +102,7 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
@@ -189,6 +190,7 @@ fn the_rates_on_a_mesh_target_are_the_cpu_rates() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let on_sphere = |d: Vec3| (d.normalize() * 4.97, d.normalize());
     let ys = states(&mut rng, 2000, &on_sphere, 1e-3);
@@ -229,6 +231,7 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let y = pack(
         Vec3::new(0.0, 0.0, 3000.0),

@@ -120,6 +120,7 @@ fn box_on_plane(normal: Vec3) -> LanderSystem {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     }
 }
 

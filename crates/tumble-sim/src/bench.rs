@@ -210,6 +210,7 @@ fn lander_case(
             expansion_radius: 0.0,
             expansion: None,
             actuation: Default::default(),
+            sun: None,
         };
         let y0 = pack(x0, q0 * Vec3::new(0.01, 0.0, 0.0), q0, Vec3::zeros(), UnitQuat::identity(), Vec3::zeros());
         let settings = LanderSettings {

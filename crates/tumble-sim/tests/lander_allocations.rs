@@ -53,6 +53,7 @@ fn the_lander_step_does_not_allocate() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let mut y = resting();
     let mut integ = Integrator::new(Method::Rk4 { dt: 0.002 }, y.len());

@@ -42,6 +42,7 @@ fn one_touchdown_carries_the_closed_form_loads_of_the_spring_and_damper() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let y0 = pack(
         Vec3::new(0.0, 0.0, 0.001),

@@ -48,6 +48,7 @@ fn cube(n: Vec3, g: Vec3, params: VertexContactParams) -> LanderSystem {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     }
 }
 
@@ -79,6 +80,7 @@ fn a_vertex_rebounds_with_the_restitution_of_the_compression_only_damper() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let y0 = pack(
         Vec3::new(0.0, 0.0, 0.001),
@@ -304,6 +306,7 @@ fn a_free_spacecraft_moves_on_a_straight_inertial_line_in_the_rotating_frame() {
             expansion_radius: 0.0,
             expansion: None,
             actuation: Default::default(),
+            sun: None,
         };
         let (x0, v0, w0, omega0) = (
             Vec3::new(100.0, -50.0, 20.0),
@@ -369,6 +372,7 @@ fn rolling_resistance_slows_a_rolling_cylinder_as_the_model_predicts() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
+        sun: None,
     };
     let v0 = 0.2;
     let y0 = pack(
@@ -421,6 +425,7 @@ fn local_surface_models_follow_the_exact_terrain() {
             expansion_radius: 0.0,
             expansion: None,
             actuation: Default::default(),
+            sun: None,
         };
         sys.contact.v_star = 0.01;
         sys.contact.w_star = 0.01;

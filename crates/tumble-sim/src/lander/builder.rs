@@ -193,6 +193,7 @@ impl LanderBuilder {
             expansion_radius: self.expansion_radius,
             expansion: None,
             actuation: Default::default(),
+            sun: None,
         })
     }
 }

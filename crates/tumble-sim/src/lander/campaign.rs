@@ -21,7 +21,7 @@ use tumble_math::Vec3;
 const MAP_ROWS: usize = 45;
 
 /// Result columns of a lander campaign.
-pub const LANDER_COLUMNS: [&str; 15] = [
+pub const LANDER_COLUMNS: [&str; 17] = [
     "settle_time [s]",
     "final_time [s]",
     "x [m]",
@@ -37,6 +37,8 @@ pub const LANDER_COLUMNS: [&str; 15] = [
     "max_impact_force [N]",
     "max_impact_energy_lost [J]",
     "hop_miss [m]",
+    "sun_elevation_touchdown [deg]",
+    "sun_elevation_end [deg]",
 ];
 
 /// What a lander campaign records of a run's end (from either backend).
@@ -62,6 +64,9 @@ pub struct LanderEnd<'a> {
     pub impacts: ImpactMaxima,
     /// The last aimed hop's landing's distance from its aim, m (NaN without one).
     pub hop_miss: f64,
+    /// The Sun's elevation at the first touchdown and at the end, degrees (NaN without the Sun
+    /// of `[target.spice]` or a touchdown).
+    pub illumination: [f64; 2],
 }
 
 /// A lander run's row: status (`settled`, `escaped`, `completed`, `failed`), results in
@@ -95,6 +100,8 @@ pub fn lander_results(end: &LanderEnd) -> Finished {
         end.impacts.force,
         end.impacts.energy_lost,
         end.hop_miss,
+        end.illumination[0],
+        end.illumination[1],
     ];
     Finished::new(status, results, diagnosis)
 }
@@ -158,6 +165,7 @@ impl CampaignKind for LanderRuns {
             max_balance_error: run.max_balance_error,
             impacts: ImpactMaxima::of(&run.impacts),
             hop_miss: hop_miss(&run.hops),
+            illumination: super::ephemeris::illumination(&model, &run),
         }))
     }
 

@@ -93,6 +93,14 @@ pub(crate) struct TargetFrame {
 /// Reads `target.spin`, `angular_velocity` or `spin_rate`, `moments` and `centre_of_mass`
 /// against the target's shape, refusing a uniform spin no free body could have.
 pub(crate) fn target_frame(t: &TargetSpec, target: &Target) -> Check<TargetFrame> {
+    let spun;
+    let t = match &target.ephemeris {
+        Some(e) => {
+            spun = super::ephemeris::spun(t, e)?;
+            &spun
+        }
+        None => t,
+    };
     let explicit = t.centre_of_mass.map(|c| position3("target.centre_of_mass", c)).transpose()?;
     // The shape's mass distribution, unless the scenario states another centre of mass.
     let shape = if explicit.is_some() { None } else { target.mass };

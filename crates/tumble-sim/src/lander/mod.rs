@@ -5,6 +5,8 @@
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
 //! - [`hop`], [`aim`]: hops, the actuator that delivers them, the aimed hop's estimate.
+//! - [`ephemeris`]: the target's rotation and the Sun from SPICE kernels, the Sun's forces,
+//!   illumination of landing sites.
 //! - [`frame`]: the centre of mass the target turns about, its spin axis, landing sites.
 //! - [`impact`]: per-touchdown impact loads and the samples taken during impacts.
 //! - [`local`]: optional local quadratic models of an expensive surface around the vertices.
@@ -19,6 +21,7 @@ pub mod aim;
 pub mod app;
 pub mod builder;
 pub mod campaign;
+pub mod ephemeris;
 pub mod frame;
 pub mod hop;
 pub mod impact;

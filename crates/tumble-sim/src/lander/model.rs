@@ -2,6 +2,7 @@
 //! mass properties, contact law, events. Every impossible value is refused with its key; a
 //! time step too coarse for the contact is warned about before the run.
 
+use super::ephemeris::Ephemeris;
 use super::frame::{SiteFrame, target_frame};
 use super::sim::{LanderSettings, Settle};
 use super::system::{LanderSystem, STATE_LEN, pack};
@@ -42,6 +43,8 @@ pub struct LanderModel {
     pub target_mesh: Option<Arc<TriMesh>>,
     /// Things the user should know before the run (coarse step, start outside the grid).
     pub warnings: Vec<String>,
+    /// The target's rotation and the Sun at the epoch, from `[target.spice]`.
+    pub ephemeris: Option<Arc<Ephemeris>>,
 }
 
 /// The target's surface and gravity (shared, read-only, by every run of a campaign that does
@@ -61,6 +64,8 @@ pub struct Target {
     /// The shape at unit density (centre of mass and inertia in T), from its closed mesh (`None`
     /// for a plane, or a saved SDF whose surface does not close inside its grid).
     pub mass: Option<MassProperties>,
+    /// The target's rotation and the Sun at the epoch, from `[target.spice]`.
+    pub ephemeris: Option<Arc<Ephemeris>>,
 }
 
 impl Target {
@@ -129,6 +134,7 @@ fn build_target_checked(sc: &Scenario) -> Check<Target> {
         grid_box: shape.grid_box,
         mesh: None,
         mass,
+        ephemeris: super::ephemeris::read(sc, spec)?.map(Arc::new),
     };
     // Stated terrain is measured from the centre of mass (a plane's point), and a
     // latitude–longitude mask in the frame sites are measured in.
@@ -351,7 +357,8 @@ impl LanderModel {
         }
 
         let frame = target_frame(t, target)?;
-        let q_nt = quat_from_wxyz(t.orientation).map_err(|e| ("target.orientation".to_string(), e.to_string()))?;
+        let orientation = target.ephemeris.as_ref().map_or(t.orientation, |e| e.q_nt);
+        let q_nt = quat_from_wxyz(orientation).map_err(|e| ("target.orientation".to_string(), e.to_string()))?;
 
         let (vertices, mp) = build_spacecraft(sc, l)?;
         let c = &l.contact;
@@ -404,6 +411,7 @@ impl LanderModel {
             expansion: None,
             actuation: Default::default(),
             gravity: target.gravity.clone(),
+            sun: super::ephemeris::sun_forces(l.sun.as_ref(), target.ephemeris.as_deref(), mp.mass)?,
         };
         let r_ts = q0.to_rotation_matrix();
         if let Some((i, d)) = system
@@ -506,6 +514,7 @@ impl LanderModel {
             sites: target.size.map(|_| frame.sites),
             target_mesh: target.mesh.clone(),
             warnings,
+            ephemeris: target.ephemeris.clone(),
         })
     }
 }

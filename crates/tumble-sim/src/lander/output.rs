@@ -63,6 +63,16 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
             "flight_time_s": run.flight_time,
             "flight_error_J_per_hour": (run.flight_time > 0.0).then(|| run.flight_error / run.flight_time * 3600.0),
         },
+        "illumination": model.ephemeris.as_ref().map(|e| {
+            let [touchdown, end] = super::ephemeris::illumination(model, run);
+            let finite = |x: f64| x.is_finite().then_some(x);
+            json!({
+                "epoch": e.epoch,
+                "epoch_et_s": e.et,
+                "sun_elevation_touchdown_deg": finite(touchdown),
+                "sun_elevation_end_deg": finite(end),
+            })
+        }),
         "warnings": model.warnings,
     })
 }

@@ -150,6 +150,8 @@ pub struct ContactEvent {
     pub speed: f64,
     /// Angular rate relative to T, rad/s.
     pub rate: f64,
+    /// The target's attitude `Q_NT` then, `[w, x, y, z]`.
+    pub q_nt: [f64; 4],
 }
 
 /// What a run produced.
@@ -436,6 +438,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
             position: kin.x,
             speed: kin.v.norm(),
             rate: kin.w.norm(),
+            q_nt: [self.y[13], self.y[14], self.y[15], self.y[16]],
         });
         self.in_contact = touching;
         if touching { Events::CONTACT_START } else { Events::CONTACT_END }

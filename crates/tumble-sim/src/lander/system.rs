@@ -6,6 +6,7 @@
 //! spacecraft by the dampers, friction, rolling resistance and the frame's non-uniform rotation
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
 
+use super::ephemeris::SunForces;
 use super::local::LocalSurface;
 use std::ops::DerefMut;
 use std::sync::Arc;
@@ -54,6 +55,8 @@ pub struct LanderSystem {
     /// The internal actuator's torque on the body and stored momentum, held over a step (set
     /// by the step loop between steps; zero without hops).
     pub actuation: Actuation,
+    /// The Sun's radiation pressure and tide (`[lander.sun]`), if any.
+    pub sun: Option<SunForces>,
 }
 
 /// What an internal actuator does to the spacecraft over a step: a torque on the body
@@ -220,7 +223,9 @@ impl LanderSystem {
         let (g, u) = self.gravity_at(&x);
         // Position from the axis of rotation's point: the frame terms are taken about it.
         let xc = x - self.centre;
-        let a_free = g + frame_acceleration(&omega, &omega_dot, &xc, &v);
+        // The Sun's forces (none without `[lander.sun]`), their power booked with the frame's.
+        let a_sun = self.sun.map_or(Vec3::zeros(), |s| s.acceleration(big_q.to_rotation_matrix().matrix(), &xc));
+        let a_free = g + a_sun + frame_acceleration(&omega, &omega_dot, &xc, &v);
         let inertia_w = r_ts * self.inertia * r_ts.transpose();
         let body =
             Mobility { mass: self.mass, inertia: inertia_w, inertia_inv: r_ts * self.inertia_inv * r_ts.transpose() };
@@ -262,7 +267,8 @@ impl LanderSystem {
             &omega_dot,
             &(w + omega_s),
             &omega_dot_s,
-        ) + w.dot(&internal_s);
+        ) + w.dot(&internal_s)
+            + self.mass * a_sun.dot(&v);
 
         Snapshot {
             kin,

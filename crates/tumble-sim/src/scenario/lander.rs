@@ -41,6 +41,50 @@ pub struct TargetSpec {
     pub surface_expansion: f64,
     /// fBm terrain, its regions and boulders, on any shape.
     pub terrain: Option<TerrainSpec>,
+    /// The target's rotation and the Sun's position from SPICE kernels at an epoch.
+    pub spice: Option<SpiceSpec>,
+}
+
+/// `[target.spice]`: the target's spin state and the Sun's position from SPICE kernels
+/// (documented in `docs/interop.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpiceSpec {
+    /// Kernel files, relative to the scenario file, loaded in order (later ones take
+    /// precedence): an LSK for a UTC epoch, a text or binary PCK for the rotation, SPKs for the
+    /// Sun and the target.
+    pub kernels: Vec<String>,
+    /// The epoch of `t = 0`: `YYYY-MM-DDTHH:MM:SS[.fff]`, UTC unless it ends in `TDB`.
+    pub epoch: String,
+    /// NAIF id of the target (its PCK rotation and its SPK ephemeris), e.g. 2000433 for Eros.
+    pub body: i32,
+    /// Whether to take the Sun's position (NAIF id 10) relative to the target from the SPKs,
+    /// for illumination and the Sun's forces (default true; `false` needs no SPK).
+    #[serde(default = "default_sun")]
+    pub sun: bool,
+}
+
+fn default_sun() -> bool {
+    true
+}
+
+/// `[lander.sun]`: forces of the Sun on the spacecraft (they need `[target.spice]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SunForcesSpec {
+    /// Area the spacecraft presents to the Sun for radiation pressure, m² (0: none).
+    #[serde(default)]
+    pub area: f64,
+    /// Radiation pressure coefficient `C_r` (1 absorbing, 2 a perfect mirror facing the Sun).
+    #[serde(default = "one")]
+    pub reflectivity: f64,
+    /// The Sun's tidal acceleration about the target's centre of mass.
+    #[serde(default)]
+    pub tide: bool,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// `[target.terrain]`: procedural relief on the target's surface (documented in
@@ -274,6 +318,8 @@ pub struct LanderSpec {
     pub hops: Vec<HopSpec>,
     /// The actuator that delivers them.
     pub actuator: Option<ActuatorSpec>,
+    /// The Sun's radiation pressure and tide on the spacecraft.
+    pub sun: Option<SunForcesSpec>,
 }
 
 /// `lander.vertices`.
