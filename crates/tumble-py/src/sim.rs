@@ -7,6 +7,8 @@ use crate::{SimulationError, TumbleError, bad_input};
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::PathBuf;
+use tumble_math::output;
 use tumble_sim::app::{Report, Run};
 use tumble_sim::{Scenario, Table, registry};
 
@@ -20,12 +22,19 @@ pub struct PySimulation {
     /// Inputs applied so far, kept so that a pickled simulation replays bit for bit: the
     /// steps taken before each, its name and values.
     inputs: Vec<(u64, String, Vec<f64>)>,
+    /// The folder the finished run writes its outputs into (as `tumble run --out`), if any.
+    out: Option<PathBuf>,
 }
 
 impl PySimulation {
-    fn new(scenario: Scenario) -> PyResult<Self> {
+    fn new(scenario: Scenario, out: Option<PathBuf>) -> PyResult<Self> {
+        if let Some(dir) = &out {
+            output::check_folder(dir).map_err(|e| {
+                TumbleError::new_err(format!("{}: cannot be an output folder (out): {e}", dir.display()))
+            })?;
+        }
         let run = registry::start(&scenario).map_err(|e| bad_input(e.to_string()))?;
-        Ok(Self { scenario, run, done: None, steps: 0, inputs: Vec::new() })
+        Ok(Self { scenario, run, done: None, steps: 0, inputs: Vec::new(), out })
     }
 
     /// Steps up to `n` times or to the end; makes the report once the run has ended.
@@ -38,7 +47,12 @@ impl PySimulation {
             self.steps += 1;
         }
         if self.run.ended().is_some() && self.done.is_none() {
-            self.done = Some(self.run.report(None).map_err(TumbleError::new_err)?);
+            if let Some(dir) = &self.out {
+                output::folder(dir).map_err(|e| {
+                    TumbleError::new_err(format!("{}: cannot create the output folder: {e}", dir.display()))
+                })?;
+            }
+            self.done = Some(self.run.report(self.out.as_deref()).map_err(TumbleError::new_err)?);
         }
         Ok(())
     }
@@ -70,10 +84,13 @@ impl PySimulation {
 #[pymethods]
 impl PySimulation {
     /// The simulation of `scenario`, built and validated (`ScenarioError` if it cannot be).
+    /// Given `out`, the finished run writes its outputs there as `tumble run --out` does
+    /// (`TumbleError` for a folder that cannot be one: a link, a file, a file system's root).
     #[new]
-    fn py_new(py: Python<'_>, scenario: &PyScenario) -> PyResult<Self> {
+    #[pyo3(signature = (scenario, out = None))]
+    fn py_new(py: Python<'_>, scenario: &PyScenario, out: Option<PathBuf>) -> PyResult<Self> {
         let sc = scenario.sc.clone();
-        py.detach(|| Self::new(sc))
+        py.detach(|| Self::new(sc, out))
     }
 
     /// Takes `n` accepted steps (fewer if the run ends) with the GIL released. Returns how the

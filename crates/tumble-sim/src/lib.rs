@@ -14,6 +14,7 @@ pub mod arm;
 pub mod bench;
 pub mod campaign;
 pub mod capture_map;
+pub mod ccsds;
 pub mod grapple;
 pub mod lander;
 pub mod mechanism;

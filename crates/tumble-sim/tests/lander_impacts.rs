@@ -100,7 +100,7 @@ fn no_contact_phase_of_the_bundled_phobos_cube_falls_between_samples() {
     let mut worst: f64 = 1.0;
     for (n, i) in run.impacts.iter().enumerate() {
         let end = if i.liftoff.is_finite() { i.liftoff } else { run.final_time };
-        let inside: Vec<&[f64; 32]> = run.rows.iter().filter(|r| r[0] >= i.time && r[0] <= end).collect();
+        let inside: Vec<_> = run.rows.iter().filter(|r| r[0] >= i.time && r[0] <= end).collect();
         // Touchdown and lift-off are sampled, and the impact samples in between.
         let window = tumble_sim::lander::impact::window(model.system.mass, model.system.contact.stiffness);
         let want = ((end - i.time).min(window) / step).floor() as usize;

@@ -225,7 +225,9 @@ class Simulation(_tumble.Simulation):
     """A scenario's simulation. ``Simulation(scenario)`` builds and validates it; ``step(n)``
     takes accepted steps (your guidance may act in between: ``state()`` by name, ``inputs()``
     and :meth:`set_input`, or :meth:`hop`, :meth:`command`, :meth:`set_joint_forces`), ``run()``
-    goes to the end; both release the GIL. Every application steps the same way."""
+    goes to the end; both release the GIL. Every application steps the same way.
+    ``Simulation(scenario, out)`` writes the finished run's outputs into the folder ``out`` as
+    ``tumble run --out`` does (a pickled copy does not: it is rebuilt without a folder)."""
 
     def samples(self) -> Samples:
         """The samples so far (or of the finished run), as named numpy arrays."""
@@ -267,9 +269,15 @@ def _quiet_step(sim: Simulation, n: int) -> None:
         _quiet(sim.step, n)
 
 
-def run(scenario: Scenario | str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> Simulation:
-    """Loads (if given a path) and runs a scenario to the end; returns its simulation."""
-    sim = Simulation(_scenario(scenario, overrides))
+def run(
+    scenario: Scenario | str | os.PathLike,
+    overrides: Mapping[str, Any] | None = None,
+    out: str | os.PathLike | None = None,
+) -> Simulation:
+    """Loads (if given a path) and runs a scenario to the end; returns its simulation. Given
+    ``out``, its outputs are written there as ``tumble run --out`` writes them (time series,
+    summary, plots, animation, and a lander run with an epoch its CCSDS messages)."""
+    sim = Simulation(_scenario(scenario, overrides), out)
     sim.run()
     return sim
 

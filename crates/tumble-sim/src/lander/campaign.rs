@@ -2,6 +2,7 @@
 //! impact loads), the target the runs share when no dispersion touches it, and the report's
 //! landing maps, settling times and impact loads.
 
+use super::ephemeris::Ephemeris;
 use super::frame::{SiteFrame, target_frame};
 use super::hop::HopRecord;
 use super::impact::ImpactMaxima;
@@ -15,7 +16,8 @@ use crate::plot::{LatLonField, Series, histogram_plot, line_plot, map_plot, scat
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
 use std::path::Path;
-use tumble_math::Vec3;
+use tumble_dynamics::spice::time::calendar;
+use tumble_math::{Vec3, output};
 
 /// Latitude bands of the landing map (4° cells; twice as many longitude bands).
 const MAP_ROWS: usize = 45;
@@ -253,6 +255,11 @@ fn lander_report(
         .filter(|(v, f)| v.is_finite() && f.is_finite())
         .collect();
     impact_plots(&pairs, plots)?;
+    if let (Some(e), Some(dir)) = (nominal.as_ref().and_then(|t| t.ephemeris.as_deref()), plots.parent()) {
+        let path = dir.join(LANDING_SITES);
+        output::write(&path, landing_sites(k, e, rows))
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
     if body {
         // The sites on the whole body, its radius as the map's colour, centred on the sites'
         // mean longitude.
@@ -295,6 +302,28 @@ fn lander_report(
         )?;
     }
     Ok(summary)
+}
+
+/// The campaign's table of landing sites with their epochs, written beside `runs.csv` when the
+/// target has an epoch from `[target.spice]`.
+pub const LANDING_SITES: &str = "landing_sites.csv";
+
+/// [`LANDING_SITES`]: one row per settled run: its index, the epoch it came to rest (TDB
+/// calendar and ET, s past J2000), the site (latitude, longitude, body-fixed position) and
+/// the Sun's elevation there at rest.
+fn landing_sites(k: &LanderRuns, e: &Ephemeris, rows: &[RunRow]) -> String {
+    let mut out = String::from(
+        "run,epoch [TDB],et [s],latitude [deg],longitude [deg],x [m],y [m],z [m],sun_elevation_end [deg]\n",
+    );
+    let field = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+    for r in rows.iter().filter(|r| r.status == "settled") {
+        let Some(t) = r.get(k, "settle_time [s]") else { continue };
+        let et = e.et + t;
+        let cells = ["latitude [deg]", "longitude [deg]", "x [m]", "y [m]", "z [m]", "sun_elevation_end [deg]"]
+            .map(|c| field(r.get(k, c)));
+        out += &format!("{},{},{et},{}\n", r.index, calendar(et), cells.join(","));
+    }
+    out
 }
 
 /// Each run's largest impact force against its largest impact speed (`pairs`, runs that

@@ -32,6 +32,8 @@ pub const AU: f64 = 149_597_870_700.0;
 pub struct Ephemeris {
     /// The epoch as the scenario gave it.
     pub epoch: String,
+    /// The target's name (`target.spice.name`, or its NAIF id).
+    pub name: String,
     /// Its ET, TDB seconds past J2000.
     pub et: f64,
     /// `Q_NT`, N = J2000, `[w, x, y, z]`.
@@ -87,7 +89,14 @@ pub(crate) fn read(sc: &Scenario, t: &TargetSpec) -> Check<Option<Ephemeris>> {
         Some([gm]) if gm.is_finite() && *gm > 0.0 => gm * 1e9,
         _ => GM_SUN,
     };
-    Ok(Some(Ephemeris { epoch: s.epoch.clone(), et, q_nt, omega: rot.omega, sun, gm_sun }))
+    let name = s.name.clone().unwrap_or_else(|| s.body.to_string());
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || " _-".contains(c)) {
+        return err(
+            "target.spice.name",
+            "must be 1 to 64 letters, digits, spaces, '_' or '-' (it names the body in CCSDS messages)",
+        );
+    }
+    Ok(Some(Ephemeris { epoch: s.epoch.clone(), name, et, q_nt, omega: rot.omega, sun, gm_sun }))
 }
 
 /// `t` with the kernels' spin state in place of `angular_velocity` and `orientation`, refusing a

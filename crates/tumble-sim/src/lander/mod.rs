@@ -5,6 +5,7 @@
 //!
 //! - [`system`]: the 20-state equations of motion with the contact pipeline, energy terms.
 //! - [`hop`], [`aim`]: hops, the actuator that delivers them, the aimed hop's estimate.
+//! - [`ccsds`]: a run with an epoch as CCSDS trajectory and attitude messages.
 //! - [`ephemeris`]: the target's rotation and the Sun from SPICE kernels, the Sun's forces,
 //!   illumination of landing sites.
 //! - [`frame`]: the centre of mass the target turns about, its spin axis, landing sites.
@@ -21,6 +22,7 @@ pub mod aim;
 pub mod app;
 pub mod builder;
 pub mod campaign;
+pub mod ccsds;
 pub mod ephemeris;
 pub mod frame;
 pub mod hop;

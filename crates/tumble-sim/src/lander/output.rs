@@ -153,6 +153,7 @@ pub fn write_lander_run(dir: &Path, model: &LanderModel, run: &LanderRun) -> Res
     out.json("summary.json", &summary)?;
     plots(&dir.join("plots"), run)?;
     animation(model, run).write_glb(&dir.join("animation.glb"))?;
+    super::ccsds::write(dir, model, run)?;
     Ok(summary)
 }
 

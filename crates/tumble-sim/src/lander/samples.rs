@@ -6,7 +6,7 @@ use super::system::{Snapshot, WORK};
 use tumble_math::Vec3;
 
 /// Recorded columns (one row per sample).
-pub const COLUMNS: [&str; 32] = [
+pub const COLUMNS: [&str; 39] = [
     "t [s]",
     "x [m]",
     "y [m]",
@@ -39,6 +39,13 @@ pub const COLUMNS: [&str; 32] = [
     "rx_contact [m]",
     "ry_contact [m]",
     "rz_contact [m]",
+    "target_qw [1]",
+    "target_qx [1]",
+    "target_qy [1]",
+    "target_qz [1]",
+    "target_wx [rad/s]",
+    "target_wy [rad/s]",
+    "target_wz [rad/s]",
 ];
 
 /// Appends the sample at `t` (s) of state `y`, its observation `snap` and the budget's error
@@ -83,5 +90,12 @@ pub(crate) fn record(run: &mut LanderRun, t: f64, y: &[f64], snap: &Snapshot, er
         r.x,
         r.y,
         r.z,
+        y[13],
+        y[14],
+        y[15],
+        y[16],
+        y[17],
+        y[18],
+        y[19],
     ]);
 }

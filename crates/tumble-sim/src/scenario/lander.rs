@@ -58,6 +58,9 @@ pub struct SpiceSpec {
     pub epoch: String,
     /// NAIF id of the target (its PCK rotation and its SPK ephemeris), e.g. 2000433 for Eros.
     pub body: i32,
+    /// The target's name in CCSDS messages (`CENTER_NAME`, and `IAU_NAME` its body-fixed
+    /// frame); default: its NAIF id.
+    pub name: Option<String>,
     /// Whether to take the Sun's position (NAIF id 10) relative to the target from the SPKs,
     /// for illumination and the Sun's forces (default true; `false` needs no SPK).
     #[serde(default = "default_sun")]
