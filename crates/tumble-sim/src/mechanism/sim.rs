@@ -283,8 +283,9 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
 }
 
 impl Mechanism {
-    /// An engine with the bodies at their start and the pairs made.
-    pub(super) fn engine(&self) -> Result<Engine, String> {
+    /// An engine with the bodies at their start and the pairs made: object `i` is body `i`
+    /// (its model's body 0), pair `k` is `pairs[k]` (the snare's wires after them).
+    pub fn engine(&self) -> Result<Engine, String> {
         let mut e = Engine::new();
         e.set_margin(self.margin).map_err(|x| x.to_string())?;
         for b in &self.bodies {
