@@ -123,8 +123,8 @@ def main():
     ax[0].plot(own["t"], own["chaser.z"], "--", label="Tumble's own run")
     ax[0].set_ylabel("chaser z [m]")
     ax[0].legend()
-    ax[1].plot(times, got[:, 2], label="contact force z (FMU output)")
-    ax[1].set_ylabel("force [N]")
+    ax[1].plot(times, got[:, 2])  # the FMU output chaser.fz
+    ax[1].set_ylabel("contact force z [N]")
     ax[1].set_xlabel("time [s]")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "fmu_probe_cone.png"), dpi=120)

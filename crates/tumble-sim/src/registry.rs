@@ -71,9 +71,13 @@ impl Registry {
         Ok(sc)
     }
 
-    /// Builds the model of `sc` and starts its run.
+    /// Builds the model of `sc` and starts its run; a failure the application could not
+    /// measure the cause of is measured by rerunning at smaller steps ([`crate::app::rerun`]).
     pub fn start(&self, sc: &Scenario) -> Result<Box<dyn Run>, ScenarioError> {
-        self.application(sc)?.start(sc)
+        let app = self.application(sc)?;
+        let mut run = app.start(sc)?;
+        run.measure_failures_with(crate::app::rerun::of(sc, app));
+        Ok(run)
     }
 
     /// Builds (without running) the model of `sc`; its warnings.

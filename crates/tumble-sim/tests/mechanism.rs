@@ -400,3 +400,31 @@ fn the_lees_drives_follow_a_users_commands() {
     let report = run.report(None).expect("report");
     assert_eq!(report.summary["snare"]["outcome"], "closing", "triggered at 1.96 s, never closed");
 }
+
+/// A failure the mechanism cannot explain itself is measured by the registry's run before it is
+/// reported: the tripod at 20 ms (bundled: 1 ms) passes its failure time at dt/4, so the step is
+/// named with the step that passed; the same run steered by an input cannot be rerun (the rerun
+/// would not repeat the input) and says so, naming both causes.
+#[test]
+fn a_failure_is_measured_by_rerunning_unless_inputs_steered_it() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/tripod.toml");
+    let set = [("simulation.dt", "0.02"), ("simulation.output_interval", "0.02")];
+    let set: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let sc = Scenario::load(&path, &set).expect("scenario loads");
+    let mut run = tumble_sim::registry::start(&sc).expect("starts");
+    tumble_sim::app::run_to_end(run.as_mut(), &mut |_| {});
+    let Some(Err(d)) = run.ended() else { panic!("the tripod at 20 ms must fail: {:?}", run.ended()) };
+    assert!(d.likely_cause.starts_with("the time step, measured: rerun at dt/4 = 5.000e-3 s"), "{d}");
+    assert!(d.likely_cause.ends_with("take simulation.dt ≤ 5.000e-3 s") && d.step.is_none(), "{d}");
+    let report = run.report(None).expect("a report");
+    assert_eq!(report.diagnosis.as_deref(), Some(d.to_string().as_str()));
+
+    let mut steered = tumble_sim::registry::start(&sc).expect("starts");
+    let free = steered.inputs().into_iter().next().expect("a free body's wrench").name;
+    steered.set_input(&free, &[0.0; 6]).expect("a zero wrench");
+    tumble_sim::app::run_to_end(steered.as_mut(), &mut |_| {});
+    let Some(Err(s)) = steered.ended() else { panic!("fails as before: {:?}", steered.ended()) };
+    assert!(s.likely_cause.starts_with("the time step simulation.dt = 0.02 s or, if not, "), "{s}");
+    assert!(s.likely_cause.contains("not measured: inputs were set during the run"), "{s}");
+    assert_eq!(s.time, d.time, "a zero wrench changes nothing");
+}

@@ -14,6 +14,8 @@
 //! the driver, checks inputs, collects the events and turns the ended simulation into its
 //! report once.
 
+pub mod rerun;
+
 use crate::Table;
 use crate::campaign::CampaignKind;
 use crate::campaign::dispersion::Dispersion;
@@ -142,6 +144,9 @@ pub trait Run: Send + Sync {
     /// Once the run has ended, makes its report; with `dir`, also writes there everything
     /// `tumble run` writes. Made once: later calls return it again and write nothing.
     fn report(&mut self, dir: Option<&Path>) -> Result<Report, String>;
+    /// From now on, a failure whose cause is not measured ([`Diagnosis::step`]) is measured by
+    /// `rerun` before it is reported ([`rerun::measure`]); [`crate::registry::start`] sets it.
+    fn measure_failures_with(&mut self, _rerun: rerun::Rerun) {}
 }
 
 /// Runs `run` to its end, calling `progress(t)` after each output sample.
@@ -216,6 +221,9 @@ pub struct Stepped<S> {
     /// The report, and the time the run ended at.
     report: Option<(Report, f64)>,
     end: Option<Result<Stop, Diagnosis>>,
+    rerun: Option<rerun::Rerun>,
+    /// Whether an input was set (a rerun from the scenario would not repeat it).
+    steered: bool,
 }
 
 impl<S: Stepping + 'static> Stepped<S> {
@@ -228,6 +236,8 @@ impl<S: Stepping + 'static> Stepped<S> {
             started: Instant::now(),
             report: None,
             end: None,
+            rerun: None,
+            steered: false,
         })
     }
 
@@ -265,9 +275,21 @@ impl<S: Stepping + 'static> Run for Stepped<S> {
             self.events.extend(happened.map(|&(_, name)| Event { time: t, name }));
         }
         if self.end.is_none() {
-            self.end = d.ended().cloned();
+            self.end = match (d.ended().cloned(), &self.rerun) {
+                (Some(Err(failure)), Some(rerun)) => {
+                    Some(Err(rerun::measure(failure, rerun, self.started.elapsed(), self.steered)))
+                }
+                (end, _) => end,
+            };
+            if let (Err(_), Some(Err(measured))) = (&report, &self.end) {
+                return Err(measured.clone());
+            }
         }
         report
+    }
+
+    fn measure_failures_with(&mut self, rerun: rerun::Rerun) {
+        self.rerun = Some(rerun);
     }
 
     fn ended(&self) -> Option<Result<Stop, Diagnosis>> {
@@ -318,7 +340,9 @@ impl<S: Stepping + 'static> Run for Stepped<S> {
         if let Some(bad) = values.iter().find(|x| !x.is_finite()) {
             return Err(format!("{name}: every value must be finite, got {bad}"));
         }
-        d.sim_mut().set_input(name, values)
+        d.sim_mut().set_input(name, values)?;
+        self.steered = true;
+        Ok(())
     }
 
     fn events(&self) -> &[Event] {

@@ -220,7 +220,10 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
         let cause = match self.model.method {
-            Method::Rk4 { dt } => format!("lower simulation.dt (now {dt} s) or stiffen less"),
+            Method::Rk4 { dt } => {
+                let otherwise = "stiff or singular joint elements (springs, flexible joints, limits) or loads; check the scenario's values";
+                return Diagnosis::new(self.t, failure.what(), otherwise).step_unmeasured(dt);
+            }
             _ => "stiff or singular joint elements; check the scenario's values".to_string(),
         };
         Diagnosis::new(self.t, failure.what(), cause)

@@ -615,6 +615,7 @@ impl Simulation for GrappleSim {
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        Diagnosis::new(self.time(), failure.what(), format!("lower simulation.dt (now {} s)", self.cap.dt))
+        let otherwise = "the model or the input: the payload started inside the effector, or a contact or wire law too stiff for the payload's mass, or a joint element";
+        Diagnosis::new(self.time(), failure.what(), otherwise).step_unmeasured(self.cap.dt)
     }
 }

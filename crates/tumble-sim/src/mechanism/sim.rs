@@ -531,14 +531,14 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        let cause = if self.overlaps.is_empty() {
-            format!("lower simulation.dt (now {} s) or the contact stiffness", self.ode.m.dt)
-        } else {
-            format!(
-                "the bodies started overlapping ({}): the contact's stored energy is released in the first steps; place them apart",
-                self.overlaps.join("; ")
-            )
-        };
+        if self.overlaps.is_empty() {
+            let otherwise = "the contact stiffness and damping against the bodies' masses, a spring, or a load";
+            return Diagnosis::new(self.time(), failure.what(), otherwise).step_unmeasured(self.ode.m.dt);
+        }
+        let cause = format!(
+            "the bodies started overlapping ({}): the contact's stored energy is released in the first steps; place them apart",
+            self.overlaps.join("; ")
+        );
         Diagnosis::new(self.time(), failure.what(), cause)
     }
 }

@@ -406,12 +406,7 @@ impl<M: Deref<Target = MembraneCapture>> Simulation for MembraneCaptureSim<M> {
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
         let dt = self.ode.model.dt;
-        let cause = match failure {
-            GuardFailure::EnergyGrew { .. } => format!(
-                "the step simulation.dt = {dt} s does not resolve the contact (the friction regularisation membrane.v_star, the stiffness k or the SADA springs); lower dt or raise v_star"
-            ),
-            _ => format!("lower simulation.dt (now {dt} s)"),
-        };
+        let cause = "the model: the friction regularisation membrane.v_star (raise it), the membrane's k and c or the SADA springs against the masses";
         let what = match failure {
             GuardFailure::EnergyGrew { .. } => {
                 let (moved, scale) = self.moved();
@@ -423,6 +418,6 @@ impl<M: Deref<Target = MembraneCapture>> Simulation for MembraneCaptureSim<M> {
             }
             _ => failure.what(),
         };
-        Diagnosis::new(self.time(), what, cause)
+        Diagnosis::new(self.time(), what, cause).step_unmeasured(dt)
     }
 }

@@ -11,12 +11,25 @@ pub struct Diagnosis {
     pub what: String,
     /// The likely cause and what to change.
     pub likely_cause: String,
+    /// The fixed step `simulation.dt` (s) of a run whose cause is not yet measured, and the
+    /// cause if it is not the step: a run started by the registry measures it by rerunning at
+    /// smaller steps ([`crate::app::rerun`]); `None` once measured, or where the application
+    /// measured it itself.
+    pub step: Option<(f64, String)>,
 }
 
 impl Diagnosis {
     /// A diagnosis at `time` (s) concerning no particular body.
     pub fn new(time: f64, what: impl Into<String>, likely_cause: impl Into<String>) -> Self {
-        Self { time, body: None, what: what.into(), likely_cause: likely_cause.into() }
+        Self { time, body: None, what: what.into(), likely_cause: likely_cause.into(), step: None }
+    }
+
+    /// This diagnosis (its `likely_cause` the cause if not the step) to be measured by
+    /// rerunning at steps below `dt` (s); until it is, it names both causes.
+    pub fn step_unmeasured(self, dt: f64) -> Self {
+        let likely_cause =
+            format!("the time step simulation.dt = {dt} s or, if not, {} (not measured)", self.likely_cause);
+        Self { step: Some((dt, self.likely_cause)), likely_cause, ..self }
     }
 }
 

@@ -289,7 +289,7 @@ fn diagnose(model: &Model, last_good: &[f64], t: f64, body: usize, what: String)
         ),
         _ => "extreme values in the scenario (loads, rates) or a singular configuration; check the inputs".to_string(),
     };
-    Diagnosis { time: t, body: Some(sys.bodies[body].name.clone()), what, likely_cause }
+    Diagnosis { time: t, body: Some(sys.bodies[body].name.clone()), what, likely_cause, step: None }
 }
 
 /// Rigid-body campaigns (`kind = "rigid_bodies"`): each body's final position, velocity and

@@ -352,10 +352,9 @@ impl Simulation for SnareCaptureSim<'_> {
     fn record(&mut self) {}
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        Diagnosis::new(
-            self.time(),
-            format!("the snare run blew up: {}", failure.what()),
-            format!("the step {} s is too large for the wires", self.cap.dt),
-        )
+        let otherwise =
+            "the wires' law or the payload's start (inside a wire's reach, or faster than the wires can hold)";
+        Diagnosis::new(self.time(), format!("the snare run blew up: {}", failure.what()), otherwise)
+            .step_unmeasured(self.cap.dt)
     }
 }

@@ -179,10 +179,8 @@ impl Simulation for WireSim {
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        Diagnosis::new(
-            self.time(),
-            failure.what(),
-            format!("the step simulation.dt = {} s is too large for the wire", self.exp.dt),
-        )
+        let otherwise =
+            "the wire's law or the target's start (inside the wire's reach, or faster than the wire can hold)";
+        Diagnosis::new(self.time(), failure.what(), otherwise).step_unmeasured(self.exp.dt)
     }
 }
