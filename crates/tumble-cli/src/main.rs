@@ -195,7 +195,8 @@ negative) and a = -grad U points toward the body.")]
     #[command(after_help = "Examples:
   tumble bench
   tumble bench --scale 0.1 --csv bench.csv
-  tumble bench --only lander_")]
+  tumble bench --only lander_
+  tumble bench --baseline bench/baseline.csv   # which cases moved beyond noise (exit 1 if slower)")]
     Bench {
         /// Multiplier of the step counts (1.0 takes a few seconds).
         #[arg(long, default_value_t = 1.0)]
@@ -203,9 +204,13 @@ negative) and a = -grad U points toward the body.")]
         /// Only the cases whose name contains this text.
         #[arg(long, default_value = "")]
         only: String,
-        /// Also write the figures to this CSV file.
+        /// Also write the figures to this CSV file (a baseline for --baseline).
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Compare with this baseline (a --csv table of the same machine class): each case's
+        /// ratio and whether it moved beyond noise; exit 1 when one is slower.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
     },
 }
 
@@ -318,7 +323,9 @@ fn main() -> ExitCode {
         Command::Run { scenario, out, set, quiet } => run::run(&scenario, out, &set, quiet),
         Command::Check { scenario, set } => run::check(&scenario, &set),
         Command::Mc(args) => mc::mc(&args),
-        Command::Bench { scale, only, csv } => bench::bench(scale, &only, csv.as_deref()),
+        Command::Bench { scale, only, csv, baseline } => {
+            bench::bench(scale, &only, csv.as_deref(), baseline.as_deref())
+        }
         Command::View { dir, port } => exit(view::serve(&dir, port)),
         Command::Arm(cmd) => exit(arm::run(cmd)),
         Command::Fit(cmd) => exit(fit::run(cmd)),

@@ -194,3 +194,47 @@ fn procedural_body_sdf_and_mesh() {
     let o = tumble(&["sdf", "build", "--body", "comet", "--size", "1000", "--resolution", "8", "--out", &nowhere]);
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `tumble bench --baseline`: a case far slower than its baseline is named and exits 1, one far
+/// faster exits 0, a damaged baseline is refused with its line; `--csv` writes a baseline the
+/// check reads back.
+#[test]
+fn the_bench_regression_check_names_what_moved() {
+    let d = tmp("bench_baseline");
+    let s = |p: &Path| p.display().to_string();
+    let csv = d.join("now.csv");
+    let o = tumble(&["bench", "--only", "rk4_free_body", "--scale", "0.01", "--csv", &s(&csv)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&csv).expect("written");
+    assert!(text.starts_with("# machine: ") && text.contains("rk4_free_body,1,10000,"), "{text}");
+    // The same table with its time divided (a baseline 1000× faster) or multiplied.
+    let scaled = |factor: f64| {
+        let mut out = String::new();
+        for line in text.lines() {
+            let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+            if cells[0] == "rk4_free_body" {
+                cells[3] = (cells[3].parse::<f64>().expect("seconds") * factor).to_string();
+            }
+            out += &(cells.join(",") + "\n");
+        }
+        out
+    };
+    let (fast, slow) = (d.join("fast.csv"), d.join("slow.csv"));
+    std::fs::write(&fast, scaled(1e-3)).expect("write");
+    std::fs::write(&slow, scaled(1e3)).expect("write");
+    let o = tumble(&["bench", "--only", "rk4_free_body", "--scale", "0.01", "--baseline", &s(&fast)]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("SLOWER") && err.contains("slower than the baseline beyond noise: rk4_free_body"),
+        "{out}{err}"
+    );
+    let o = tumble(&["bench", "--only", "rk4_free_body", "--scale", "0.01", "--baseline", &s(&slow)]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && out.contains("0 slower, 1 faster"), "{out}");
+    std::fs::write(&slow, text.replace(",1,10000,", ",1,ten,")).expect("write");
+    let o = tumble(&["bench", "--only", "rk4_free_body", "--baseline", &s(&slow)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("slow.csv:3: `ten` is not a number"), "{err}");
+}

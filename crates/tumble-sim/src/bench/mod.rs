@@ -2,7 +2,9 @@
 //! step on a plane and on a procedural comet, the membrane's hull and evaluation, the asteroid
 //! capture. Single-threaded; each
 //! case is timed several times and the fastest repeat is kept (the least disturbed by the
-//! machine).
+//! machine), with the repeats' spread as its noise; [`compare`] sets them against a baseline.
+
+pub mod compare;
 
 use std::time::Instant;
 use tumble_dynamics::{
@@ -22,6 +24,26 @@ pub struct BenchResult {
     pub steps: u64,
     /// Fastest repeat, s.
     pub seconds: f64,
+    /// The repeats' spread: (median − fastest) / fastest (0 for a single repeat).
+    pub spread: f64,
+}
+
+/// The wall times of a case's repeats, s.
+#[derive(Default)]
+struct Repeats(Vec<f64>);
+
+impl Repeats {
+    fn push(&mut self, seconds: f64) {
+        self.0.push(seconds);
+    }
+
+    /// The result: the fastest repeat and the spread.
+    fn result(mut self, name: impl Into<String>, bodies: usize, steps: u64) -> BenchResult {
+        self.0.sort_by(f64::total_cmp);
+        let best = self.0.first().copied().unwrap_or(f64::NAN);
+        let median = self.0.get(self.0.len() / 2).copied().unwrap_or(best);
+        BenchResult { name: name.into(), bodies, steps, seconds: best, spread: (median - best) / best }
+    }
 }
 
 impl BenchResult {
@@ -59,7 +81,7 @@ fn time_case(
     steps: u64,
     repeats: usize,
 ) -> BenchResult {
-    let mut best = f64::INFINITY;
+    let mut times = Repeats::default();
     for _ in 0..repeats {
         let (mut sys, mut y) = system(n, gravity());
         let mut integ = Integrator::new(method, sys.dim());
@@ -68,10 +90,10 @@ fn time_case(
         for k in 0..steps {
             integ.step_once(&mut sys, k as f64 * h, &mut y, h);
         }
-        best = best.min(start.elapsed().as_secs_f64());
+        times.push(start.elapsed().as_secs_f64());
         std::hint::black_box(&y);
     }
-    BenchResult { name: name.to_string(), bodies: n, steps, seconds: best }
+    times.result(name, n, steps)
 }
 
 /// Grid SDF queries (value and gradient) on a 4 km procedural comet sampled at 128 cells
@@ -157,7 +179,7 @@ fn mesh_sdf_queries(n: u64) -> BenchResult {
 }
 
 fn time_queries(name: &str, grid: &dyn tumble_geometry::sdf::Sdf, pts: &[Vec3], n: u64) -> BenchResult {
-    let mut best = f64::INFINITY;
+    let mut times = Repeats::default();
     for _ in 0..5 {
         let start = Instant::now();
         let mut acc = 0.0;
@@ -165,9 +187,9 @@ fn time_queries(name: &str, grid: &dyn tumble_geometry::sdf::Sdf, pts: &[Vec3], 
             acc += grid.eval(&pts[k as usize % pts.len()]).0;
         }
         std::hint::black_box(acc);
-        best = best.min(start.elapsed().as_secs_f64());
+        times.push(start.elapsed().as_secs_f64());
     }
-    BenchResult { name: name.into(), bodies: 1, steps: n, seconds: best }
+    times.result(name, 1, n)
 }
 
 /// A 1000 kg, 1 m cube with its eight corners as contact vertices resting on `surface` at
@@ -186,7 +208,7 @@ fn lander_case(
     use tumble_dynamics::{Uniform, rotating::TargetSpin};
     use tumble_math::{Mat3, UnitQuat};
     let inertia = Mat3::identity() * (1000.0 / 6.0);
-    let mut best = f64::INFINITY;
+    let mut times = Repeats::default();
     for _ in 0..3 {
         let mut sys = LanderSystem {
             mass: 1000.0,
@@ -229,10 +251,10 @@ fn lander_case(
         };
         let start = Instant::now();
         let run = simulate(&mut sys, y0, &settings, &mut |_| {});
-        best = best.min(start.elapsed().as_secs_f64());
+        times.push(start.elapsed().as_secs_f64());
         std::hint::black_box(run.final_state);
     }
-    BenchResult { name: name.into(), bodies: 1, steps: n, seconds: best }
+    times.result(name, 1, n)
 }
 
 /// The cube on a plane in Phobos-like gravity.
@@ -334,41 +356,34 @@ fn membrane_cases(n: u64, z: f64) -> [BenchResult; 2] {
     pts.extend(mesh.vertices.iter().map(|r| motion.p_MB + R * r).filter(|x| x.z < 0.0));
     let (mut hb, mut out) = (HullBuilder::default(), ConvexHull::default());
     let mut ws = MembraneWorkspace::default();
-    let mut best = [f64::INFINITY; 2];
+    let (mut hull, mut evaluate) = (Repeats::default(), Repeats::default());
     for _ in 0..5 {
         let t = std::time::Instant::now();
         for _ in 0..n {
             hb.build(std::hint::black_box(&pts), &mut out).expect("hull");
         }
-        best[0] = best[0].min(t.elapsed().as_secs_f64());
+        hull.push(t.elapsed().as_secs_f64());
         let t = std::time::Instant::now();
         for _ in 0..n {
             std::hint::black_box(m.evaluate(std::hint::black_box(&motion), &mut ws));
         }
-        best[1] = best[1].min(t.elapsed().as_secs_f64());
+        evaluate.push(t.elapsed().as_secs_f64());
     }
     let name = |s: &str| format!("{s} ({} points below)", pts.len() - 6);
-    [
-        BenchResult { name: name("membrane_hull"), bodies: 1, steps: n, seconds: best[0] },
-        BenchResult { name: name("membrane_evaluate"), bodies: 1, steps: n, seconds: best[1] },
-    ]
+    [hull.result(name("membrane_hull"), 1, n), evaluate.result(name("membrane_evaluate"), 1, n)]
 }
 
 /// The bundled asteroid capture (`scenarios/membrane/asteroid_capture.toml`: 1992-face pear,
 /// spacecraft of three bodies, RK4 at 0.1 s, 300 s with contact from 10 s), whole runs timed:
 /// steps per second times 0.1 s is the real-time factor.
 fn asteroid_capture(repeats: usize) -> BenchResult {
-    let text = include_str!("../../../scenarios/membrane/asteroid_capture.toml");
+    let text = include_str!("../../../../scenarios/membrane/asteroid_capture.toml");
     let path = std::path::Path::new("scenarios/membrane/asteroid_capture.toml");
     let sc = crate::Scenario::from_text(path, text.to_string(), &[]).expect("bundled scenario");
     let m = crate::membrane_capture::MembraneCapture::build(&sc).expect("bundled scenario");
-    let seconds = (0..repeats).map(|_| m.run().wall_s).fold(f64::INFINITY, f64::min);
-    BenchResult {
-        name: "asteroid_capture_rk4_0.1s".into(),
-        bodies: 4,
-        steps: (m.duration / m.dt).round() as u64,
-        seconds,
-    }
+    let mut times = Repeats::default();
+    (0..repeats).for_each(|_| times.push(m.run().wall_s));
+    times.result("asteroid_capture_rk4_0.1s", 4, (m.duration / m.dt).round() as u64)
 }
 
 /// Runs the standard cases. `scale` multiplies the step counts (1.0: about a second in all).
