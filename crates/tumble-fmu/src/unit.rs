@@ -247,6 +247,8 @@ impl Unit {
         if !(h.is_finite() && h > 0.0) {
             return Err(format!("communication step {h}: must be positive and finite"));
         }
+        // Importers accumulate t = t0 + Σh or compute n·h: the two differ by rounding, a few
+        // ulp of t per step, far below 1e-9 of t or of the step.
         let tolerance = 1e-9 * t.abs().max(h);
         if !t.is_finite() || (t - self.time).abs() > tolerance {
             return Err(format!("doStep at t = {t} s: the unit is at t = {} s", self.time));

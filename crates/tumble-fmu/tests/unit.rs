@@ -113,3 +113,41 @@ fn the_description_and_token_follow_the_scenario() {
     let moved = probe_cone(&[("mechanism.bodies.0.position", "[0.1, 0.05, 1.5]")]);
     assert_ne!(scenario_token(&moved.text, &files), token);
 }
+
+/// Every bundled mechanism of free and fixed bodies (one or several free bodies, several pairs)
+/// becomes a unit whose outputs at the start are its own engine's, bit for bit, and whose
+/// inputs are 13 per free body; the others are refused by name.
+#[test]
+fn every_bundled_mechanism_is_a_unit_or_refused_by_name() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact");
+    let mut made = 0;
+    for entry in std::fs::read_dir(&dir).expect("scenarios") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let sc = Scenario::load(&path, &[]).expect("bundled");
+        let m = Mechanism::build(&sc).expect("builds");
+        let mut unit = match Unit::new(&sc) {
+            Ok(u) => u,
+            Err(e) => {
+                assert!(m.arm.is_some() || m.snare.is_some(), "{}: {e}", path.display());
+                assert!(e.contains("free and fixed bodies only"), "{e}");
+                continue;
+            }
+        };
+        let free = m.bodies.iter().filter(|b| b.body.is_some()).count();
+        let inputs = unit.variables().iter().filter(|v| v.causality == "input").count();
+        assert_eq!(inputs, 13 * free, "{}", path.display());
+        let mut engine = m.engine().expect("engine");
+        engine.evaluate();
+        for (b, body) in m.bodies.iter().enumerate() {
+            let got = wrench(&mut unit, &body.name);
+            let s = engine.body(b, 0);
+            let own = [s.force.x, s.force.y, s.force.z, s.torque.x, s.torque.y, s.torque.z];
+            assert_eq!(got.map(f64::to_bits), own.map(f64::to_bits), "{}: {}", path.display(), body.name);
+        }
+        made += 1;
+    }
+    assert!(made >= 4, "drawer, peg_in_hole, probe_cone, tripod");
+}
