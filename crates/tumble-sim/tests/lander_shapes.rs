@@ -2,13 +2,14 @@
 //! on every shape"): terrain, reaction wheel, contact, settling and the aimed hop unchanged; the
 //! target's shape, density and spin swapped; released 50 m above two sites of each body, with
 //! its aim on the surface 40 m from the release site. Each run must end settled after its hop,
-//! its energy budget within the guard's limit.
+//! the hop landing where its estimate said (a saturated hop's estimate is where the limited hop
+//! goes), its energy budget within the guard's limit.
 //!
-//! Ten runs of up to 20,000 simulated seconds, about 15 min on two cores in a debug build, so
-//! the matrix is left out of `cargo test` and run by name:
-//! `cargo test --release -p tumble-sim --test lander_shapes -- --ignored`. Skipped without
-//! `../shared/data`. Six of the ten settle today; docs/lander.md ("The hopper on every shape")
-//! has each run's figures and what keeps the other four from settling.
+//! Ten runs of up to 100,000 simulated seconds, about 5 min on two cores in a release build,
+//! so the matrix is left out of `cargo test` and run by name:
+//! `cargo test --release -p tumble-sim --test lander_shapes -- --ignored --nocapture` (it
+//! prints docs/lander.md's table; `LANDER_SHAPES=eros` runs one shape). Skipped without
+//! `../shared/data`.
 
 use std::path::Path;
 use tumble_geometry::sdf::radial_extent;
@@ -27,6 +28,11 @@ const SHAPES: [(&str, &str, f64, f64); 5] = [
     ("steins_cosmographia.obj", "km", 1800.0, 2.8853e-4),
 ];
 
+/// Longest run, s: released 50 m up, a hopper on 67P falls for 800 s, then may bounce down its
+/// slopes for hours before it first rests (the (20°, 30°) run: 17,000 s at 0.1 m/s, 0.02 J of
+/// height turned into bounces), and the hop's flight and bounces take as long again.
+const DURATION: f64 = 100_000.0;
+
 /// Sites, latitude and longitude in the shape's coordinates about its centre of mass, deg.
 const SITES: [(f64, f64); 2] = [(20.0, 30.0), (-40.0, 150.0)];
 
@@ -42,7 +48,7 @@ fn scenario(file: &Path, shape: (&str, &str, f64, f64), position: Vec3, aim: Vec
     let mut out = Vec::new();
     for line in text.lines() {
         let line = match line {
-            l if l.starts_with("duration =") => "duration = 20000.0".to_string(),
+            l if l.starts_with("duration =") => format!("duration = {DURATION:?}"),
             l if l.starts_with("density =") => format!("density = {:?}", shape.2),
             l if l.starts_with("spin_rate =") => format!("spin_rate = {:?}", shape.3),
             l if l.starts_with("position =") => format!("position = {}", v(position)),
@@ -89,7 +95,13 @@ fn the_bundled_hopper_settles_on_every_shipped_shape() {
     }
     let dir = std::env::temp_dir().join("tumble_lander_shapes");
     std::fs::create_dir_all(&dir).expect("dir");
-    let cases: Vec<_> = SHAPES.iter().flat_map(|s| SITES.iter().map(move |p| (*s, *p))).collect();
+    // `LANDER_SHAPES=eros` runs the cases whose shape file starts with that name only.
+    let only = std::env::var("LANDER_SHAPES").unwrap_or_default();
+    let cases: Vec<_> = SHAPES
+        .iter()
+        .filter(|s| s.0.starts_with(only.as_str()))
+        .flat_map(|s| SITES.iter().map(move |p| (*s, *p)))
+        .collect();
     let results: Vec<(String, LanderRun)> = std::thread::scope(|s| {
         let dir = &dir;
         let mut out = Vec::new();
@@ -101,19 +113,36 @@ fn the_bundled_hopper_settles_on_every_shipped_shape() {
     });
     let mut failures = Vec::new();
     for (name, r) in &results {
-        let hop = r.hops.first();
+        let Some(hop) = r.hops.first() else {
+            failures.push(format!("{name}: {} at {:.0} s without a hop", r.outcome.name(), r.final_time));
+            continue;
+        };
+        // The hop's flight as predicted (from where it fired) and its miss of the prediction.
+        let range = hop.predicted.map(|p| (p - hop.start).norm());
+        let miss = hop.predicted.zip(hop.landing).map(|(p, l)| (l - p).norm());
+        let from_aim = hop.aim.zip(hop.landing).map(|(a, l)| (l - a).norm());
         eprintln!(
-            "{name}: {} at {:.0} s, hop at {:?} s, landed {:?}, balance {:.2e} J, flight error {:.2e} J/h",
+            "| {name} | {} {:.0} s | {:.0} s | {} | {:.1?} m | {:.2?} m | {:.1?} m | {:.1e} J | {:.1e} J/h |",
             r.outcome.name(),
             r.final_time,
-            hop.map(|h| h.time),
-            hop.and_then(|h| h.landing.map(|l| (l - h.aim.unwrap_or(l)).norm())),
+            hop.time,
+            if hop.saturated { "saturated" } else { "within limits" },
+            range,
+            miss,
+            from_aim,
             r.max_balance_error,
             r.flight_error / r.flight_time.max(1e-9) * 3600.0
         );
-        if !(matches!(r.outcome, LanderOutcome::Settled(_)) && hop.is_some_and(|h| h.landing.is_some())) {
+        if let LanderOutcome::Failed(d) = &r.outcome {
+            eprintln!("  {}: {}", d.what, d.likely_cause);
+        }
+        // Settled after a hop that landed where its estimate said: within a fifth of the
+        // predicted flight or 2 m (the estimate leaves out the terrain between launch and
+        // landing, and the flight of a spinning body's first strikes).
+        let landed_as_predicted = range.zip(miss).is_some_and(|(d, m)| m <= (0.2 * d).max(2.0));
+        if !(matches!(r.outcome, LanderOutcome::Settled(_)) && landed_as_predicted) {
             failures.push(name.clone());
         }
     }
-    assert!(failures.is_empty(), "not settled after a hop: {failures:?}");
+    assert!(failures.is_empty(), "not settled after a hop landing where predicted: {failures:?}");
 }

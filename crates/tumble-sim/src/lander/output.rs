@@ -48,6 +48,7 @@ pub fn summary(model: &LanderModel, run: &LanderRun) -> Value {
             "impulse_body_Nms": h.impulse.as_slice(),
             "aim_m": h.aim.map(|a| a.as_slice().to_vec()),
             "predicted_landing_m": h.predicted.map(|a| a.as_slice().to_vec()),
+            "predicted_miss_m": h.aim.zip(h.predicted).map(|(a, p)| (p - a).norm()),
             "landing_m": h.landing.map(|a| a.as_slice().to_vec()),
             "rest_m": h.rest.map(|a| a.as_slice().to_vec()),
             "saturated": h.saturated,

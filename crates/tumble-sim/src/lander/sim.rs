@@ -190,17 +190,22 @@ impl LanderRun {
     }
 }
 
-/// The diagnosis of a run whose state stopped being finite at `t` (s) with step `dt` (s).
-pub fn not_finite(t: f64, dt: f64) -> Diagnosis {
-    Diagnosis::new(
-        t,
-        "the state stopped being finite",
-        format!("the time step {dt} s is likely too large for the contact stiffness"),
+/// What a run that was not measured (a GPU campaign's) says of its cause: the step `dt` (s)
+/// or the model, and how to measure it.
+fn unmeasured(dt: f64) -> String {
+    format!(
+        "not measured on this path: the time step (simulation.dt = {dt} s) or the model or input; run it alone on the CPU (`tumble mc <scenario> --run <index>`), whose guard replays the failing steps and names the cause"
     )
 }
 
+/// The diagnosis of a run whose state stopped being finite at `t` (s) with step `dt` (s), where
+/// nothing measured the cause (a GPU run; the CPU's guard measures it).
+pub fn not_finite(t: f64, dt: f64) -> Diagnosis {
+    Diagnosis::new(t, "the state stopped being finite", unmeasured(dt))
+}
+
 /// The diagnosis of a run stopped at `t` (s) because its energy grew by `err` (J) beyond
-/// `tolerance` (J), with step `dt` (s).
+/// `tolerance` (J), with step `dt` (s), where nothing measured the cause (a GPU run).
 pub fn energy_grew(err: f64, tolerance: f64, t: f64, dt: f64) -> Diagnosis {
     Diagnosis::new(
         t,
@@ -209,7 +214,7 @@ pub fn energy_grew(err: f64, tolerance: f64, t: f64, dt: f64) -> Diagnosis {
         } else {
             "the energy budget stopped being finite".to_string()
         },
-        format!("the time step {dt} s is too large for the contact stiffness or the regularisation tolerances"),
+        unmeasured(dt),
     )
 }
 
@@ -565,7 +570,7 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
     }
 
     fn diagnose(&self, failure: &GuardFailure) -> Diagnosis {
-        let (t, dt) = (self.time(), self.settings.dt);
+        let t = self.time();
         // RK4 turns a spinning body accurately only while the rate times the step is well
         // below 1 rad (its quaternion error per step grows as (ωh)⁵); past ~2.8 rad it is unstable.
         let y = &self.recorded.0;
@@ -578,9 +583,9 @@ impl<S: DerefMut<Target = LanderSystem>> Simulation for LanderSim<S> {
                 self.settings.flight_steps
             )
         });
-        let blown = |what: String| {
-            let d = not_finite(t, dt);
-            Diagnosis { what, likely_cause: spin.clone().unwrap_or(d.likely_cause), ..d }
+        let blown = |what: String| match &spin {
+            Some(cause) => Diagnosis::new(t, what, cause.clone()),
+            None => self.blow_up(what),
         };
         match failure {
             GuardFailure::NonFinite { .. } => blown("the state stopped being finite".into()),

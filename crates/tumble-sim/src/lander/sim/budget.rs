@@ -6,7 +6,9 @@ use super::LanderSim;
 use crate::lander::system::{LanderSystem, STATE_LEN, Snapshot, WORK};
 use crate::pipeline::{Diagnosis, Simulation};
 use std::ops::DerefMut;
+use crate::pipeline::{ABSURD, MAX_SPEED, body_speed};
 use tumble_dynamics::{Integrator, Method, OdeSystem};
+use tumble_math::Vec3;
 
 /// Steps between the checkpoints a replay starts from: a trip is replayed over the last 256 to
 /// 512 steps.
@@ -134,6 +136,9 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         let mut y = from.y;
         let mut t = from.k as f64 * self.settings.dt;
         for _ in 0..n * sub as u64 {
+            if !(y.iter().all(|x| x.abs() <= ABSURD) && body_speed(&y) <= MAX_SPEED) {
+                return f64::NAN;
+            }
             if sys.snapshot(&y).normal.time_to_contact < h {
                 let hs = h / super::TOUCHDOWN_SUBSTEPS as f64;
                 for _ in 0..super::TOUCHDOWN_SUBSTEPS {
@@ -149,6 +154,46 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         budget(&y) - budget(&from.y)
     }
 
+    /// [`Self::replay`], NaN where the state stops being sound on the way (not finite, past
+    /// [`ABSURD`], faster than light) or the budget's growth passes `limit` (J).
+    fn replay_sound(&self, from: &Checkpoint, n: u64, sub: u32, limit: f64) -> f64 {
+        let g = self.replay(from, n, sub);
+        if g.is_finite() && g.abs() <= limit { g } else { f64::NAN }
+    }
+
+    /// The diagnosis of a state that stopped being sound (`what` the guard saw), measured as
+    /// an energy trip is: the steps since the older checkpoint replayed at `dt/4`, `dt/16`, …
+    /// `dt/256`. A replay that stays sound names the step that did; one that blows up at every
+    /// step names the model or the input, with the acceleration at the last sound state.
+    pub(super) fn blow_up(&self, what: String) -> Diagnosis {
+        let (t, dt) = (self.time(), self.settings.dt);
+        let from = self.budget.ckpt[0];
+        let n = self.k - from.k;
+        let window = format!("{n} step{} from {:.4} s", if n == 1 { "" } else { "s" }, from.k as f64 * dt);
+        let limit = self.limit();
+        for j in 1..REFINE {
+            let sub = 1u32 << (2 * j);
+            let g = self.replay_sound(&from, n, sub, limit);
+            if g.is_finite() {
+                let h = dt / sub as f64;
+                let cause = format!(
+                    "the time step, measured: the same {window} replayed at dt/{sub} = {h:.3e} s stay sound (the budget moves by {g:.3e} J, limit {limit:.3e} J); lower simulation.dt to {h:.3e} s or less"
+                );
+                return Diagnosis::new(t, what, cause);
+            }
+        }
+        let (y, t_sound) = self.recorded;
+        let s = self.obs.sys.snapshot(&y);
+        let a = Vec3::new(s.rates[3], s.rates[4], s.rates[5]).norm();
+        let contact = s.normal.force.norm() / self.obs.sys.mass;
+        let h = dt / (1u32 << (2 * (REFINE - 1))) as f64;
+        let cause = format!(
+            "not the time step: the same {window} replayed down to dt/{} = {h:.3e} s blow up too, so the model or the input drives it: at the last sound state ({t_sound:.4} s) the acceleration is {a:.3e} m/s², {contact:.3e} m/s² of it from contact and the rest from gravity and the frame",
+            1u32 << (2 * (REFINE - 1))
+        );
+        Diagnosis::new(t, what, cause)
+    }
+
     /// The diagnosis of an energy trip (`growth` past `limit`, J): the steps since the older
     /// checkpoint replayed at `dt`, `dt/4`, `dt/16`, … until two replays in a row stay finite.
     /// An error that shrinks with the step is the step's; one that does not is the model's or
@@ -156,7 +201,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
     pub(super) fn energy_trip(&self, growth: f64, limit: f64) -> Diagnosis {
         let (t, dt) = (self.time(), self.settings.dt);
         if !growth.is_finite() {
-            return super::not_finite(t, dt);
+            return self.blow_up("the energy budget stopped being finite".into());
         }
         let from = self.budget.ckpt[0];
         let n = self.k - from.k;
