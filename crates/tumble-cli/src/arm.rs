@@ -5,7 +5,7 @@ use clap::Subcommand;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
-use tumble_dynamics::multibody::{Joint, Multibody};
+use tumble_dynamics::multibody::{Joint, Multibody, Workspace};
 use tumble_math::Vec3;
 use tumble_math::nalgebra::{DMatrix, DVector};
 
@@ -189,9 +189,24 @@ fn bench(file: &Path, calls: usize) -> Result<(), String> {
         }
         best * 1e6 / calls as f64
     };
-    let aba = time(&|x| mb.forward_dynamics(&x[0], &x[1], &x[2], &[])[0]);
-    let rnea = time(&|x| mb.inverse_dynamics(&x[0], &x[1], &x[2], &[])[0]);
-    let crba = time(&|x| mb.mass_matrix(&x[0])[(0, 0)]);
+    // One working memory and output per algorithm, as Pinocchio's `Data`: the calls allocate
+    // nothing.
+    let ws = std::cell::RefCell::new((Workspace::default(), vec![0.0; n], DMatrix::zeros(n, n)));
+    let aba = time(&|x| {
+        let (w, out, _) = &mut *ws.borrow_mut();
+        mb.forward_dynamics_into(&x[0], &x[1], &x[2], &[], w, out);
+        out[0]
+    });
+    let rnea = time(&|x| {
+        let (w, out, _) = &mut *ws.borrow_mut();
+        mb.inverse_dynamics_into(&x[0], &x[1], &x[2], &[], w, out);
+        out[0]
+    });
+    let crba = time(&|x| {
+        let (w, _, h) = &mut *ws.borrow_mut();
+        mb.mass_matrix_into(&x[0], w, h);
+        h[(0, 0)]
+    });
     say!("{}: {n} degrees of freedom, best of 5 × {calls} calls, one core", model.name);
     say!("  forward dynamics (ABA)   {aba:8.3} µs/call");
     say!("  inverse dynamics (RNEA)  {rnea:8.3} µs/call");

@@ -66,9 +66,7 @@ impl Joint {
     /// frame at `q`.
     pub fn pose(&self, q: &[f64]) -> (Mat3, Vec3) {
         match self {
-            Joint::Revolute(a) => {
-                (UnitQuat::from_scaled_axis(a * q[0]).to_rotation_matrix().into_inner(), Vec3::zeros())
-            }
+            Joint::Revolute(a) => (rodrigues(a, q[0]), Vec3::zeros()),
             Joint::Prismatic(a) => (Mat3::identity(), a * q[0]),
             Joint::Spherical => (quat(&q[0..4]).to_rotation_matrix().into_inner(), Vec3::zeros()),
             Joint::Free => (quat(&q[3..7]).to_rotation_matrix().into_inner(), Vec3::new(q[0], q[1], q[2])),
@@ -122,4 +120,28 @@ fn quat(q: &[f64]) -> UnitQuat {
 
 fn put_quat(out: &mut [f64], q: &Quat) {
     out[0..4].copy_from_slice(&[q.w, q.i, q.j, q.k]);
+}
+
+/// The rotation by `θ |a|` about `a` (Rodrigues): `c 1 + (1 − c) u uᵀ + s [u×]`, `u = a/|a|`,
+/// `(s, c)` of the angle; the identity for a zero axis.
+fn rodrigues(a: &Vec3, theta: f64) -> Mat3 {
+    let n = a.norm();
+    if n == 0.0 {
+        return Mat3::identity();
+    }
+    let u = a / n;
+    let (s, c) = (theta * n).sin_cos();
+    let k = 1.0 - c;
+    let (x, y, z) = (u.x, u.y, u.z);
+    Mat3::new(
+        c + k * x * x,
+        k * x * y - s * z,
+        k * x * z + s * y,
+        k * x * y + s * z,
+        c + k * y * y,
+        k * y * z - s * x,
+        k * x * z - s * y,
+        k * y * z + s * x,
+        c + k * z * z,
+    )
 }

@@ -17,9 +17,9 @@ pub mod urdf;
 
 pub use joint::Joint;
 
-use spatial::{SMat, SVec, cross_force, cross_motion, inertia, join, parts, plucker};
+use spatial::{RigidInertia, SMat, SVec, Transform, cross_force, cross_motion, join, parts};
 use tumble_geometry::mesh::MAX_COORDINATE;
-use tumble_math::nalgebra::{DMatrix, DVector, DVectorView, Matrix6xX};
+use tumble_math::nalgebra::{DMatrix, DVector, Matrix6xX};
 use tumble_math::{Mat3, Vec3};
 
 /// Heaviest link, kg (an asteroid's mass; more would overflow the dynamics' products).
@@ -55,7 +55,38 @@ pub struct Multibody {
     q_at: Vec<usize>,
     v_at: Vec<usize>,
     s: Vec<Matrix6xX<f64>>,
+    /// The motion subspace of one-degree-of-freedom joints as a spatial vector (zero for
+    /// the others).
+    s1: Vec<SVec>,
+    /// Link inertias, link frames: their ten parameters and their 6×6 matrices.
+    ri: Vec<RigidInertia>,
+    /// Revolute joints' `R_T R_J(θ)`, precomputed (`None` for other joints).
+    turns: Vec<Option<Turn>>,
     i: Vec<SMat>,
+}
+
+/// A revolute joint's rotation composed with its placement, `R_T R_J(θ)`, as
+/// `c A + s B + C` with `A = R_T (1 − u uᵀ)`, `B = R_T [u×]`, `C = R_T u uᵀ` (`u = a/|a|`,
+/// `s, c` of the angle `θ |a|`): the call is left with a sine, a cosine and three scaled sums.
+#[derive(Clone, Copy, Debug)]
+struct Turn([Mat3; 3], f64);
+
+impl Turn {
+    fn new(a: &Vec3, rt: &Mat3) -> Option<Self> {
+        let n = a.norm();
+        (n > 0.0).then(|| {
+            let u = a / n;
+            let uu = u * u.transpose();
+            Turn([rt - rt * uu, rt * tumble_math::skew(&u), rt * uu], n)
+        })
+    }
+
+    /// `R_T R_J(θ)`.
+    fn at(&self, theta: f64) -> Mat3 {
+        let Turn([a, b, c], n) = self;
+        let (s, cs) = (theta * n).sin_cos();
+        a * cs + b * s + c
+    }
 }
 
 /// Why a model cannot be built.
@@ -74,18 +105,24 @@ pub enum MultibodyError {
 #[derive(Clone, Debug, Default)]
 pub struct Kinematics {
     /// Motion transform from the parent's frame (the world for roots) to each link's.
-    pub x_up: Vec<SMat>,
+    pub x_up: Vec<Transform>,
     /// Spatial velocity of each link, link coordinates.
     pub v: Vec<SVec>,
     /// Rotation (link axes into world axes) and position of each link frame in the world.
     pub pose: Vec<(Mat3, Vec3)>,
 }
 
-/// Working memory of the articulated-body algorithm (the data half of MuJoCo's model/data
-/// split): [`Multibody::forward_dynamics_in`] sizes it on first use and reuses it, so a step
+/// Working memory of the dynamics algorithms (the data half of MuJoCo's model/data split, or
+/// Pinocchio's `Data`): the `_into` and `_in` methods size it on first use and reuse it, so a
 /// loop that keeps one allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
+    /// Kinematics of the last state the `_into` methods took.
+    kin: Kinematics,
+    /// Composite inertias (mass matrix).
+    ic: Vec<RigidInertia>,
+    /// Joint wrenches (inverse dynamics).
+    f: Vec<SVec>,
     /// Articulated inertias.
     ia: Vec<SMat>,
     /// Articulated bias forces.
@@ -134,11 +171,20 @@ impl Multibody {
         q_at.push(nq);
         v_at.push(nv);
         let s: Vec<Matrix6xX<f64>> = links.iter().map(|l| l.joint.subspace()).collect();
+        let s1 = s.iter().map(|s| if s.ncols() == 1 { s.column(0).into_owned() } else { SVec::zeros() }).collect();
         // The articulated-body pass relies on multi-degree-of-freedom joints selecting the first
         // coordinates (`S = [I; 0]`), as the ball and free joints do.
         debug_assert!(s.iter().filter(|s| s.ncols() > 1).all(|s| *s == Matrix6xX::identity(s.ncols())));
-        let i = links.iter().map(|l| inertia(l.mass, &l.com, &l.inertia)).collect();
-        Ok(Self { links, gravity, q_at, v_at, s, i })
+        let ri: Vec<RigidInertia> = links.iter().map(|l| RigidInertia::new(l.mass, &l.com, &l.inertia)).collect();
+        let i = ri.iter().map(|r| r.matrix()).collect();
+        let turns = links
+            .iter()
+            .map(|l| match l.joint {
+                Joint::Revolute(a) => Turn::new(&a, &l.parent_to_joint.0),
+                _ => None,
+            })
+            .collect();
+        Ok(Self { links, gravity, q_at, v_at, s, s1, ri, turns, i })
     }
 
     /// Position coordinates.
@@ -196,21 +242,54 @@ impl Multibody {
         &q[self.q_at[k]..self.q_at[k + 1]]
     }
 
-    /// `S v` of link `k`'s joint.
+    /// `S v` of link `k`'s joint (multi-degree-of-freedom joints select the first
+    /// coordinates, `S = [I; 0]`).
     fn joint_motion(&self, k: usize, v: &[f64]) -> SVec {
         match self.s[k].ncols() {
             0 => SVec::zeros(),
-            1 => self.s[k].column(0) * v[self.v_at[k]],
-            n => &self.s[k] * DVectorView::from_slice(&v[self.v_at[k]..self.v_at[k + 1]], n),
+            1 => self.s1[k] * v[self.v_at[k]],
+            n => {
+                let mut m = SVec::zeros();
+                m.as_mut_slice()[..n].copy_from_slice(&v[self.v_at[k]..self.v_at[k + 1]]);
+                m
+            }
         }
     }
 
-    /// The motion transform from link `k`'s parent to the link, `X_J X_T`, for the joint
-    /// pose `(rj, pj)`: composed as rotations and offsets (`X(E₁, r₁) X(E₂, r₂) =
-    /// X(E₁E₂, r₂ + E₂ᵀr₁)`) rather than as a 6×6 product.
-    fn joint_transform(&self, k: usize, rj: &Mat3, pj: &Vec3) -> SMat {
+    /// `S_k[:, d]·f`: column `d` of link `k`'s motion subspace against a force.
+    fn subspace_dot(&self, k: usize, d: usize, f: &SVec) -> f64 {
+        if self.s[k].ncols() == 1 { self.s1[k].dot(f) } else { f[d] }
+    }
+
+    /// Link `k`'s frame in its parent's at `q`: the rotation `R_T R_J` (link axes into parent
+    /// axes) and the origin `p_T + R_T p_J`; a revolute joint's from its precomputed terms.
+    fn placed(&self, k: usize, q: &[f64]) -> (Mat3, Vec3) {
         let (rt, pt) = &self.links[k].parent_to_joint;
-        plucker(&(rt * rj).transpose(), &(pt + rt * pj))
+        if let Some(turn) = &self.turns[k] {
+            return (turn.at(q[self.q_at[k]]), *pt);
+        }
+        let (rj, pj) = self.links[k].joint.pose(self.qs(k, q));
+        (rt * rj, pt + rt * pj)
+    }
+
+    /// The motion transform from link `k`'s parent to the link, `X_J X_T`, at `q`: kept as
+    /// rotation and offset (`X(E₁, r₁) X(E₂, r₂) = X(E₁E₂, r₂ + E₂ᵀr₁)`), not a 6×6 matrix.
+    fn joint_transform(&self, k: usize, q: &[f64]) -> Transform {
+        let (r, p) = self.placed(k, q);
+        Transform { rot: r.transpose(), pos: p }
+    }
+
+    /// The transforms and spatial velocities of every link (no world poses): what the
+    /// dynamics need.
+    fn local_kinematics(&self, q: &[f64], v: &[f64], x_up: &mut Vec<Transform>, vel: &mut Vec<SVec>) {
+        x_up.clear();
+        vel.clear();
+        for (k, l) in self.links.iter().enumerate() {
+            let x = self.joint_transform(k, q);
+            let vp = l.parent.map_or(SVec::zeros(), |p| vel[p]);
+            vel.push(x.motion(&vp) + self.joint_motion(k, v));
+            x_up.push(x);
+        }
     }
 
     /// Forward kinematics: transforms, velocities and world poses.
@@ -228,16 +307,15 @@ impl Multibody {
         vel.clear();
         pose.clear();
         for (k, l) in self.links.iter().enumerate() {
-            let (rj, pj) = l.joint.pose(self.qs(k, q));
-            let x = self.joint_transform(k, &rj, &pj);
+            let (r, p) = self.placed(k, q);
+            let x = Transform { rot: r.transpose(), pos: p };
             let vj = self.joint_motion(k, v);
             let (vp, (rp, pp)) = match l.parent {
                 Some(p) => (vel[p], pose[p]),
                 None => (SVec::zeros(), (Mat3::identity(), Vec3::zeros())),
             };
-            vel.push(x * vp + vj);
-            let (rt, pt) = l.parent_to_joint;
-            pose.push((rp * rt * rj, pp + rp * (pt + rt * pj)));
+            vel.push(x.motion(&vp) + vj);
+            pose.push((rp * r, pp + rp * p));
             x_up.push(x);
         }
     }
@@ -246,16 +324,30 @@ impl Multibody {
     /// accelerations `a` (nv) at `(q, v)` under gravity and the external wrenches `f_ext`
     /// (per link, link coordinates, about the link origin; empty for none).
     pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> DVector<f64> {
-        let f = self.joint_wrenches(q, v, a, f_ext);
         let mut tau = DVector::zeros(self.nv());
-        for (i, fi) in f.iter().enumerate() {
-            match self.s[i].ncols() {
-                0 => {}
-                1 => tau[self.v_at[i]] = self.s[i].column(0).dot(fi),
-                n => tau.rows_mut(self.v_at[i], n).copy_from(&(self.s[i].transpose() * fi)),
+        self.inverse_dynamics_into(q, v, a, f_ext, &mut Workspace::default(), tau.as_mut_slice());
+        tau
+    }
+
+    /// [`Multibody::inverse_dynamics`] into `tau` (nv) with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn inverse_dynamics_into(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        tau: &mut [f64],
+    ) {
+        self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
+        self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
+        for (i, fi) in w.f.iter().enumerate() {
+            let vi = self.v_at[i];
+            for d in 0..self.s[i].ncols() {
+                tau[vi + d] = self.subspace_dot(i, d, fi);
             }
         }
-        tau
     }
 
     /// The spatial force each joint transmits from the parent (or the world) to its link, in
@@ -263,84 +355,101 @@ impl Multibody {
     /// `a`: the joint reaction wrench, whose components outside the motion subspace are the
     /// constraint loads (e.g. a solar-array drive's bending moments).
     pub fn joint_wrenches(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> Vec<SVec> {
-        let k = self.kinematics(q, v);
-        let n = self.links.len();
-        let mut acc: Vec<SVec> = Vec::with_capacity(n);
-        let mut f: Vec<SVec> = Vec::with_capacity(n);
+        let mut w = Workspace::default();
+        self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
+        self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
+        w.f
+    }
+
+    /// The recursive Newton–Euler passes from the kinematics `k`: link accelerations into
+    /// `acc`, joint wrenches into `f`.
+    fn wrenches(&self, k: &Kinematics, v: &[f64], a: &[f64], f_ext: &[SVec], acc: &mut Vec<SVec>, f: &mut Vec<SVec>) {
+        acc.clear();
+        f.clear();
         let a0 = join(&Vec3::zeros(), &(-self.gravity));
         for (i, l) in self.links.iter().enumerate() {
             let ap = l.parent.map_or(a0, |p| acc[p]);
             let vj = self.joint_motion(i, v);
-            let ai = k.x_up[i] * ap + self.joint_motion(i, a) + cross_motion(&k.v[i], &vj);
-            let mut fi = self.i[i] * ai + cross_force(&k.v[i], &(self.i[i] * k.v[i]));
+            let ai = k.x_up[i].motion(&ap) + self.joint_motion(i, a) + cross_motion(&k.v[i], &vj);
+            let mut fi = self.ri[i].mul(&ai) + cross_force(&k.v[i], &self.ri[i].mul(&k.v[i]));
             if let Some(e) = f_ext.get(i) {
                 fi -= e;
             }
             acc.push(ai);
             f.push(fi);
         }
-        for i in (0..n).rev() {
+        for i in (0..self.links.len()).rev() {
             if let Some(p) = self.links[i].parent {
-                let fp = k.x_up[i].transpose() * f[i];
+                let fp = k.x_up[i].force_back(&f[i]);
                 f[p] += fp;
             }
         }
-        f
     }
 
     /// The joint-space mass matrix (composite rigid body algorithm), symmetric positive
     /// definite.
     pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
-        let x_up: Vec<SMat> = (0..self.links.len())
-            .map(|k| {
-                let (rj, pj) = self.links[k].joint.pose(self.qs(k, q));
-                self.joint_transform(k, &rj, &pj)
-            })
-            .collect();
-        let n = self.links.len();
-        let mut ic = self.i.clone();
+        let mut h = DMatrix::zeros(self.nv(), self.nv());
+        self.mass_matrix_into(q, &mut Workspace::default(), &mut h);
+        h
+    }
+
+    /// [`Multibody::mass_matrix`] into `h` (resized to nv × nv if it is not) with the working
+    /// memory `w`: no allocation once `w` and `h` have served this model.
+    ///
+    /// Computed in world axes (as Pinocchio's CRBA): each link's inertia is carried once to the
+    /// world ([`RigidInertia::back`] through its pose), the composite inertias are then plain
+    /// sums, each joint column `J = X_link→world S` is one rotation and cross product, and
+    /// `H_ji = J_jᵀ I^c_i J_i` is a dot product per ancestor column, where link coordinates
+    /// would carry every `F = I^c S` through each transform up the tree.
+    pub fn mass_matrix_into(&self, q: &[f64], w: &mut Workspace, h: &mut DMatrix<f64>) {
+        let (n, nv) = (self.links.len(), self.nv());
+        if h.shape() != (nv, nv) {
+            *h = DMatrix::zeros(nv, nv);
+        }
+        h.fill(0.0);
+        let Workspace { kin, ic, f: cols, .. } = w;
+        kin.pose.clear();
+        ic.clear();
+        cols.clear();
+        for (k, l) in self.links.iter().enumerate() {
+            let (rl, pl) = self.placed(k, q);
+            let (rp, pp) = l.parent.map_or((Mat3::identity(), Vec3::zeros()), |p| kin.pose[p]);
+            let (r, p) = (rp * rl, pp + rp * pl);
+            kin.pose.push((r, p));
+            ic.push(self.ri[k].back(&Transform { rot: r.transpose(), pos: p }));
+            // The joint's columns in world axes: [R ω; R v + p × R ω].
+            for d in 0..self.s[k].ncols() {
+                let sd = if self.s[k].ncols() == 1 { self.s1[k] } else { SVec::ith(d, 1.0) };
+                let (wd, vd) = parts(&sd);
+                let rw = r * wd;
+                cols.push(join(&rw, &(r * vd + p.cross(&rw))));
+            }
+        }
         for i in (0..n).rev() {
             if let Some(p) = self.links[i].parent {
-                let add = x_up[i].transpose() * ic[i] * x_up[i];
+                let add = ic[i];
                 ic[p] += add;
             }
         }
-        let mut h = DMatrix::zeros(self.nv(), self.nv());
         for i in 0..n {
-            let (vi, ni) = (self.v_at[i], self.s[i].ncols());
-            if ni == 1 {
-                // One degree of freedom: F = I^c S is a spatial vector.
-                let s = self.s[i].column(0).into_owned();
-                let mut f = ic[i] * s;
-                h[(vi, vi)] = s.dot(&f);
+            let vi = self.v_at[i];
+            for c in vi..self.v_at[i + 1] {
+                let f = ic[i].mul(&cols[c]);
+                for d in vi..self.v_at[i + 1] {
+                    h[(c, d)] = cols[d].dot(&f);
+                }
                 let mut j = i;
                 while let Some(p) = self.links[j].parent {
-                    f = x_up[j].transpose() * f;
                     j = p;
-                    for c in 0..self.s[j].ncols() {
-                        let hij = f.dot(&self.s[j].column(c));
-                        h[(vi, self.v_at[j] + c)] = hij;
-                        h[(self.v_at[j] + c, vi)] = hij;
+                    for d in self.v_at[j]..self.v_at[j + 1] {
+                        let hij = cols[d].dot(&f);
+                        h[(c, d)] = hij;
+                        h[(d, c)] = hij;
                     }
                 }
-                continue;
-            }
-            if ni == 0 {
-                continue;
-            }
-            let mut f = ic[i] * &self.s[i];
-            h.view_mut((vi, vi), (ni, ni)).copy_from(&(self.s[i].transpose() * &f));
-            let mut j = i;
-            while let Some(p) = self.links[j].parent {
-                f = x_up[j].transpose() * f;
-                j = p;
-                let (vj, nj) = (self.v_at[j], self.s[j].ncols());
-                let hij = f.transpose() * &self.s[j];
-                h.view_mut((vi, vj), (ni, nj)).copy_from(&hij);
-                h.view_mut((vj, vi), (nj, ni)).copy_from(&hij.transpose());
             }
         }
-        h
     }
 
     /// Forward dynamics (articulated body algorithm): accelerations (nv) at `(q, v)` under the
@@ -348,6 +457,23 @@ impl Multibody {
     /// [`Multibody::inverse_dynamics`]).
     pub fn forward_dynamics(&self, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
         self.forward_dynamics_with(&self.kinematics(q, v), v, tau, f_ext)
+    }
+
+    /// [`Multibody::forward_dynamics`] into `qdd` (nv) with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn forward_dynamics_into(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        tau: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        qdd: &mut [f64],
+    ) {
+        let mut kin = std::mem::take(&mut w.kin);
+        self.local_kinematics(q, v, &mut kin.x_up, &mut kin.v);
+        self.forward_dynamics_in(&kin, v, tau, f_ext, w, qdd);
+        w.kin = kin;
     }
 
     /// [`Multibody::forward_dynamics`] from the kinematics `k` of `(q, v)` already at hand.
@@ -369,7 +495,7 @@ impl Multibody {
         qdd: &mut [f64],
     ) {
         let n = self.links.len();
-        let Workspace { ia, pa, c, multi, scalar, acc } = w;
+        let Workspace { ia, pa, c, multi, scalar, acc, .. } = w;
         ia.clear();
         ia.extend_from_slice(&self.i);
         pa.clear();
@@ -377,7 +503,7 @@ impl Multibody {
         for i in 0..n {
             let vj = self.joint_motion(i, v);
             c.push(cross_motion(&k.v[i], &vj));
-            let mut p = cross_force(&k.v[i], &(self.i[i] * k.v[i]));
+            let mut p = cross_force(&k.v[i], &self.ri[i].mul(&k.v[i]));
             if let Some(e) = f_ext.get(i) {
                 p -= e;
             }
@@ -394,9 +520,9 @@ impl Multibody {
         for i in (0..n).rev() {
             let (ia_a, pa_a) = self.articulate(i, &ia[i], &pa[i], &c[i], tau, &mut multi[i], &mut scalar[i]);
             if let Some(p) = self.links[i].parent {
-                let x = k.x_up[i];
-                let add_i = x.transpose() * ia_a * x;
-                let add_p = x.transpose() * pa_a;
+                let x = &k.x_up[i];
+                let add_i = x.congruence(&ia_a);
+                let add_p = x.force_back(&pa_a);
                 ia[p] += add_i;
                 pa[p] += add_p;
             }
@@ -406,12 +532,12 @@ impl Multibody {
         qdd.fill(0.0);
         for i in 0..n {
             let ap = self.links[i].parent.map_or(a0, |p| acc[p]);
-            let a_pre = k.x_up[i] * ap + c[i];
+            let a_pre = k.x_up[i].motion(&ap) + c[i];
             if self.s[i].ncols() == 1 {
                 let (u, d, ui) = scalar[i];
                 let qi = (ui - u.dot(&a_pre)) / d;
                 qdd[self.v_at[i]] = qi;
-                acc.push(a_pre + self.s[i].column(0) * qi);
+                acc.push(a_pre + self.s1[i] * qi);
             } else {
                 let (u, di, ui) = &multi[i];
                 let qi = di * (ui - u.transpose() * a_pre);
@@ -438,7 +564,7 @@ impl Multibody {
     ) -> (SMat, SVec) {
         let s = &self.s[i];
         if s.ncols() == 1 {
-            let sc = s.column(0).into_owned();
+            let sc = self.s1[i];
             let u = ia * sc;
             let d = sc.dot(&u);
             let ui = tau[self.v_at[i]] - sc.dot(pa);
@@ -476,7 +602,7 @@ impl Multibody {
     /// [`Multibody::kinetic_energy`] from the kinematics `k` of `(q, v)` already at hand: no
     /// allocation, J.
     pub fn kinetic_energy_with(&self, k: &Kinematics) -> f64 {
-        (0..self.links.len()).map(|i| 0.5 * k.v[i].dot(&(self.i[i] * k.v[i]))).sum()
+        (0..self.links.len()).map(|i| 0.5 * k.v[i].dot(&self.ri[i].mul(&k.v[i]))).sum()
     }
 
     /// Gravitational potential energy `−Σ m g·p_com`, J.

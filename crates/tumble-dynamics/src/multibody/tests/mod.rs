@@ -528,3 +528,4 @@ fn an_undamped_chain_conserves_energy() {
 }
 
 mod maps;
+mod oracle;

@@ -4,9 +4,9 @@
 
 use super::LanderSim;
 use crate::lander::system::{LanderSystem, STATE_LEN, Snapshot, WORK};
+use crate::pipeline::{ABSURD, MAX_SPEED, body_speed};
 use crate::pipeline::{Diagnosis, Simulation};
 use std::ops::DerefMut;
-use crate::pipeline::{ABSURD, MAX_SPEED, body_speed};
 use tumble_dynamics::{Integrator, Method, OdeSystem};
 use tumble_math::Vec3;
 
