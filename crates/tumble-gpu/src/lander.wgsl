@@ -12,9 +12,6 @@
 // of arrays), `check` (per run: the outcome, or -1 where the driver cut a loop short),
 // `settings` (loop iterations per dispatch, the check loop's count, 1), `out` (rates).
 
-// tumble-contact's `vertex_sdf::WIDENING`: v* and ω* widen so that the friction and rolling
-// drags' rate times the step stays at or below 2 / WIDENING.
-const WIDENING: f64 = 4.0lf;
 const M_MASS: u32 = 0u;
 const M_INERTIA: u32 = 1u;      // 9, row-major
 const M_INERTIA_INV: u32 = 10u; // 9, row-major
@@ -328,7 +325,7 @@ fn evaluate(s: State) -> Eval {
         if (dt > 0.0lf) {
             let d = a11 - a22;
             let lambda = 0.5lf * (a11 + a22) + sqrt(0.25lf * (d * d) + a12 * a12);
-            v_star = max(v_star, WIDENING * mp(M_MU) * load * lambda * dt);
+            v_star = max(v_star, mp(M_MU) * load * lambda * dt);
         }
         let e = eta(speed / v_star);
         friction = e * (-mp(M_MU) * load * slip_dir) + (1.0lf - e) * stick;
@@ -345,7 +342,7 @@ fn evaluate(s: State) -> Eval {
             if (length(l_stick) > cap_r) { l_stick = l_stick * (cap_r / length(l_stick)); }
             l_stick -= w_dir * max(dot(l_stick, w_dir), 0.0lf);
             let tr = inv_w[0][0] + inv_w[1][1] + inv_w[2][2];
-            let w_star = max(mp(M_WSTAR), WIDENING * roll * load * tr * dt);
+            let w_star = max(mp(M_WSTAR), roll * load * tr * dt);
             let er = eta(spin / w_star);
             var tq = er * (-cap_r * w_dir) + (1.0lf - er) * l_stick;
             let u = w_w - mass * (inv_w * cross(r_p, proj * v));
