@@ -1,9 +1,11 @@
 //! Tests of the multibody algorithms, force elements and URDF import; the impact and capture
 //! maps in `maps`.
 
+use super::spatial::{cross_force, cross_motion, join};
 use super::*;
 use crate::integrator::{Integrator, Method, OdeSystem};
 use tumble_math::UnitQuat;
+use tumble_math::nalgebra::DVector;
 
 fn link(name: &str, parent: Option<usize>, joint: Joint, at: Vec3, mass: f64, com: Vec3, d: [f64; 3]) -> Link {
     let tilt = UnitQuat::from_scaled_axis(at * 0.7).to_rotation_matrix().into_inner();

@@ -1,0 +1,285 @@
+//! The dynamics of a [`Multibody`] (Featherstone 2008): recursive Newton–Euler inverse
+//! dynamics, the composite-rigid-body mass matrix (in world axes) and the articulated-body
+//! forward dynamics, each with an allocating form and an `_into`/`_in` form that works in a
+//! [`Workspace`] and allocates nothing once it has served the model.
+
+use super::spatial::{SMat, SVec, Transform, cross_force, cross_motion, join, parts};
+use super::{Kinematics, Multibody, Workspace};
+use tumble_math::nalgebra::{DMatrix, DVector};
+use tumble_math::{Mat3, Vec3};
+
+impl Multibody {
+    /// Inverse dynamics (recursive Newton–Euler): the joint forces `τ` (nv) that give the
+    /// accelerations `a` (nv) at `(q, v)` under gravity and the external wrenches `f_ext`
+    /// (per link, link coordinates, about the link origin; empty for none).
+    pub fn inverse_dynamics(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let mut tau = DVector::zeros(self.nv());
+        self.inverse_dynamics_into(q, v, a, f_ext, &mut Workspace::default(), tau.as_mut_slice());
+        tau
+    }
+
+    /// [`Multibody::inverse_dynamics`] into `tau` (nv) with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn inverse_dynamics_into(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        tau: &mut [f64],
+    ) {
+        self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
+        self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
+        for (i, fi) in w.f.iter().enumerate() {
+            let vi = self.v_at[i];
+            for d in 0..self.s[i].ncols() {
+                tau[vi + d] = self.subspace_dot(i, d, fi);
+            }
+        }
+    }
+
+    /// The spatial force each joint transmits from the parent (or the world) to its link, in
+    /// link coordinates about the link origin (`[moment; force]`, N·m and N), at accelerations
+    /// `a`: the joint reaction wrench, whose components outside the motion subspace are the
+    /// constraint loads (e.g. a solar-array drive's bending moments).
+    pub fn joint_wrenches(&self, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> Vec<SVec> {
+        let mut w = Workspace::default();
+        self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
+        self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
+        w.f
+    }
+
+    /// The recursive Newton–Euler passes from the kinematics `k`: link accelerations into
+    /// `acc`, joint wrenches into `f`.
+    fn wrenches(&self, k: &Kinematics, v: &[f64], a: &[f64], f_ext: &[SVec], acc: &mut Vec<SVec>, f: &mut Vec<SVec>) {
+        acc.clear();
+        f.clear();
+        let a0 = join(&Vec3::zeros(), &(-self.gravity));
+        for (i, l) in self.links.iter().enumerate() {
+            let ap = l.parent.map_or(a0, |p| acc[p]);
+            let vj = self.joint_motion(i, v);
+            let ai = k.x_up[i].motion(&ap) + self.joint_motion(i, a) + cross_motion(&k.v[i], &vj);
+            let mut fi = self.ri[i].mul(&ai) + cross_force(&k.v[i], &self.ri[i].mul(&k.v[i]));
+            if let Some(e) = f_ext.get(i) {
+                fi -= e;
+            }
+            acc.push(ai);
+            f.push(fi);
+        }
+        for i in (0..self.links.len()).rev() {
+            if let Some(p) = self.links[i].parent {
+                let fp = k.x_up[i].force_back(&f[i]);
+                f[p] += fp;
+            }
+        }
+    }
+
+    /// The joint-space mass matrix (composite rigid body algorithm), symmetric positive
+    /// definite.
+    pub fn mass_matrix(&self, q: &[f64]) -> DMatrix<f64> {
+        let mut h = DMatrix::zeros(self.nv(), self.nv());
+        self.mass_matrix_into(q, &mut Workspace::default(), &mut h);
+        h
+    }
+
+    /// [`Multibody::mass_matrix`] into `h` (resized to nv × nv if it is not) with the working
+    /// memory `w`: no allocation once `w` and `h` have served this model.
+    ///
+    /// Computed in world axes (as Pinocchio's CRBA): each link's inertia is carried once to the
+    /// world ([`super::spatial::RigidInertia::back`] through its pose), the composite inertias are then plain
+    /// sums, each joint column `J = X_link→world S` is one rotation and cross product, and
+    /// `H_ji = J_jᵀ I^c_i J_i` is a dot product per ancestor column, where link coordinates
+    /// would carry every `F = I^c S` through each transform up the tree.
+    pub fn mass_matrix_into(&self, q: &[f64], w: &mut Workspace, h: &mut DMatrix<f64>) {
+        let (n, nv) = (self.links.len(), self.nv());
+        if h.shape() != (nv, nv) {
+            *h = DMatrix::zeros(nv, nv);
+        }
+        h.fill(0.0);
+        let Workspace { kin, ic, f: cols, .. } = w;
+        kin.pose.clear();
+        ic.clear();
+        cols.clear();
+        for (k, l) in self.links.iter().enumerate() {
+            let (rl, pl) = self.placed(k, q);
+            let (rp, pp) = l.parent.map_or((Mat3::identity(), Vec3::zeros()), |p| kin.pose[p]);
+            let (r, p) = (rp * rl, pp + rp * pl);
+            kin.pose.push((r, p));
+            ic.push(self.ri[k].back(&Transform { rot: r.transpose(), pos: p }));
+            // The joint's columns in world axes: [R ω; R v + p × R ω].
+            for d in 0..self.s[k].ncols() {
+                let sd = if self.s[k].ncols() == 1 { self.s1[k] } else { SVec::ith(d, 1.0) };
+                let (wd, vd) = parts(&sd);
+                let rw = r * wd;
+                cols.push(join(&rw, &(r * vd + p.cross(&rw))));
+            }
+        }
+        for i in (0..n).rev() {
+            if let Some(p) = self.links[i].parent {
+                let add = ic[i];
+                ic[p] += add;
+            }
+        }
+        for i in 0..n {
+            let vi = self.v_at[i];
+            for c in vi..self.v_at[i + 1] {
+                let f = ic[i].mul(&cols[c]);
+                for d in vi..self.v_at[i + 1] {
+                    h[(c, d)] = cols[d].dot(&f);
+                }
+                let mut j = i;
+                while let Some(p) = self.links[j].parent {
+                    j = p;
+                    for d in self.v_at[j]..self.v_at[j + 1] {
+                        let hij = cols[d].dot(&f);
+                        h[(c, d)] = hij;
+                        h[(d, c)] = hij;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forward dynamics (articulated body algorithm): accelerations (nv) at `(q, v)` under the
+    /// joint forces `tau`, gravity and the external wrenches `f_ext` (as in
+    /// [`Multibody::inverse_dynamics`]).
+    pub fn forward_dynamics(&self, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        self.forward_dynamics_with(&self.kinematics(q, v), v, tau, f_ext)
+    }
+
+    /// [`Multibody::forward_dynamics`] into `qdd` (nv) with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn forward_dynamics_into(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        tau: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        qdd: &mut [f64],
+    ) {
+        let mut kin = std::mem::take(&mut w.kin);
+        self.local_kinematics(q, v, &mut kin.x_up, &mut kin.v);
+        self.forward_dynamics_in(&kin, v, tau, f_ext, w, qdd);
+        w.kin = kin;
+    }
+
+    /// [`Multibody::forward_dynamics`] from the kinematics `k` of `(q, v)` already at hand.
+    pub fn forward_dynamics_with(&self, k: &Kinematics, v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+        let mut qdd = DVector::zeros(self.nv());
+        self.forward_dynamics_in(k, v, tau, f_ext, &mut Workspace::default(), qdd.as_mut_slice());
+        qdd
+    }
+
+    /// [`Multibody::forward_dynamics_with`] into `qdd` (nv), with the working memory `w`: no
+    /// allocation once `w` has served this model.
+    pub fn forward_dynamics_in(
+        &self,
+        k: &Kinematics,
+        v: &[f64],
+        tau: &[f64],
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        qdd: &mut [f64],
+    ) {
+        let n = self.links.len();
+        let Workspace { ia, pa, c, multi, scalar, acc, .. } = w;
+        ia.clear();
+        ia.extend_from_slice(&self.i);
+        pa.clear();
+        c.clear();
+        for i in 0..n {
+            let vj = self.joint_motion(i, v);
+            c.push(cross_motion(&k.v[i], &vj));
+            let mut p = cross_force(&k.v[i], &self.ri[i].mul(&k.v[i]));
+            if let Some(e) = f_ext.get(i) {
+                p -= e;
+            }
+            pa.push(p);
+        }
+        // Multi-degree-of-freedom joints (ball, free) select the first `nv` coordinates
+        // (`S = [I; 0]`), so `U = IA S`, `D = SᵀIA S` and `u` are kept zero-padded in 6×6
+        // matrices and 6-vectors; one-degree-of-freedom joints keep U, D and u as a spatial
+        // vector and two scalars.
+        multi.clear();
+        multi.resize(n, (SMat::zeros(), SMat::zeros(), SVec::zeros()));
+        scalar.clear();
+        scalar.resize(n, (SVec::zeros(), 0.0, 0.0));
+        for i in (0..n).rev() {
+            let (ia_a, pa_a) = self.articulate(i, &ia[i], &pa[i], &c[i], tau, &mut multi[i], &mut scalar[i]);
+            if let Some(p) = self.links[i].parent {
+                let x = &k.x_up[i];
+                let add_i = x.congruence(&ia_a);
+                let add_p = x.force_back(&pa_a);
+                ia[p] += add_i;
+                pa[p] += add_p;
+            }
+        }
+        let a0 = join(&Vec3::zeros(), &(-self.gravity));
+        acc.clear();
+        qdd.fill(0.0);
+        for i in 0..n {
+            let ap = self.links[i].parent.map_or(a0, |p| acc[p]);
+            let a_pre = k.x_up[i].motion(&ap) + c[i];
+            if self.s[i].ncols() == 1 {
+                let (u, d, ui) = scalar[i];
+                let qi = (ui - u.dot(&a_pre)) / d;
+                qdd[self.v_at[i]] = qi;
+                acc.push(a_pre + self.s1[i] * qi);
+            } else {
+                let (u, di, ui) = &multi[i];
+                let qi = di * (ui - u.transpose() * a_pre);
+                let nv = self.s[i].ncols();
+                qdd[self.v_at[i]..self.v_at[i] + nv].copy_from_slice(&qi.as_slice()[..nv]);
+                acc.push(a_pre + qi);
+            }
+        }
+    }
+
+    /// The articulated-body step of link `i` with articulated inertia `ia` and bias `pa`:
+    /// its joint's `(U, D, u)` into `scalar` (one degree of freedom) or `multi`, and the
+    /// inertia and bias it passes to its parent.
+    #[allow(clippy::too_many_arguments)]
+    fn articulate(
+        &self,
+        i: usize,
+        ia: &SMat,
+        pa: &SVec,
+        c: &SVec,
+        tau: &[f64],
+        multi: &mut (SMat, SMat, SVec),
+        scalar: &mut (SVec, f64, f64),
+    ) -> (SMat, SVec) {
+        let s = &self.s[i];
+        if s.ncols() == 1 {
+            let sc = self.s1[i];
+            let u = ia * sc;
+            let d = sc.dot(&u);
+            let ui = tau[self.v_at[i]] - sc.dot(pa);
+            *scalar = (u, d, ui);
+            let ia_a = ia - u * u.transpose() / d;
+            return (ia_a, pa + ia_a * c + u * (ui / d));
+        }
+        let nv = s.ncols();
+        let mut u = SMat::zeros();
+        u.columns_mut(0, nv).copy_from(&ia.columns(0, nv));
+        let mut di = SMat::zeros();
+        match nv {
+            3 => {
+                let d = ia.fixed_view::<3, 3>(0, 0).into_owned();
+                di.fixed_view_mut::<3, 3>(0, 0).copy_from(&d.try_inverse().unwrap_or_else(Mat3::zeros));
+            }
+            6 => di = ia.try_inverse().unwrap_or_else(SMat::zeros),
+            _ => {}
+        }
+        let mut ui = SVec::zeros();
+        for k in 0..nv {
+            ui[k] = tau[self.v_at[i] + k] - pa[k];
+        }
+        let ia_a = ia - u * di * u.transpose();
+        let pa_a = pa + ia_a * c + u * (di * ui);
+        *multi = (u, di, ui);
+        (ia_a, pa_a)
+    }
+}
