@@ -175,3 +175,29 @@ fn dopri5_stops_at_its_step_budget_and_not_before() {
         other => panic!("expected the step budget to stop the run, got {other:?}"),
     }
 }
+
+/// A unit-mass drag `ẋ = −x` with its power `Ẇ = −x²` integrated alongside, as the lander
+/// integrates friction's work.
+struct Drag;
+
+impl OdeSystem for Drag {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], d: &mut [f64]) {
+        d[0] = -y[0];
+        d[1] = -y[0] * y[0];
+    }
+}
+
+#[test]
+fn one_rk4_step_of_a_drag_misses_its_energy_balance_as_the_lander_docs_say() {
+    // docs/lander.md (Numerics): 1.8 times ½x² at λh = 2, 3.6e-2 at 1, 1.1e-3 at 0.5. The
+    // exact values are RK4's polynomials in λh; 2 % covers the two digits quoted.
+    for (h, quoted) in [(2.0, 1.78), (1.0, 3.65e-2), (0.5, 1.15e-3)] {
+        let mut y = [1.0, 0.0];
+        Integrator::new(Method::Rk4 { dt: h }, 2).step_once(&mut Drag, 0.0, &mut y, h);
+        let miss = 0.5 * y[0] * y[0] - 0.5 - y[1];
+        assert!((miss / 0.5 - quoted).abs() <= 0.02 * quoted, "λh = {h}: {miss:e} of ½x² = 0.5");
+    }
+}

@@ -1,7 +1,9 @@
 //! The dynamics of a [`Multibody`] (Featherstone 2008): recursive Newton–Euler inverse
 //! dynamics, the composite-rigid-body mass matrix (in world axes) and the articulated-body
 //! forward dynamics, each with an allocating form and an `_into`/`_in` form that works in a
-//! [`Workspace`] and allocates nothing once it has served the model.
+//! [`Workspace`] and allocates nothing once it has served the model. Coordinates, rates and
+//! forces are slices of the model's `nq` and `nv`: a shorter one panics (callers size them from
+//! [`Multibody::nq`] and [`Multibody::nv`]; no scenario or binding passes its own).
 
 use super::spatial::{SMat, SVec, Transform, cross_force, cross_motion, join, parts};
 use super::{Kinematics, Multibody, Workspace};
@@ -102,9 +104,14 @@ impl Multibody {
         ic.clear();
         cols.clear();
         for (k, l) in self.links.iter().enumerate() {
+            // Positions from each tree's root origin, not the world's: `H` does not depend on
+            // the point the inertias and columns are taken about, and a base 7,000 km out (an
+            // orbit frame) would otherwise cancel `m |p|²` against itself (6.8e-3 of `H` lost).
             let (rl, pl) = self.placed(k, q);
-            let (rp, pp) = l.parent.map_or((Mat3::identity(), Vec3::zeros()), |p| kin.pose[p]);
-            let (r, p) = (rp * rl, pp + rp * pl);
+            let (r, p) = match l.parent {
+                Some(i) => (kin.pose[i].0 * rl, kin.pose[i].1 + kin.pose[i].0 * pl),
+                None => (rl, Vec3::zeros()),
+            };
             kin.pose.push((r, p));
             ic.push(self.ri[k].back(&Transform { rot: r.transpose(), pos: p }));
             // The joint's columns in world axes: [R ω; R v + p × R ω].

@@ -57,11 +57,6 @@ pub struct Transform {
 }
 
 impl Transform {
-    /// The identity.
-    pub fn identity() -> Self {
-        Self { rot: Mat3::identity(), pos: Vec3::zeros() }
-    }
-
     /// The 6×6 matrix `[E 0; −E [r×] E]`.
     pub fn matrix(&self) -> SMat {
         plucker(&self.rot, &self.pos)
