@@ -22,9 +22,9 @@ fn every_bundled_scenario_runs_a_campaign() {
         if name == "tumbling_500kg" {
             cmd.args(["--set", "capture.roa.samples=24"]);
         }
-        // The 67P hopper's 9,000 s (its hop at 1.5 h, then 15 min of flight and the settling)
-        // took 292 s for two runs in a debug build; its campaign's machinery is the same over the
-        // first 1,200 s (release, bounces, the first rest: 6 s).
+        // The 67P hopper's 15,000 s (its hop at about 1.1 h, then 15 min of flight and the
+        // settling) took 292 s for two runs of 9,000 s in a debug build; its campaign's
+        // machinery is the same over the first 1,200 s (release, bounces, the first rest: 6 s).
         if name == "hopper_67p" {
             cmd.args(["--set", "simulation.duration=1200"]);
         }

@@ -526,6 +526,8 @@ mod tests {
         assert!(source().contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
         assert!(source().contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
         assert!(source().contains(&format!("const SWEEP: f64 = {SWEEP:?}lf;")));
+        let widening = tumble_contact::vertex_sdf::WIDENING;
+        assert!(source().contains(&format!("const WIDENING: f64 = {widening:?}lf;")), "the friction's widening");
         assert!(source().contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);
         for (name, b) in
             [("model", MODEL), ("y", Y), ("record", RECORD), ("check", CHECK), ("settings", SETTINGS), ("out", OUT)]

@@ -12,6 +12,9 @@
 // of arrays), `check` (per run: the outcome, or -1 where the driver cut a loop short),
 // `settings` (loop iterations per dispatch, the check loop's count, 1), `out` (rates).
 
+// tumble-contact's `vertex_sdf::WIDENING`: v* and ω* widen so that the friction and rolling
+// drags' rate times the step stays at or below 2 / WIDENING.
+const WIDENING: f64 = 4.0lf;
 const M_MASS: u32 = 0u;
 const M_INERTIA: u32 = 1u;      // 9, row-major
 const M_INERTIA_INV: u32 = 10u; // 9, row-major
@@ -114,8 +117,10 @@ fn v3(at: u32) -> vec3<f64> {
     return vec3<f64>(mp(at), mp(at + 1u), mp(at + 2u));
 }
 
-// Rotation matrix of the unit quaternion (w, x, y, z).
-fn rotation(q: vec4<f64>) -> mat3x3<f64> {
+// Rotation matrix of the quaternion (w, x, y, z), normalised first (tumble-sim's `quat`: RK4's
+// stages leave it off the unit sphere).
+fn rotation(q0: vec4<f64>) -> mat3x3<f64> {
+    let q = normalize(q0);
     let w = q.x; let x = q.y; let yy = q.z; let z = q.w;
     return transpose(mat3x3<f64>(
         vec3<f64>(1.0lf - 2.0lf * (yy * yy + z * z), 2.0lf * (x * yy - w * z), 2.0lf * (x * z + w * yy)),
@@ -218,8 +223,8 @@ fn evaluate(s: State) -> Eval {
     let mass = mp(M_MASS);
     let inertia = m3(M_INERTIA);
     let inertia_inv = m3(M_INERTIA_INV);
-    let x = l3(s, 0u); let v = l3(s, 3u); let q = l4(s, 6u); let w = l3(s, 10u);
-    let big_q = l4(s, 13u); let omega = l3(s, 17u);
+    let x = l3(s, 0u); let v = l3(s, 3u); let q = normalize(l4(s, 6u)); let w = l3(s, 10u);
+    let big_q = normalize(l4(s, 13u)); let omega = l3(s, 17u);
     let r_ts = rotation(q);
     let omega_s = transpose(r_ts) * omega;
     let od = omega_dot(omega);
@@ -325,7 +330,7 @@ fn evaluate(s: State) -> Eval {
         if (dt > 0.0lf) {
             let d = a11 - a22;
             let lambda = 0.5lf * (a11 + a22) + sqrt(0.25lf * (d * d) + a12 * a12);
-            v_star = max(v_star, mp(M_MU) * load * lambda * dt);
+            v_star = max(v_star, WIDENING * mp(M_MU) * load * lambda * dt);
         }
         let e = eta(speed / v_star);
         friction = e * (-mp(M_MU) * load * slip_dir) + (1.0lf - e) * stick;
@@ -342,7 +347,7 @@ fn evaluate(s: State) -> Eval {
             if (length(l_stick) > cap_r) { l_stick = l_stick * (cap_r / length(l_stick)); }
             l_stick -= w_dir * max(dot(l_stick, w_dir), 0.0lf);
             let tr = inv_w[0][0] + inv_w[1][1] + inv_w[2][2];
-            let w_star = max(mp(M_WSTAR), roll * load * tr * dt);
+            let w_star = max(mp(M_WSTAR), WIDENING * roll * load * tr * dt);
             let er = eta(spin / w_star);
             var tq = er * (-cap_r * w_dir) + (1.0lf - er) * l_stick;
             let u = w_w - mass * (inv_w * cross(r_p, proj * v));

@@ -457,3 +457,38 @@ fn local_surface_models_follow_the_exact_terrain() {
     // queries (measured: equal to 5 digits); twice allows for the bounces falling differently.
     assert!(local.max_balance_error < 2.0 * exact.max_balance_error + 1e-9);
 }
+
+#[test]
+fn the_attitude_is_the_normalised_quaternion_at_every_stage() {
+    // RK4's stages evaluate the rates at y + c h k, whose quaternions lie off the unit sphere by
+    // O(h²|q̇|²). The rotation is that of q/|q|: a cube pressed into the plane, spinning in a
+    // turning frame, has the same rates (forces, torques, q̇ and the frame's) at q scaled by
+    // 1 + 1e-6 as at q itself. Built from q unnormalised, the contact torques moved by 1e-6
+    // of themselves (and the CPU and GPU backends, which built it differently, by that apart).
+    use tumble_dynamics::integrator::OdeSystem;
+    let mut sys = cube(Vec3::z(), Vec3::new(0.0, 0.0, -1.0), contact(1e4, 20.0, 0.5, 0.005));
+    let q = UnitQuat::from_scaled_axis(Vec3::new(0.1, -0.2, 0.05));
+    let q_frame = UnitQuat::from_scaled_axis(Vec3::new(0.0, 0.0, 0.3));
+    let y = pack(
+        Vec3::new(0.0, 0.0, 0.1),
+        Vec3::new(0.02, -0.01, -0.1),
+        q,
+        Vec3::new(0.3, 0.2, -0.4),
+        q_frame,
+        Vec3::new(0.0, 0.0, 1e-3),
+    );
+    let mut scaled = y;
+    for i in (6..10).chain(13..17) {
+        scaled[i] *= 1.0 + 1e-6;
+    }
+    let (mut a, mut b) = ([0.0; tumble_sim::lander::STATE_LEN], [0.0; tumble_sim::lander::STATE_LEN]);
+    sys.rhs(0.0, &y, &mut a);
+    sys.rhs(0.0, &scaled, &mut b);
+    assert!(a[10..13].iter().any(|x| x.abs() > 10.0), "in contact: {:?}", &a[10..13]);
+    for (i, (p, s)) in a.iter().zip(&b).enumerate() {
+        // Normalising a quaternion scaled by 1 + 1e-6 lands within an ulp or two of the
+        // original, which the contact stiffness (1e4 N/m on ~1e-2 m) carries to ~1e-13 of
+        // the rates.
+        assert!((p - s).abs() <= 1e-12 * p.abs().max(1.0), "rate {i}: {p:e} vs {s:e}");
+    }
+}

@@ -160,8 +160,10 @@ fn vec3(y: &[f64], i: usize) -> Vec3 {
     Vec3::new(y[i], y[i + 1], y[i + 2])
 }
 
+/// The attitude held at `y[i..i + 4]`, normalised: RK4's stages leave a quaternion off the unit
+/// sphere by O(h²|q̇|²), and a rotation built from it would scale (or shear) the body by that.
 fn quat(y: &[f64], i: usize) -> UnitQuat {
-    UnitQuat::new_unchecked(Quat::new(y[i], y[i + 1], y[i + 2], y[i + 3]))
+    UnitQuat::new_normalize(Quat::new(y[i], y[i + 1], y[i + 2], y[i + 3]))
 }
 
 fn put(d: &mut [f64], i: usize, v: &Vec3) {
