@@ -5,9 +5,11 @@
     cargo build --release
     python3 bench/gravity_vs_polyhedral_gravity.py
 
-Both evaluate potential, acceleration and gradient tensor single-threaded at the same points:
-200 points between 1 and 2 body radii for Eros (../shared/data/shapes/eros_sbgat_49k.obj,
-49,152 faces, km) and 2,000 points for a 1,280-face ellipsoid (semi-axes 3, 2, 1 km). The
+Both evaluate potential, acceleration and gradient tensor single-threaded at the same points
+between 1 and 2 body radii: 200 for Eros (../shared/data/shapes/eros_sbgat_49k.obj, 49,152
+faces, km) and Phobos (phobos_thomas_m1.obj, 32,040 faces), 500 for Itokawa
+(itokawa_sbgat_q32.obj, 12,288 faces), 1,000 and 2,000 for ellipsoids of 5,120 and 1,280 faces
+(semi-axes 3, 2, 1 km). The
 figure is points per second, the best of three repeats. Tumble's time is the evaluation alone as
 `tumble gravity` reports it (file reading and writing excluded, as for polyhedral-gravity).
 """
@@ -24,6 +26,8 @@ import polyhedral_gravity as pg
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TUMBLE = ROOT / "target/release/tumble"
 EROS = ROOT / "../shared/data/shapes/eros_sbgat_49k.obj"
+PHOBOS = ROOT / "../shared/data/shapes/phobos_thomas_m1.obj"
+ITOKAWA = ROOT / "../shared/data/shapes/itokawa_sbgat_q32.obj"
 DENSITY = 2670.0
 
 
@@ -103,9 +107,14 @@ def write_obj(path, v, f):
 def main():
     if not TUMBLE.exists():
         sys.exit("build first: cargo build --release")
-    cases = [("ellipsoid 1,280 faces", *icosphere(3, [3000.0, 2000.0, 1000.0]), 2000)]
-    if EROS.exists():
-        cases.insert(0, ("Eros 49,152 faces", *read_obj(EROS), 200))
+    cases = [
+        ("ellipsoid 1,280 faces", *icosphere(3, [3000.0, 2000.0, 1000.0]), 2000),
+        ("ellipsoid 5,120 faces", *icosphere(4, [3000.0, 2000.0, 1000.0]), 1000),
+    ]
+    for name, file, n in [("Eros 49,152 faces", EROS, 200), ("Phobos 32,040 faces", PHOBOS, 200),
+                          ("Itokawa 12,288 faces", ITOKAWA, 500)]:
+        if file.exists():
+            cases.insert(0, (name, *read_obj(file), n))
     print(f"polyhedral-gravity {pg.__version__}, single thread, points/s (best of 3)")
     print(f"{'mesh':<24}{'Tumble':>12}{'polyhedral-gravity':>22}{'ratio':>8}")
     with tempfile.TemporaryDirectory() as d:

@@ -19,8 +19,14 @@
 //! term's limit is zero; on a face plane `n_f·r_f = 0` removes the face term: the model is
 //! finite on faces, edges and vertices. `L_e` is evaluated as `ln1p(2|e|/(r₁+r₂−|e|))`, which
 //! keeps full precision far from the body.
+//!
+//! The sums run in batches with their own `ln1p` and `atan2` (`batch.rs`); the results are the
+//! same bits on every machine and thread count.
+
+mod batch;
 
 use super::Gravity;
+use batch::{Rays, Terms};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use tumble_geometry::TriMesh;
@@ -71,6 +77,7 @@ pub struct Polyhedron {
     face_dyads: Vec<Mat3>,
     edges: Vec<[u32; 2]>,
     edge_dyads: Vec<Mat3>,
+    terms: Terms,
     mass: f64,
     com: Vec3,
     radius: f64,
@@ -96,7 +103,7 @@ pub struct PolyhedronParts<'a> {
 
 thread_local! {
     /// Per-thread scratch: `rᵢ = vᵢ − p` and `|rᵢ|` for every vertex.
-    static SCRATCH: RefCell<Vec<(Vec3, f64)>> = const { RefCell::new(Vec::new()) };
+    static SCRATCH: RefCell<Rays> = RefCell::new(Rays::default());
 }
 
 impl Polyhedron {
@@ -145,6 +152,9 @@ impl Polyhedron {
         }
         let com = mesh.mass_properties(1.0).com;
         let radius = mesh.vertices.iter().map(|v| (v - com).norm()).fold(0.0, f64::max);
+        let edge_terms: Vec<_> = edges.iter().copied().zip(edge_dyads.iter().copied()).collect();
+        let face_terms: Vec<_> = mesh.faces.iter().copied().zip(face_dyads.iter().copied()).collect();
+        let terms = Terms::new(&mesh.vertices, &edge_terms, &face_terms, com);
         Ok(Self {
             g_rho: G * density,
             vertices: mesh.vertices.clone(),
@@ -152,6 +162,7 @@ impl Polyhedron {
             face_dyads,
             edges,
             edge_dyads,
+            terms,
             mass: density * volume,
             com,
             radius,
@@ -183,14 +194,14 @@ impl Polyhedron {
 
     /// Potential, acceleration and gradient tensor at `p` (m).
     pub fn sample(&self, p: &Vec3) -> FieldSample {
-        SCRATCH.with(|s| {
-            let mut r = s.borrow_mut();
-            r.clear();
-            r.extend(self.vertices.iter().map(|v| {
-                let d = v - p;
-                (d, d.norm())
-            }));
-            self.sample_with(&r)
+        SCRATCH.with(|r| {
+            let t = batch::sums(&self.terms, p, &mut r.borrow_mut());
+            let [xx, xy, xz, yy, yz, zz] = t.grad;
+            FieldSample {
+                potential: -0.5 * self.g_rho * t.u,
+                acceleration: self.g_rho * Vec3::from(t.a),
+                gradient: self.g_rho * Mat3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz),
+            }
         })
     }
 
@@ -199,38 +210,6 @@ impl Polyhedron {
     pub fn sample_all(&self, points: &[Vec3]) -> Vec<FieldSample> {
         use rayon::prelude::*;
         points.par_iter().map(|p| self.sample(p)).collect()
-    }
-
-    fn sample_with(&self, r: &[(Vec3, f64)]) -> FieldSample {
-        let (mut u, mut a, mut grad) = (0.0, Vec3::zeros(), Mat3::zeros());
-        for (e, ed) in self.edges.iter().zip(&self.edge_dyads) {
-            let (r1, n1) = r[e[0] as usize];
-            let (r2, n2) = r[e[1] as usize];
-            let len = (r2 - r1).norm();
-            let s = n1 + n2;
-            let den = s - len;
-            if den <= 1e-14 * s {
-                continue; // on the edge: the term's limit is zero
-            }
-            let l = (2.0 * len / den).ln_1p();
-            let er = ed * r1;
-            u += r1.dot(&er) * l;
-            a -= er * l;
-            grad += ed * l;
-        }
-        for (f, fd) in self.faces.iter().zip(&self.face_dyads) {
-            let (r1, n1) = r[f[0] as usize];
-            let (r2, n2) = r[f[1] as usize];
-            let (r3, n3) = r[f[2] as usize];
-            let num = r1.dot(&r2.cross(&r3));
-            let den = n1 * n2 * n3 + n1 * r2.dot(&r3) + n2 * r3.dot(&r1) + n3 * r1.dot(&r2);
-            let w = 2.0 * num.atan2(den);
-            let fr = fd * r1;
-            u -= r1.dot(&fr) * w;
-            a += fr * w;
-            grad -= fd * w;
-        }
-        FieldSample { potential: -0.5 * self.g_rho * u, acceleration: self.g_rho * a, gradient: self.g_rho * grad }
     }
 }
 
