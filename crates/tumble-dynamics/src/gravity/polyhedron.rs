@@ -77,7 +77,7 @@ pub struct Polyhedron {
     face_dyads: Vec<Mat3>,
     edges: Vec<[u32; 2]>,
     edge_dyads: Vec<Mat3>,
-    terms: Terms,
+    terms: Box<Terms>,
     mass: f64,
     com: Vec3,
     radius: f64,
@@ -154,7 +154,7 @@ impl Polyhedron {
         let radius = mesh.vertices.iter().map(|v| (v - com).norm()).fold(0.0, f64::max);
         let edge_terms: Vec<_> = edges.iter().copied().zip(edge_dyads.iter().copied()).collect();
         let face_terms: Vec<_> = mesh.faces.iter().copied().zip(face_dyads.iter().copied()).collect();
-        let terms = Terms::new(&mesh.vertices, &edge_terms, &face_terms, com);
+        let terms = Box::new(Terms::new(&mesh.vertices, &edge_terms, &face_terms, com));
         Ok(Self {
             g_rho: G * density,
             vertices: mesh.vertices.clone(),
