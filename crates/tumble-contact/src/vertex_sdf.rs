@@ -45,10 +45,9 @@
 //! 3.6e-2 at 1 and 1.1e-3 at 0.5 (tumble-dynamics' integrator tests). At the bound of 2 used
 //! before, a 1.2 kg hopper striking Eros at 0.7 m/s while spinning at 6 rad/s (23 N on two
 //! vertices, 5 ms steps) gained 1.3e-3 J from friction alone and was stopped by the energy
-//! guard. The slip it allows is the same
-//! kind of bound: a drag of time constant `v*/(2μF_N λ)` stops a slip of `v*` in half the time
-//! Coulomb friction `μF_N` would. Where the user's tolerances are tighter than that they are
-//! used unchanged.
+//! guard. The slip it allows is the same kind of bound: a drag of time constant `v*/(2μF_N λ)`
+//! stops a slip of `v*` in half the time Coulomb friction `μF_N` would. Where the user's
+//! tolerances are tighter than that they are used unchanged.
 //!
 //! **Rolling resistance.** Roll: `L_roll = −C_RR F_N ω̂` (`C_RR` is a length, m). Stick: the
 //! torque that makes `ω̇ = 0` given all other torques (friction included): `L_stick = −J α_other`,
