@@ -23,8 +23,8 @@
 # $OUT/gpu_device.txt: the adapter, each test's result, and the throughput table. Sized for well
 # under ten minutes on an H100 (the tests about 1 min; the table's GPU batches 42 s there at
 # commit 77a7a7a, plus the CPU engine's 2,000-run reference on each batch). `run` also works
-# here on Mesa's lavapipe,
-# where the table takes about 20 minutes: pass a smaller table as a third argument, e.g.
+# here on Mesa's lavapipe, where the table takes about 20 minutes: pass a smaller table as a
+# third argument, e.g.
 # `sh bench/gpu_device.sh run .gpu out "1000,10000 200000 200"`.
 set -eu
 
