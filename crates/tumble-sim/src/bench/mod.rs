@@ -178,6 +178,33 @@ fn mesh_sdf_queries(n: u64) -> BenchResult {
     time_queries("sdf_mesh_grid_query_ellipsoid_128", &grid, &pts, n)
 }
 
+/// Polyhedron gravity (potential, acceleration, gradient) of a 5,120-face ellipsoid (3 × 2 × 1 km)
+/// at points between one and two radii: the sums `bench/gravity_vs_polyhedral_gravity.py`
+/// compares with polyhedral-gravity, here for the regression check.
+fn polyhedron_samples(n: u64) -> BenchResult {
+    use tumble_dynamics::Polyhedron;
+    let mesh = tumble_geometry::TriMesh::ellipsoid([3000.0, 2000.0, 1000.0], 4);
+    let poly = Polyhedron::new(&mesh, 2000.0).expect("a closed, outward mesh");
+    let mut rng = tumble_math::Lcg::new(5u64);
+    let pts: Vec<Vec3> = (0..256)
+        .map(|_| {
+            let d = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()).normalize();
+            d * 3000.0 * (1.0 + rng.unit())
+        })
+        .collect();
+    let mut times = Repeats::default();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut acc = 0.0;
+        for k in 0..n {
+            acc += poly.sample(&pts[k as usize % pts.len()]).potential;
+        }
+        std::hint::black_box(acc);
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.result(format!("polyhedron_gravity_ellipsoid_{}", mesh.faces.len()), 1, n)
+}
+
 fn time_queries(name: &str, grid: &dyn tumble_geometry::sdf::Sdf, pts: &[Vec3], n: u64) -> BenchResult {
     let mut times = Repeats::default();
     for _ in 0..5 {
@@ -444,6 +471,7 @@ pub fn run_matching(scale: f64, only: &str) -> Vec<BenchResult> {
                     .collect()
             }),
         ),
+        (&["polyhedron_gravity_ellipsoid"], Box::new(|| vec![polyhedron_samples(steps(2e3))])),
         (&["lander_cube_plane"], Box::new(|| vec![lander_plane(steps(2e5))])),
         (&["lander_cube_comet_sdf_128_fbm6"], Box::new(|| vec![lander_comet(steps(2e5), 0.0, 6, None)])),
         (&["lander_cube_comet_fbm6_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3, 6, None)])),
