@@ -59,6 +59,8 @@ for line in sys.stdin:
 run)
     out=${3:?"usage: gpu_device.sh run DIR OUT [\"BATCHES STEPS CPU_RUNS\"]"}
     table=${4:-"1000,10000,100000,1000000 20000000 2000"}
+    [ -f "$dir/bin.tar.xz" ] || { echo "$dir/bin.tar.xz: missing; run \`prepare\` first" >&2; exit 2; }
+    dir=$(cd "$dir" && pwd) # absolute: the links below point into it
     mkdir -p "$out"
     report="$out/gpu_device.txt"
     if ! ldconfig -p 2>/dev/null | grep -q libvulkan; then
@@ -76,7 +78,7 @@ run)
     fi
     if [ ! -e "$(dirname "$built")/shared/data" ]; then
         mkdir -p "$(dirname "$built")"
-        ln -sfn "$here/$dir/shared" "$(dirname "$built")/shared"
+        ln -sfn "$dir/shared" "$(dirname "$built")/shared"
     fi
     bin=$(mktemp -d)
     tar -C "$bin" -xJf "$dir/bin.tar.xz"

@@ -117,10 +117,8 @@ fn v3(at: u32) -> vec3<f64> {
     return vec3<f64>(mp(at), mp(at + 1u), mp(at + 2u));
 }
 
-// Rotation matrix of the quaternion (w, x, y, z), normalised first (tumble-sim's `quat`: RK4's
-// stages leave it off the unit sphere).
-fn rotation(q0: vec4<f64>) -> mat3x3<f64> {
-    let q = normalize(q0);
+// Rotation matrix of the unit quaternion (w, x, y, z).
+fn rotation(q: vec4<f64>) -> mat3x3<f64> {
     let w = q.x; let x = q.y; let yy = q.z; let z = q.w;
     return transpose(mat3x3<f64>(
         vec3<f64>(1.0lf - 2.0lf * (yy * yy + z * z), 2.0lf * (x * yy - w * z), 2.0lf * (x * z + w * yy)),
@@ -198,6 +196,9 @@ alias State = array<f64, 24>;
 
 fn l3(s: State, c: u32) -> vec3<f64> { return vec3<f64>(s[c], s[c + 1u], s[c + 2u]); }
 fn l4(s: State, c: u32) -> vec4<f64> { return vec4<f64>(s[c], s[c + 1u], s[c + 2u], s[c + 3u]); }
+// The attitude held at s[c..c + 4], normalised (tumble-sim's `quat`: RK4's stages leave the
+// quaternion off the unit sphere, and a rotation built from it would scale the body).
+fn unit_quat(s: State, c: u32) -> vec4<f64> { return normalize(l4(s, c)); }
 
 // What the step loop needs besides the rates: vertices in contact, the smallest signed distance
 // of any vertex, the shortest time for a vertex outside to reach the surface, speed and rate,
@@ -223,8 +224,8 @@ fn evaluate(s: State) -> Eval {
     let mass = mp(M_MASS);
     let inertia = m3(M_INERTIA);
     let inertia_inv = m3(M_INERTIA_INV);
-    let x = l3(s, 0u); let v = l3(s, 3u); let q = normalize(l4(s, 6u)); let w = l3(s, 10u);
-    let big_q = normalize(l4(s, 13u)); let omega = l3(s, 17u);
+    let x = l3(s, 0u); let v = l3(s, 3u); let q = unit_quat(s, 6u); let w = l3(s, 10u);
+    let big_q = unit_quat(s, 13u); let omega = l3(s, 17u);
     let r_ts = rotation(q);
     let omega_s = transpose(r_ts) * omega;
     let od = omega_dot(omega);
@@ -410,7 +411,7 @@ fn vertex(j: u32) -> vec3<f64> {
 // each vertex a that touches, the others b until one touches ahead of it (slot 0 of a's row
 // queries a).
 fn supported(s: State) -> bool {
-    let x = l3(s, 0u); let r_ts = rotation(l4(s, 6u)); let omega = l3(s, 17u);
+    let x = l3(s, 0u); let r_ts = rotation(unit_quat(s, 6u)); let omega = l3(s, 17u);
     let nv = u32(mp(M_NVERT));
     if (nv < 3u) { return false; }
     var count = 0u; var normal = vec3<f64>(0.0lf); var down = vec3<f64>(0.0lf);

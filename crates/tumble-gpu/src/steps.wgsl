@@ -228,7 +228,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     var before_w = vec3<f64>(rec(i, n, R_BEFORE + 3u), rec(i, n, R_BEFORE + 4u), rec(i, n, R_BEFORE + 5u));
     var lost = rec(i, n, R_LOST);
     if (sub == 0.0lf && !pending) {
-        before_v = l3(s, 3u); before_w = rotation(l4(s, 6u)) * l3(s, 10u); lost = dissipated(s);
+        before_v = l3(s, 3u); before_w = rotation(unit_quat(s, 6u)) * l3(s, 10u); lost = dissipated(s);
     }
     var phase_lost = rec(i, n, R_PHASE_LOST); var open_lost = rec(i, n, R_OPEN_LOST);
     var max_vn = rec(i, n, R_MAX_VN); var max_vt = rec(i, n, R_MAX_VT);
@@ -319,7 +319,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
             open_lost = lost_now - phase_lost;
             if (touching) { max_f = max(max_f, e.load); }
         }
-        before_v = l3(s, 3u); before_w = rotation(l4(s, 6u)) * l3(s, 10u); lost = lost_now;
+        before_v = l3(s, 3u); before_w = rotation(unit_quat(s, 6u)) * l3(s, 10u); lost = lost_now;
         if (touching != in_contact) {
             if (touching) { bounces += 1.0lf; }
             in_contact = touching;
