@@ -30,6 +30,7 @@ mod capture_map;
 mod fit;
 mod lqr;
 mod mc;
+mod model;
 mod run;
 mod shape;
 mod view;
@@ -158,6 +159,18 @@ enum Command {
     /// Robot arms from URDF: joints, mass matrix, bias forces, Jacobian.
     #[command(subcommand)]
     Arm(arm::ArmCommand),
+    /// A contact model (TOML, JSON, or a glTF scene from Blender): its contact sets, bodies and
+    /// group trees, as Tumble reads them.
+    #[command(after_help = "Examples:
+  tumble model docs/examples/blender_tree/latch.gltf
+  tumble model scenarios/contact/models/tripod.toml --json")]
+    Model {
+        /// Model file (.toml, .json, .gltf, .glb).
+        file: PathBuf,
+        /// Print JSON (bodies, groups, primitives, sets) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Shape models: validation reports, mass properties, repair.
     #[command(subcommand)]
     Mesh(MeshCommand),
@@ -338,6 +351,7 @@ fn main() -> ExitCode {
             capture_map::capture(&scenario, out, threads, &set, quiet)
         }
         Command::Lqr { file, json } => exit(lqr::run(&file, json)),
+        Command::Model { file, json } => exit(model::run(&file, json)),
         Command::Mesh(cmd) => exit(shape::run(cmd)),
         Command::Sdf(cmd) => exit(shape::sdf(cmd)),
         Command::Gravity { mesh, unit, density, points, out, threads } => {

@@ -476,3 +476,22 @@ fn mc_on_the_gpu_writes_the_campaign_outputs_and_refuses_clearly() {
     let summary = std::fs::read_to_string(d.join("gpu/summary.json")).expect("summary");
     assert!(summary.contains("\"backend\": \"gpu\""), "{summary}");
 }
+
+/// `tumble model` lists what a Blender tree holds, and refuses a broken model with exit 2 and
+/// the file named.
+#[test]
+fn model_lists_a_blender_tree_and_refuses_bad_models() {
+    let latch = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/blender_tree/latch.gltf");
+    let out = tumble(&["model", &latch.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("model 'latch': 2 bodies, 3 primitives"), "{text}");
+    assert!(text.contains("body 'HookPivot' at [0.1,0.0,0.05]"), "{text}");
+    let d = tmp("model");
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, "[object]\nprimitives = [{ type = \"point\", point = [0, 0, 0] }]\n").expect("write");
+    let out = tumble(&["model", &bad.display().to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.toml") && err.contains("no contact set"), "{err}");
+}

@@ -155,3 +155,177 @@ fn import_errors_name_the_file_and_the_object() {
     assert!(e.contains("zero.obj") && e.contains("symbolic link"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Blender latch (docs/examples/blender_tree, written by make_latch.py as Blender's exporter
+/// writes it): the parenting tree with a movable empty becomes two bodies, the pivot's pose
+/// from the file turned from Y-up into Z-up, the tip's scale applied, the ignored bolt left out,
+/// and both contact sets read from extras.
+#[test]
+fn a_blender_tree_keeps_its_movable_groups_and_contact_sets() {
+    let m = Model::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/blender_tree/latch.gltf"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.name, "latch");
+    let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["object", "HookPivot"]);
+    // The pivot: at (0.1, 0, 0.05), turned 30° about the up axis (Blender's Z, Tumble's Z).
+    let home = &m.bodies[1].home;
+    let (c, s) = (30f64.to_radians().cos(), 30f64.to_radians().sin());
+    let Rz = tumble_math::Mat3::new(c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0);
+    assert!((home.p - Vec3::new(0.1, 0.0, 0.05)).norm() < 1e-15, "{:?}", home.p);
+    assert!((home.R - Rz).norm() < 1e-15, "{}", home.R);
+    // Primitives by body: the plate on the root, the hook and tip on the pivot (its frame).
+    let body_of = |name: &str| {
+        let node = m.nodes.iter().position(|n| n.name == name).unwrap() as u32;
+        m.bodies.iter().position(|b| under(&m, b.root, node)).unwrap()
+    };
+    assert_eq!((body_of("Plate"), body_of("hull_hook"), body_of("Tip")), (0, 1, 1));
+    let prim = |name: &str| m.prims.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no {name}"));
+    let params = |name: &str| &m.params[prim(name).params as usize];
+    // f32 vertices in the file: 1e-8 m is their rounding at 0.2 m (6e-9) with margin.
+    match &prim("Tip").shape {
+        Primitive::Sphere { center, radius } => {
+            assert!((center - Vec3::new(0.2, 0.0, 0.0)).norm() < 1e-8, "{center}");
+            assert!((radius - 0.02).abs() < 1e-8, "{radius}");
+        }
+        other => panic!("Tip is {other:?}"),
+    }
+    let hook = Primitive::Polyhedron(Box::new(
+        tumble_geometry::convex::ConvexPolyhedron::new(
+            &[0.0, 0.2]
+                .iter()
+                .flat_map(|&x| [-0.02, 0.02].map(move |y| (x, y)))
+                .flat_map(|(x, y)| [-0.02, 0.02].map(move |z| Vec3::new(x, y, z)))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap(),
+    ));
+    let gap =
+        support(&prim("hull_hook").shape).iter().zip(support(&hook)).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(gap < 1e-8, "hook support differs by {gap}");
+    assert!(m.prims.iter().all(|p| !p.name.starts_with("Bolt")), "the ignored bolt was read");
+    // Sets from extras: the scene's steel for the plate and hook, the tip's own rubber.
+    assert_eq!((params("Plate").name.as_str(), params("hull_hook").name.as_str()), ("steel", "steel"));
+    let rubber = params("Tip");
+    assert_eq!((rubber.name.as_str(), rubber.priority), ("rubber", 1));
+    let law = rubber.law.as_ref().unwrap();
+    assert_eq!(law.stiffness, tumble_contact::laws::Stiffness::Power { k: 2e5, p: 1.0 });
+    assert_eq!(law.damping, tumble_contact::laws::Damping::HuntCrossley { alpha: 0.5 });
+    assert_eq!(rubber.friction, tumble_contact::interference::Friction::Coulomb { mu: 0.8, v_star: 1e-3 });
+    match &params("Plate").friction {
+        tumble_contact::interference::Friction::Bristle(b) => {
+            assert_eq!((b.mu, b.stiffness, b.damping), (0.3, 1e4, 50.0))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Whether `node` is in the tree under `root`.
+fn under(m: &Model, root: u32, node: u32) -> bool {
+    root == node || m.nodes[root as usize].children.iter().any(|&c| under(m, c, node))
+}
+
+/// Each misuse of the Blender tree's extras is refused naming the node.
+#[test]
+fn a_blender_tree_refuses_misused_extras_by_node_name() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/blender_tree/latch.gltf");
+    let base: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("tumble_tree_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = |doc: &serde_json::Value, name: &str| {
+        doc["nodes"].as_array().unwrap().iter().position(|n| n["name"] == name).unwrap()
+    };
+    type Edit = fn(&mut serde_json::Value, usize, usize);
+    let cases: [(&str, Edit, &str); 7] = [
+        (
+            "unknown key",
+            |d, p, _| d["nodes"][p]["extras"]["tumble_movable"] = true.into(),
+            "node 'HookPivot': unknown extras key `tumble_movable`",
+        ),
+        (
+            "movable not a boolean",
+            |d, p, _| d["nodes"][p]["extras"]["movable"] = "yes".into(),
+            "node 'HookPivot': extras `movable` must be true or false",
+        ),
+        (
+            "type on an empty",
+            |d, p, _| d["nodes"][p]["extras"]["tumble_type"] = "sphere".into(),
+            "node 'HookPivot': extras `tumble_type` on a node without a mesh",
+        ),
+        (
+            "set defined twice",
+            |d, _, t| {
+                d["nodes"][t]["extras"]["tumble_sets"]["steel"] =
+                    d["scenes"][0]["extras"]["tumble_sets"]["steel"].clone()
+            },
+            "node 'Tip': contact set 'steel' is defined twice",
+        ),
+        (
+            "bad set",
+            |d, _, t| d["nodes"][t]["extras"]["tumble_sets"]["rubber"]["law"]["kk"] = 1.into(),
+            "node 'Tip': tumble_sets.rubber: unknown field `kk`",
+        ),
+        (
+            "mirrored",
+            |d, p, _| d["nodes"][p]["scale"] = serde_json::json!([1.0, -1.0, 1.0]),
+            "node 'HookPivot': its transform mirrors or flattens space",
+        ),
+        (
+            "unknown set",
+            |d, _, t| d["nodes"][t]["extras"]["tumble_contact"] = "glue".into(),
+            "node 'Tip' extras tumble_contact: unknown contact set 'glue'",
+        ),
+    ];
+    for (what, edit, expect) in cases {
+        let mut doc = base.clone();
+        let (p, t) = (node(&doc, "HookPivot"), node(&doc, "Tip"));
+        edit(&mut doc, p, t);
+        let file = dir.join("latch.gltf");
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let e = Model::load(&file).err().unwrap_or_else(|| panic!("{what}: loaded")).to_string();
+        assert!(e.contains(expect), "{what}: {e}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A TOML model imports the same tree (`tree = true`) under one of its groups, with its own
+/// contact sets beside the file's.
+#[test]
+fn a_toml_model_imports_a_blender_tree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/blender_tree");
+    let m = Model::from_toml(
+        dir.join("latch_station.toml").to_str().unwrap(),
+        r#"
+        [contact.frame]
+        law = { k = 5e6, c = 500 }
+        [object]
+        contact = "frame"
+        [[object.groups]]
+        name = "station"
+        primitives = [{ type = "plane", point = [0, 0, -0.5], normal = [0, 0, 1] }]
+        [[object.groups]]
+        name = "latch"
+        position = [1.0, 0.0, 0.0]
+        import = { file = "latch.gltf", tree = true }
+        "#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["object", "HookPivot"]);
+    assert!((m.bodies[1].home.p - Vec3::new(1.1, 0.0, 0.05)).norm() < 1e-15);
+    let sets: Vec<&str> = m.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(sets, ["frame", "rubber", "steel"]);
+}
+
+/// The new user's case: the same file imported flat (its meshes as one group's primitives)
+/// would lose the movable pivot, so it is refused with the way to keep it.
+#[test]
+fn a_flat_import_of_a_tree_with_movable_nodes_is_refused() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/blender_tree");
+    let e = Model::from_toml(
+        dir.join("flat.toml").to_str().unwrap(),
+        "[contact.steel]\nlaw = { k = 1e6 }\n[object]\ncontact = \"steel\"\nimport = { file = \"latch.gltf\" }\n",
+    )
+    .expect_err("a flat import of a movable tree loaded")
+    .to_string();
+    assert!(e.contains("node 'HookPivot' has extras `movable`") && e.contains("tree = true"), "{e}");
+}

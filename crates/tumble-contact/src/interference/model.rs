@@ -129,9 +129,10 @@ struct ModelFile {
     object: GroupSpec,
 }
 
+/// A contact parameter set in a model file (`[contact.NAME]`) or a glTF node's `tumble_sets`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ParamsSpec {
+pub(super) struct ParamsSpec {
     #[serde(default)]
     law: Option<LawSpec>,
     #[serde(default)]
@@ -168,34 +169,37 @@ enum FrictionSpec {
     Bristle { mu: f64, mu_static: Option<f64>, stiffness: f64, damping: f64 },
 }
 
-/// A group in a model file.
+/// A group in a model file (or a node of an imported glTF tree).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct GroupSpec {
+pub(super) struct GroupSpec {
     #[serde(default)]
-    name: Option<String>,
+    pub(super) name: Option<String>,
     #[serde(default)]
-    bv: Option<String>,
+    pub(super) bv: Option<String>,
     #[serde(default)]
-    movable: bool,
+    pub(super) movable: bool,
     #[serde(default)]
-    position: [f64; 3],
+    pub(super) position: [f64; 3],
     #[serde(default = "identity_wxyz")]
-    orientation: [f64; 4],
+    pub(super) orientation: [f64; 4],
     #[serde(default)]
-    contact: Option<String>,
+    pub(super) contact: Option<String>,
     #[serde(default)]
-    groups: Vec<GroupSpec>,
+    pub(super) groups: Vec<GroupSpec>,
     #[serde(default)]
-    primitives: Vec<PrimSpec>,
+    pub(super) primitives: Vec<PrimSpec>,
     #[serde(default)]
-    import: Option<ImportSpec>,
+    pub(super) import: Option<ImportSpec>,
+    /// Where an imported group came from (`cbm.glb: node 'latch_1'`), for its errors.
+    #[serde(skip)]
+    pub(super) source: Option<String>,
 }
 
-/// Geometry imported into a group (see [`super::import`]).
+/// Geometry imported into a group (see [`super::import`] and [`super::tree`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ImportSpec {
+pub(super) struct ImportSpec {
     /// OBJ, glTF or GLB file, relative to the model file.
     file: String,
     /// Length scale of the file's units to metres.
@@ -207,6 +211,27 @@ struct ImportSpec {
     /// Contact set of objects that name none.
     #[serde(default)]
     contact: Option<String>,
+    /// A glTF file's node tree becomes this group's groups (movable nodes bodies, contact
+    /// sets from extras), instead of its meshes becoming this group's primitives.
+    #[serde(default)]
+    tree: bool,
+}
+
+impl ImportSpec {
+    /// How the file's coordinates become the model's (`at`: the import's key path).
+    fn axes(&self, file: &str, at: &str) -> Result<super::import::Axes, ModelError> {
+        let err =
+            |key: &str, message: String| ModelError { file: file.into(), location: format!("{at}.{key}"), message };
+        let y_up = match self.up.as_str() {
+            "y" => true,
+            "z" => false,
+            other => return Err(err("up", format!("'{other}': expected \"y\" or \"z\""))),
+        };
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(err("scale", format!("{}: a scale must be positive", self.scale)));
+        }
+        Ok(super::import::Axes { scale: self.scale, y_up })
+    }
 }
 
 fn y_up() -> String {
@@ -272,17 +297,22 @@ pub struct PrimSpec {
 }
 
 impl Model {
-    /// Reads a TOML (`.toml`) or JSON (`.json`) model file; the model is named after the file
-    /// unless it sets `name`.
+    /// Reads a model file: TOML (`.toml`) or JSON (`.json`), named after the file unless it sets
+    /// `name`; or a glTF scene (`.gltf`, `.glb`, Y-up, metres) whose node tree is the group tree
+    /// ([`super::tree`]), named after its scene (else the file).
     pub fn load(path: &Path) -> Result<Model, ModelError> {
         let file = path.display().to_string();
+        let stem = path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into_owned());
+        let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        if ext == "gltf" || ext == "glb" {
+            return from_gltf(path, stem);
+        }
         let text = tumble_math::input::read_to_string(path).map_err(|e| ModelError {
             file: file.clone(),
             location: "file".into(),
             message: format!("cannot read the model file: {e}"),
         })?;
-        let stem = path.file_stem().map_or("model".into(), |s| s.to_string_lossy().into_owned());
-        parse(&file, &text, path.extension().is_some_and(|e| e == "json"), stem)
+        parse(&file, &text, ext == "json", stem)
     }
 
     /// Parses model-file text (TOML) as if read from `file`.
@@ -340,7 +370,59 @@ struct Builder<'a> {
     model: Model,
 }
 
-fn build(file: &str, name: String, spec: ModelFile) -> Result<Model, ModelError> {
+/// The model of a whole glTF file: its scene is the Object.
+fn from_gltf(path: &Path, stem: String) -> Result<Model, ModelError> {
+    let file = path.display().to_string();
+    let tree = super::tree::read(path, super::import::Axes { scale: 1.0, y_up: true })
+        .map_err(|message| ModelError { file: file.clone(), location: "node tree".into(), message })?;
+    let spec = ModelFile { name: tree.name, contact: tree.sets, object: tree.root };
+    let name = spec.name.clone().unwrap_or(stem);
+    build(&file, name, spec)
+}
+
+/// Replaces every `import = { tree = true, … }` under `g` by the file's groups, adding the
+/// file's contact sets to `sets`.
+fn expand_trees(
+    file: &str,
+    g: &mut GroupSpec,
+    location: &str,
+    sets: &mut BTreeMap<String, ParamsSpec>,
+) -> Result<(), ModelError> {
+    let err = |location: String, message: String| ModelError { file: file.into(), location, message };
+    if g.import.as_ref().is_some_and(|i| i.tree) {
+        let imp = g.import.take().expect("checked");
+        let at = format!("{location}.import");
+        if !g.groups.is_empty() || !g.primitives.is_empty() {
+            return Err(err(at, "a tree import fills the group with the file's nodes: it holds nothing else".into()));
+        }
+        let axes = imp.axes(file, &at)?;
+        let path = Path::new(file).parent().unwrap_or(Path::new("")).join(&imp.file);
+        let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        if ext != "gltf" && ext != "glb" {
+            return Err(err(format!("{at}.tree"), format!("{}: a node tree is read from .gltf or .glb", imp.file)));
+        }
+        let tree = super::tree::read(&path, axes).map_err(|m| err(at.clone(), format!("{}: {m}", imp.file)))?;
+        for (name, set) in tree.sets {
+            if sets.contains_key(&name) {
+                return Err(err(
+                    at.clone(),
+                    format!("contact set '{name}' is defined in the model file and in {}", imp.file),
+                ));
+            }
+            sets.insert(name, set);
+        }
+        g.groups = tree.root.groups;
+        g.contact = g.contact.take().or(tree.root.contact.or(imp.contact));
+        g.bv = g.bv.take().or(tree.root.bv);
+    }
+    for (k, c) in g.groups.iter_mut().enumerate() {
+        expand_trees(file, c, &format!("{location}.groups[{k}]"), sets)?;
+    }
+    Ok(())
+}
+
+fn build(file: &str, name: String, mut spec: ModelFile) -> Result<Model, ModelError> {
+    expand_trees(file, &mut spec.object, "object", &mut spec.contact)?;
     let mut params = Vec::new();
     for (key, p) in &spec.contact {
         params.push(params_from(file, key, p)?);
@@ -416,20 +498,13 @@ impl Builder<'_> {
         if has_groups {
             return Err(self.err(&at, "a group holds either groups or primitives (an import is primitives), not both"));
         }
-        let y_up = match imp.up.as_str() {
-            "y" => true,
-            "z" => false,
-            other => return Err(self.err(&format!("{at}.up"), format!("'{other}': expected \"y\" or \"z\""))),
-        };
-        if !(imp.scale.is_finite() && imp.scale > 0.0) {
-            return Err(self.err(&format!("{at}.scale"), format!("{}: a scale must be positive", imp.scale)));
-        }
+        let axes = imp.axes(self.file, &at)?;
         let path = Path::new(self.file).parent().unwrap_or(Path::new("")).join(&imp.file);
         let objects = super::import::read(&path).map_err(|m| self.err(&at, m))?;
         if objects.is_empty() {
             return Err(self.err(&at, format!("{} holds no mesh objects", path.display())));
         }
-        super::import::primitives(&objects, super::import::Axes { scale: imp.scale, y_up }, imp.contact.as_deref())
+        super::import::primitives(&objects, axes, imp.contact.as_deref())
             .map_err(|m| self.err(&at, format!("{}: {m}", path.display())))
     }
 
@@ -450,6 +525,10 @@ impl Builder<'_> {
         contact: Option<u32>,
         home: Frame,
     ) -> Result<(), ModelError> {
+        if self.model.bodies.iter().any(|b| b.name == name) {
+            let what = format!("two bodies (movable groups) are named '{name}': give each its own name");
+            return Err(self.err(location, what));
+        }
         let index = self.model.bodies.len();
         self.model.bodies.push(BodyDef { name, root: 0, home });
         let root = self.group(g, location, Frame::identity(), home, contact)?;
@@ -468,7 +547,12 @@ impl Builder<'_> {
         contact: Option<u32>,
     ) -> Result<u32, ModelError> {
         let name = g.name.clone().unwrap_or_else(|| location.to_string());
-        let here = format!("{location} ('{name}')");
+        let here = g.source.clone().unwrap_or_else(|| format!("{location} ('{name}')"));
+        // A key as the user wrote it: a model file's `.bv`, a glTF node's `extras tumble_bv`.
+        let key = |at: &str, k: &str| match g.source {
+            Some(_) => format!("{at} extras tumble_{k}"),
+            None => format!("{at}.{k}"),
+        };
         if !g.groups.is_empty() && !g.primitives.is_empty() {
             return Err(self.err(
                 &here,
@@ -478,11 +562,11 @@ impl Builder<'_> {
         let kind = match g.bv.as_deref() {
             None => BvKind::Aabb,
             Some(s) => BvKind::from_name(s).ok_or_else(|| {
-                self.err(&format!("{here}.bv"), format!("unknown bounding volume '{s}': expected aabb, sphere or obb"))
+                self.err(&key(&here, "bv"), format!("unknown bounding volume '{s}': expected aabb, sphere or obb"))
             })?,
         };
         let contact = match &g.contact {
-            Some(c) => Some(self.params_index(&format!("{here}.contact"), c)?),
+            Some(c) => Some(self.params_index(&key(&here, "contact"), c)?),
             None => contact,
         };
         let imported = match &g.import {
@@ -491,7 +575,10 @@ impl Builder<'_> {
         };
         let node = self.model.nodes.len() as u32;
         self.model.nodes.push(Node { name: name.clone(), bv: None, children: Vec::new(), prims: Vec::new() });
-        let listed = g.primitives.iter().enumerate().map(|(k, p)| (p, format!("{location}.primitives[{k}]")));
+        let listed = g.primitives.iter().enumerate().map(|(k, p)| match &g.source {
+            Some(source) => (p, format!("{source}, primitive {k}")),
+            None => (p, format!("{location}.primitives[{k}]")),
+        });
         let from_file = imported.iter().map(|p| (p, format!("{location}.import")));
         for (k, (p, ploc)) in listed.chain(from_file).enumerate() {
             let named = match &p.name {
@@ -500,10 +587,14 @@ impl Builder<'_> {
             };
             let shape = transform(&primitive(p).map_err(|m| self.err(&named, m))?, &in_body);
             let params = match &p.contact {
-                Some(c) => self.params_index(&format!("{ploc}.contact"), c)?,
-                None => {
-                    contact.ok_or_else(|| self.err(&ploc, "no contact set: give `contact` here or on a group above"))?
-                }
+                Some(c) => self.params_index(&key(&ploc, "contact"), c)?,
+                None => contact.ok_or_else(|| {
+                    let how = match g.source {
+                        Some(_) => "give `tumble_contact` in the extras of this node, a node above or the scene",
+                        None => "give `contact` here or on a group above",
+                    };
+                    self.err(&ploc, format!("no contact set: {how}"))
+                })?,
             };
             let center = shape.anchor();
             let bound = (center, shape.reach(&center));
