@@ -20,8 +20,9 @@ pub(crate) fn run(file: &Path, as_json: bool) -> Result<(), Failure> {
     }
     say!("model '{}': {} bodies, {} primitives", model.name, model.bodies.len(), model.prims.len());
     for s in doc["sets"].as_array().into_iter().flatten() {
+        let wire = if s["wire"].is_null() { String::new() } else { format!(", wire {}", s["wire"]) };
         say!(
-            "set '{}' (priority {}): law {}, volume law {}, friction {}",
+            "set '{}' (priority {}): law {}, volume law {}, friction {}{wire}",
             s["name"].as_str().unwrap_or(""),
             s["priority"],
             s["law"],
@@ -143,5 +144,8 @@ fn set(p: &tumble_contact::interference::ContactParams) -> Value {
         "volume_law": law(&p.volume_law),
         "friction": friction,
         "priority": p.priority,
+        "wire": p.wire.map_or(Value::Null, |w| json!({
+            "slack_ratio": w.slack_ratio, "axial_stiffness": w.axial_stiffness, "yield_load": w.yield_load, "damping": w.damping,
+        })),
     })
 }

@@ -513,3 +513,60 @@ fn a_reused_candidate_list_finds_every_contact_of_a_fresh_traversal() {
     assert_eq!(fresh.traversal_count(), 1500);
     assert!(reuse.traversal_count() < 150, "{}", reuse.traversal_count());
 }
+
+/// A segment of a `wire` set is the snare document's identified wire: a sphere pushed into it
+/// at a quarter of its span feels the loose wire's force at that position (Table 4's slack law,
+/// then the steel's stretch past `Q`), with the anchors' span told to the engine or taken from
+/// the segment; a set without `wire` keeps its law.
+#[test]
+fn a_wire_segment_pushes_with_the_identified_wire_law() {
+    let wire = model(
+        r#"
+        [contact.wire]
+        wire = {}
+        [object]
+        contact = "wire"
+        primitives = [{ type = "segment", a = [-0.2, 0, 0], b = [0.2, 0, 0] }]
+        "#,
+    );
+    let ball = model(
+        r#"
+        [contact.steel]
+        law = { k = 1e9 }
+        priority = -1
+        [object]
+        contact = "steel"
+        primitives = [{ type = "sphere", center = [0, 0, 0], radius = 0.1 }]
+        "#,
+    );
+    let law = tumble_contact::snare::WireLaw::default();
+    for (span, told) in [(0.4, false), (0.3, true)] {
+        let mut e = Engine::new();
+        let (w, b) = (e.add_object(wire.clone(), "wire"), e.add_object(ball.clone(), "ball"));
+        e.pair(w, b).unwrap();
+        if told {
+            e.set_wire_span(w, Some(span)).unwrap();
+        }
+        // The ball's centre at x = −span/4 from the middle: s = span/4 from the first anchor
+        // (a 0.1 m ball: deeper than the wire's limit Q, 42 mm here, without passing it).
+        let q = law.wire(span, 0.25 * span).slack;
+        for depth in [0.2 * q, 0.9 * q, 1.0005 * q] {
+            let p = Vec3::new(-0.25 * span, 0.1 - depth, 0.0);
+            e.set_body(b, 0, &Pose::new(p, UnitQuat::identity()), Vec3::zeros(), Vec3::zeros()).unwrap();
+            e.evaluate();
+            let expect = law.wire(span, 0.25 * span).force(depth, 0.0, 0.0);
+            let f = e.body(b, 0).force;
+            // The contact point lies on the segment at the ball's x: the position is exact to
+            // rounding, and the force with it.
+            assert!((f.y - expect).abs() < 1e-9 * expect, "span {span}, δ = {depth}: {} vs {expect}", f.y);
+            assert!(f.x.abs() < 1e-9 * expect && f.z.abs() < 1e-9 * expect, "{f}");
+        }
+        // Just past Q the steel stretches: the force is far stiffer than the slack law's.
+        let (at_q, past) =
+            (law.wire(span, 0.25 * span).force(q, 0.0, 0.0), law.wire(span, 0.25 * span).force(1.001 * q, 0.0, 0.0));
+        assert!(past > at_q + 1.0, "{at_q} → {past}");
+    }
+    let mut e = Engine::new();
+    let w = e.add_object(wire.clone(), "wire");
+    assert!(e.set_wire_span(w, Some(-1.0)).is_err() && e.set_wire_span(7, Some(1.0)).is_err());
+}

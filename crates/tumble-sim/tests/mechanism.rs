@@ -428,3 +428,33 @@ fn a_failure_is_measured_by_rerunning_unless_inputs_steered_it() {
     assert!(s.likely_cause.contains("not measured: inputs were set during the run"), "{s}");
     assert_eq!(s.time, d.time, "a zero wrench changes nothing");
 }
+
+/// Identified wires taut almost at once (1e-4 of slack: `Q` ≈ 1.4 mm at a 0.2 m chord) stretch
+/// as the ring closes on the shaft; past the steel's yield load the run stops, failed, naming
+/// the wire and its tension, and the largest tension is in the record.
+#[test]
+fn a_wire_stretched_past_its_yield_load_ends_the_capture() {
+    let dir = std::env::temp_dir().join(format!("tumble_lee_yield_{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    let contact = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact");
+    for f in ["lee_fixture.toml", "lee_effector.toml"] {
+        std::fs::copy(contact.join("models").join(f), dir.join("models").join(f)).unwrap();
+    }
+    std::fs::copy(contact.join("lee_capture.toml"), dir.join("lee_capture.toml")).unwrap();
+    let effector = dir.join("models/lee_effector.toml");
+    let text = std::fs::read_to_string(&effector).unwrap();
+    let taut = text.replace("wire = { damping = 200 }", "wire = { damping = 200, slack_ratio = 1e-4 }");
+    assert_ne!(taut, text);
+    std::fs::write(&effector, taut).unwrap();
+    let sc = Scenario::load(&dir.join("lee_capture.toml"), &[]).expect("scenario loads");
+    let m = Mechanism::build(&sc).unwrap_or_else(|e| panic!("{e}"));
+    let r = m.run();
+    let log = r.snare.as_ref().expect("a snare");
+    assert_eq!(log.outcome, Stage::Failed, "{log:?}");
+    let why = log.reason.as_deref().unwrap_or("");
+    assert!(why.contains("passed its yield load 362 N"), "{why}");
+    assert!(log.peak_tension.is_some_and(|t| t > 362.2), "{log:?}");
+    // It yields while the ring closes on the shaft (triggered at 2.0 s), never holding it.
+    assert!(log.triggered_at.is_some() && log.captured_at.is_none(), "{log:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,9 @@
 //! volume_law = { k = 1e9, c = 1e6 }     # for volumetric pairs: N/m³ and N·s/m³
 //! friction = { model = "bristle", mu = 0.3, mu_static = 0.4, stiffness = 1e4, damping = 50 }
 //! priority = 0                          # the higher priority's set acts when two sets meet
+//! # wire = { damping = 200 }            # segments as the snare document's identified wire
+//! #   (slack_ratio L/l − 1, axial_stiffness EA N, yield_load N, damping N·s/m; each defaults
+//! #   to the document's 1.5 mm SUS-304 wire: see crate::snare::WireLaw)
 //!
 //! [object]                              # the root group (an Object is a movable group)
 //! bv = "aabb"                           # aabb | sphere | obb
@@ -32,6 +35,7 @@
 use super::bristle::{Bristle, Friction};
 use super::contact::Frame;
 use crate::laws::{ContactLaw, Damping, Stiffness};
+use crate::snare::WireLaw;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -65,6 +69,9 @@ pub struct ContactParams {
     pub friction: Friction,
     /// Which set acts when two meet: the higher priority.
     pub priority: i32,
+    /// The identified snare wire's law for this set's segments (the segment is the wire's
+    /// line; [`crate::snare::WireLaw`]); other primitives use `law`.
+    pub wire: Option<WireLaw>,
 }
 
 /// A node of a body's bounding-volume tree.
@@ -141,6 +148,18 @@ pub(super) struct ParamsSpec {
     friction: Option<FrictionSpec>,
     #[serde(default)]
     priority: i32,
+    #[serde(default)]
+    wire: Option<WireSpec>,
+}
+
+/// `wire = { … }`: the identified wire, each key defaulting to the document's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireSpec {
+    slack_ratio: Option<f64>,
+    axial_stiffness: Option<f64>,
+    yield_load: Option<f64>,
+    damping: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -480,9 +499,26 @@ fn params_from(file: &str, key: &str, p: &ParamsSpec) -> Result<ContactParams, M
         volume_law: law(&p.volume_law, ".volume_law")?,
         friction,
         priority: p.priority,
+        wire: match &p.wire {
+            None => None,
+            Some(w) => {
+                let d = WireLaw::default();
+                let law = WireLaw {
+                    slack_ratio: w.slack_ratio.unwrap_or(d.slack_ratio),
+                    axial_stiffness: w.axial_stiffness.unwrap_or(d.axial_stiffness),
+                    yield_load: w.yield_load.unwrap_or(d.yield_load),
+                    damping: w.damping.unwrap_or(d.damping),
+                };
+                law.validate().map_err(|m| err(".wire", m))?;
+                Some(law)
+            }
+        },
     };
-    if out.law.is_none() && out.volume_law.is_none() {
-        return Err(err("", "give law (depth contacts) and/or volume_law (volumetric contacts)".into()));
+    if out.law.is_none() && out.volume_law.is_none() && out.wire.is_none() {
+        return Err(err(
+            "",
+            "give law (depth contacts), volume_law (volumetric contacts) and/or wire (segments as snare wires)".into(),
+        ));
     }
     Ok(out)
 }

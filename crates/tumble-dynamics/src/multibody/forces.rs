@@ -117,7 +117,7 @@ impl Damper {
 }
 
 /// Forces on one joint coordinate (revolute or prismatic), all optional. The joint force is
-/// `τ = −κ(q − q₀) − c q̇ + limits + k_p (q_ref − q) + k_d (q̇_ref − q̇) + τ_ff`.
+/// `τ = −κ(q − q₀) − c q̇ + limits + k_p (q_ref − q) + k_d (q̇_ref − q̇) + τ_ff + τ_motor`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JointForce {
     /// Spring about `rest`.
@@ -136,6 +136,29 @@ pub struct JointForce {
     pub target_rate: f64,
     /// Feed-forward force, N·m or N.
     pub feed_forward: f64,
+    /// A DC motor driving the joint.
+    pub motor: Option<DcMotor>,
+}
+
+/// A DC motor on a joint, its torque–speed line `τ = τ_s (u − q̇/ω₀)`: the stall torque `τ_s`
+/// bounds its torque from rest, the no-load speed `ω₀` its speed; the command `u` (−1 to 1) is
+/// the fraction of its rated voltage (a lower voltage shifts the line). Its power `τ q̇` is the
+/// actuators'.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DcMotor {
+    /// Stall torque (N·m) or force (N).
+    pub stall: f64,
+    /// No-load speed, rad/s or m/s.
+    pub no_load_speed: f64,
+    /// Command, −1 to 1.
+    pub command: f64,
+}
+
+impl DcMotor {
+    /// Its torque (force) at joint rate `rate`.
+    pub fn torque(&self, rate: f64) -> f64 {
+        self.stall * (self.command - rate / self.no_load_speed)
+    }
 }
 
 impl JointForce {
@@ -167,6 +190,9 @@ impl JointForce {
         }
         if let Some((kp, kd)) = self.pd {
             tau += kp * (self.target - q) + kd * (self.target_rate - qd);
+        }
+        if let Some(m) = &self.motor {
+            tau += m.torque(qd);
         }
         (tau, energy)
     }

@@ -12,6 +12,7 @@ mod dynamics;
 pub mod forces;
 pub mod impact;
 pub mod joint;
+pub mod loops;
 pub mod spatial;
 pub mod system;
 pub mod urdf;

@@ -4,6 +4,7 @@
 //! joints in order.
 
 use super::forces::{BallSpring, Flexible, JointForce};
+use super::loops::Loops;
 use super::spatial::SVec;
 use super::{Kinematics, Multibody, Workspace};
 use crate::integrator::OdeSystem;
@@ -23,6 +24,8 @@ pub struct MultibodySystem {
     pub motor_torques: Vec<f64>,
     /// External wrench on each link (link coordinates, about its origin; empty for none).
     pub external: Vec<SVec>,
+    /// Loop-closure joints (a closed chain's cuts); none for a tree.
+    pub loops: Loops,
     /// Kinematics of the last right-hand side (scratch).
     kin: Kinematics,
     /// The articulated-body algorithm's working memory (scratch).
@@ -42,6 +45,7 @@ impl MultibodySystem {
             ball_springs: vec![],
             motor_torques: vec![],
             external: vec![],
+            loops: Loops::default(),
             kin: Kinematics::default(),
             work: Workspace::default(),
             tau: vec![0.0; nv],
@@ -126,8 +130,8 @@ impl MultibodySystem {
         (motors + kinetic, kinetic + potential + motors + self.joint_loads(q, v, theta, theta_d, tau))
     }
 
-    /// The power the actuators put into the system at `y`, W: the PD servos and feed-forward
-    /// forces on the joints (`τ_pd + τ_ff` times the joint rate) and the motor torques on the
+    /// The power the actuators put into the system at `y`, W: the PD servos, feed-forward
+    /// forces and DC motors on the joints (`τ_pd + τ_ff` times the joint rate) and the motor torques on the
     /// flexible joints' motors (times the motor rate). Springs, limits and motor servos are in
     /// [`MultibodySystem::energy`] and dampers only take energy out, so `E − ∫P dt` never grows
     /// in the exact flow (external wrenches aside).
@@ -139,7 +143,8 @@ impl MultibodySystem {
                 let pd = f
                     .pd
                     .map_or(0.0, |(kp, kd)| kp * (f.target - q[self.model.q_index(k)]) + kd * (f.target_rate - v[k]));
-                p += (pd + f.feed_forward) * v[k];
+                let motor = f.motor.map_or(0.0, |m| m.torque(v[k]));
+                p += (pd + f.feed_forward + motor) * v[k];
             }
         }
         p + self.motor_torques.iter().zip(theta_d).map(|(t, w)| t * w).sum::<f64>()
@@ -184,6 +189,9 @@ impl MultibodySystem {
         self.joint_loads(q, v, theta, theta_d, &mut tau);
         self.model.forward_dynamics_in(k, v, &tau, &self.external, &mut self.work, &mut dydt[nq..nq + nv]);
         self.tau = tau;
+        if !self.loops.closures.is_empty() {
+            self.loops.correct(&self.model, k, q, v, &mut dydt[nq..nq + nv]);
+        }
         let mb = &self.model;
         for (i, fl) in self.flexible.iter().enumerate() {
             let qi = q[mb.q_index(fl.dof)];

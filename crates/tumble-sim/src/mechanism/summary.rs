@@ -77,6 +77,9 @@ pub struct SnareSummary {
     pub peak_face_load_N: f64,
     /// Largest closing-motor torque, N·m.
     pub peak_motor_torque_N_m: f64,
+    /// Largest axial tension of an identified wire, N (absent for wires with a lateral law).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_wire_tension_N: Option<f64>,
     /// Normal force on the face at the end, N.
     pub face_load_final_N: f64,
     /// Carriage retraction at the end, m.
@@ -96,6 +99,7 @@ impl SnareSummary {
             peak_wire_sum_N: log.peak_wires,
             peak_face_load_N: log.peak_face,
             peak_motor_torque_N_m: log.peak_torque,
+            peak_wire_tension_N: log.peak_tension,
             face_load_final_N: last.face,
             retraction_final_m: last.retraction[0],
         }

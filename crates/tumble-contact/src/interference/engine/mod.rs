@@ -16,11 +16,12 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::Arc;
 use tumble_geometry::bv::Bv;
-use tumble_geometry::primitive::PrimitiveKind;
+use tumble_geometry::primitive::{Primitive, PrimitiveKind};
 use tumble_math::{Pose, Vec3};
 use walk::{Cached, FRONTIER, Fresh, Visit, Walk, WalkBuf};
 
 mod walk;
+mod wire;
 
 /// Why an engine call was refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -70,6 +71,9 @@ pub enum EngineError {
     /// A non-finite pose or twist.
     #[error("object '{0}' body {1}: non-finite pose or twist")]
     NonFinite(String, usize),
+    /// A wire span that is not a positive length.
+    #[error("object '{0}': a wire span must be positive and finite (m), got {1}")]
+    WireSpan(String, f64),
 }
 
 /// State and output of one body (the Object root or a movable group).
@@ -99,6 +103,8 @@ pub struct Object {
     placed: Vec<(u64, Bv, Vec3, f64)>,
     /// Per primitive: the epoch and its bounding-sphere centre in W then.
     centers: Vec<(u64, Vec3)>,
+    /// The span of its wires' anchors (m), when not their segments' length.
+    wire_span: Option<f64>,
 }
 
 #[derive(Clone, Debug)]
@@ -149,6 +155,8 @@ pub struct ActiveContact {
     /// Approach rate at first contact.
     pub v0: f64,
     friction_model: Friction,
+    /// A wire's side (its push direction in the wire's frame), kept while the contact lasts.
+    wire_side: Option<Vec3>,
 }
 
 thread_local! {
@@ -228,7 +236,7 @@ impl Engine {
             .collect();
         let placed = vec![(u64::MAX, Bv::Everything, Vec3::zeros(), f64::INFINITY); model.nodes.len()];
         let centers = vec![(u64::MAX, Vec3::zeros()); model.prims.len()];
-        self.objects.push(Object { name: name.into(), model, bodies, placed, centers });
+        self.objects.push(Object { name: name.into(), model, bodies, placed, centers, wire_span: None });
         self.listed = false;
         self.objects.len() - 1
     }
@@ -292,7 +300,8 @@ impl Engine {
                 }
                 let set: &ContactParams = if from_a { &ma.params[i as usize] } else { &mb.params[i as usize] };
                 let volumetric = testers::is_volumetric(key.0, key.2);
-                let missing = if volumetric { set.volume_law.is_none() } else { set.law.is_none() };
+                let wire = set.wire.is_some() && [key.0, key.2][usize::from(!from_a)] == PrimitiveKind::Segment;
+                let missing = if volumetric { set.volume_law.is_none() } else { set.law.is_none() && !wire };
                 if missing {
                     return Err(EngineError::MissingLaw {
                         a: oa,
@@ -307,6 +316,19 @@ impl Engine {
         self.pairs.push(Pair { a, b, choice, n_b: mb.params.len() });
         self.listed = false;
         Ok(self.pairs.len() - 1)
+    }
+
+    /// Sets the span of the anchors of `object`'s wire segments (contact sets with `wire`),
+    /// centred on each segment's midpoint; `None`: each segment's length. A snare whose wires'
+    /// anchors move (the LEE's closing ring) sets it before each evaluation.
+    pub fn set_wire_span(&mut self, object: usize, span: Option<f64>) -> Result<(), EngineError> {
+        let count = self.objects.len();
+        let o = self.objects.get_mut(object).ok_or(EngineError::NoObject(object, count))?;
+        if let Some(l) = span.filter(|l| !(l.is_finite() && *l > 0.0)) {
+            return Err(EngineError::WireSpan(o.name.clone(), l));
+        }
+        o.wire_span = span;
+        Ok(())
     }
 
     /// Sets a body's pose and twist in the common frame (`v`: velocity of its origin, `w`:
@@ -531,17 +553,42 @@ impl Engine {
                 (self.objects[pair.a].bodies[t.body_a as usize], self.objects[pair.b].bodies[t.body_b as usize]);
             // Material-point velocities at the world origin.
             let (va0, vb0) = (A.v - A.w.cross(&A.X_WB.p), B.v - B.w.cross(&B.X_WB.p));
+            // A wire set's own segment is a snare wire (`wire.rs`).
+            let (own, own_X, own_object) = if from_a { (da, A.X_WB, pair.a) } else { (db, B.X_WB, pair.b) };
+            let wire = match (&set.wire, &own.shape) {
+                (Some(law), Primitive::Segment { a, b }) => Some(wire::Wire {
+                    law,
+                    ends: (own_X.point(a), own_X.point(b)),
+                    span: self.objects[own_object].wire_span,
+                    frame: own_X,
+                    target: if from_a { (&db.shape, B.X_WB) } else { (&da.shape, A.X_WB) },
+                    is_a: from_a,
+                }),
+                _ => None,
+            };
             for c in res.as_slice() {
                 // `pair` checked that the set has the law this measure needs.
-                let Some(law) = (if c.volumetric { set.volume_law.as_ref() } else { set.law.as_ref() }) else {
+                let law = if c.volumetric { set.volume_law.as_ref() } else { set.law.as_ref() };
+                let wire = wire.as_ref().filter(|_| !c.volumetric);
+                if law.is_none() && wire.is_none() {
                     continue;
-                };
-                let c = c.transformed(&A.X_WB);
+                }
+                let mut c = c.transformed(&A.X_WB);
                 let key = (t.pair, t.prim_a, t.prim_b, c.sub);
-                let rate = (va0 - vb0).dot(&c.rate_s) + (A.w - B.w).dot(&c.rate_m);
                 let prev = self.previous.binary_search_by_key(&key, |p| p.key).ok().map(|k| &self.previous[k]);
+                // A wire's contact on its line, on the side it keeps, and where along it.
+                let mut on_wire = None;
+                if let Some(w) = wire {
+                    let Some((wc, side, s, span)) = w.contact(&c, prev.and_then(|p| p.wire_side)) else { continue };
+                    (c, on_wire) = (wc, Some((side, s, span)));
+                }
+                let rate = (va0 - vb0).dot(&c.rate_s) + (A.w - B.w).dot(&c.rate_m);
                 let v0 = prev.map_or(rate.max(0.0), |p| p.v0);
-                let f_n = law.force(c.measure, rate, v0);
+                let f_n = match (wire.zip(on_wire), law) {
+                    (Some((w, (_, s, span))), _) => w.force(span, s, c.measure, rate, v0),
+                    (None, Some(law)) => law.force(c.measure, rate, v0),
+                    (None, None) => continue,
+                };
                 let slip = (vb0 + B.w.cross(&c.point)) - (va0 + A.w.cross(&c.point));
                 let v_t = slip - c.normal * c.normal.dot(&slip);
                 let (friction, z, zdot) = match set.friction {
@@ -571,6 +618,7 @@ impl Engine {
                     zdot,
                     v0,
                     friction_model: set.friction,
+                    wire_side: on_wire.map(|w| w.0),
                 });
             }
         }

@@ -529,5 +529,6 @@ fn an_undamped_chain_conserves_energy() {
     assert!(drift < 1e-8 * e0.abs(), "energy drift {drift} J of {e0} J");
 }
 
+mod four_bar;
 mod maps;
 mod oracle;

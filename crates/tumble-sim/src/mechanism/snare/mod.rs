@@ -180,7 +180,40 @@ impl Snare {
             let q = rotation(R_WS * g.rotation);
             // Finite by the blow-up check after each step; refusals cannot occur.
             let _ = engine.set_body(obj, 0, &Pose::new(p, q), v, w);
+            // An identified wire spans the chord between its anchors (a closed ring: none).
+            let _ = engine.set_wire_span(obj, Some(self.span(d[0])).filter(|l| *l > 0.0));
         }
+    }
+
+    /// The chord between a wire's anchors at closing angle `delta`, `2R sin(Δ/2)`, m.
+    pub fn span(&self, delta: f64) -> f64 {
+        2.0 * self.ring_radius * (0.5 * delta).sin()
+    }
+
+    /// With identified wires (a contact set with `wire`): the largest tension of a wire
+    /// against the target at closing angle `delta` and its wire's index (engine objects
+    /// `wires`, pairs `pairs`), N. `None` for wires with a lateral law.
+    pub fn peak_tension(
+        &self,
+        engine: &Engine,
+        wires: &[usize; 3],
+        pairs: &[usize; 3],
+        delta: f64,
+    ) -> Option<(usize, f64)> {
+        let law = self.wire.params[0].wire?;
+        let span = self.span(delta);
+        let mut peak = (0, 0.0);
+        for (k, (&w, &p)) in wires.iter().zip(pairs).enumerate() {
+            let b = engine.body(w, 0);
+            for c in engine.contacts().iter().filter(|c| c.key.0 as usize == p && !c.volumetric) {
+                let s = 0.5 * span + (c.point - b.X_WB.p).dot(&b.X_WB.R.column(1));
+                let tension = law.wire(span, s).tension(c.measure);
+                if tension > peak.1 {
+                    peak = (k, tension);
+                }
+            }
+        }
+        Some(peak)
     }
 
     /// The wires' loads after an evaluation: the generalised forces `(Q_Δ, Q_s)` and the wrench
@@ -282,8 +315,11 @@ pub(crate) fn check(input: &SnareInput, bodies: &[MechBody], pairs: &[(usize, us
         let msg = format!("the carrier's model has no contact set '{}' (sets: {})", input.contact, known.join(", "));
         return Err(BuildError::new(key("contact"), msg));
     };
-    if set.law.is_none() {
-        return Err(BuildError::new(key("contact"), format!("contact set '{}' has no depth `law`", set.name)));
+    if set.law.is_none() && set.wire.is_none() {
+        return Err(BuildError::new(
+            key("contact"),
+            format!("contact set '{}' has neither a depth `law` nor a `wire`", set.name),
+        ));
     }
     let r = input.ring_radius;
     let wire = Primitive::Segment { a: Vec3::new(0.0, -r, 0.0), b: Vec3::new(0.0, r, 0.0) };

@@ -58,6 +58,8 @@ pub struct SnareLog {
     pub peak_face: f64,
     /// Largest closing-motor torque, N·m.
     pub peak_torque: f64,
+    /// Largest axial tension of an identified wire, N (`None`: wires with a lateral law).
+    pub peak_tension: Option<f64>,
 }
 
 /// The snare at one sample.
@@ -111,6 +113,7 @@ impl SnareRun {
             peak_wires: 0.0,
             peak_face: 0.0,
             peak_torque: 0.0,
+            peak_tension: None,
         };
         Self { wires, pairs, at, log, commands: [None; 2], touched: None }
     }
@@ -176,6 +179,17 @@ impl SnareRun {
         log.peak_wires = log.peak_wires.max(wires.iter().sum());
         log.peak_face = log.peak_face.max(face);
         log.peak_torque = log.peak_torque.max(torque);
+        if let Some((k, tension)) = sn.peak_tension(engine, &self.wires, &self.pairs, d[0]) {
+            log.peak_tension = Some(log.peak_tension.unwrap_or(0.0).max(tension));
+            let limit = sn.wire.params[0].wire.map_or(f64::INFINITY, |w| w.yield_load);
+            if tension > limit && !log.outcome.is_final() {
+                let why = format!(
+                    "wire {k}'s tension {tension:.0} N passed its yield load {limit:.0} N: the steel yields, which the wire's law does not follow"
+                );
+                (log.outcome, log.reason) = (Stage::Failed, Some(why));
+                return true;
+            }
+        }
         match self.log.outcome {
             Stage::Open => {
                 let depth = sn.tip_depth(engine);

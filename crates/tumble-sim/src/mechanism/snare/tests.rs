@@ -6,8 +6,13 @@ use tumble_geometry::MassProperties;
 
 /// The bundled LEE's fixture (a free 500 kg payload) and face (fixed at the origin, x out of
 /// the face), the ring 8 cm inside it, the fixture placed by its knob's centre `knob` in the
-/// ring frame.
+/// ring frame; its wires the linear lateral spring (`wire_linear`).
 fn lee(knob: Vec3) -> Mechanism {
+    lee_with(knob, "wire_linear")
+}
+
+/// The same with the wires' contact set `wires` (`wire`: the identified wire).
+fn lee_with(knob: Vec3, wires: &str) -> Mechanism {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/models");
     let model = |f: &str| ContactModel::load(&dir.join(f)).expect("model");
     let ring = (UnitQuat::from_axis_angle(&Vec3::y_axis(), 0.5 * PI), Vec3::new(-0.08, 0.0, 0.0));
@@ -27,7 +32,7 @@ fn lee(knob: Vec3) -> Mechanism {
         .snare(SnareInput {
             carrier: "effector".into(),
             target: "payload".into(),
-            contact: "wire".into(),
+            contact: wires.into(),
             ring,
             ring_radius: 0.1,
             open_angle: 30f64.to_radians(),
@@ -101,4 +106,57 @@ fn a_held_shaft_is_told_from_one_the_wires_miss() {
     assert!(e.contains("only 1 of 3"), "{e}");
     let e = holds(Vec3::new(0.0, 0.0, 0.3), PI).expect_err("none");
     assert!(e.contains("only 0 of 3"), "{e}");
+}
+
+/// The identified wire: the carriage's generalised force is the derivative of the wires'
+/// stored energy (retracting moves the wires along the shaft's axis, not their anchors' span,
+/// so each wire's law is a potential in it); the closing angle also changes the span the law
+/// is scaled to, so `Q_Δ` is the contact forces' virtual work only (docs/snare.md).
+#[test]
+fn the_carriage_feels_the_identified_wires_as_the_derivative_of_their_energy() {
+    let m = lee_with(Vec3::new(0.004, -0.002, -0.01), "wire");
+    let sn = m.snare.as_ref().expect("snare");
+    let law = sn.wire.params[0].wire.expect("an identified wire");
+    let d = [160f64.to_radians(), 0.0, 0.004, 0.0];
+    let energy = |d: &[f64; 4]| {
+        let mut e = m.engine().expect("engine");
+        sn.place(&mut e, &[2, 3, 4], d);
+        e.evaluate();
+        let span = sn.span(d[0]);
+        let u: f64 = (0..3)
+            .flat_map(|k| {
+                let b = *e.body(2 + k, 0);
+                e.contacts()
+                    .iter()
+                    .filter(move |c| c.key.0 as usize == k + 1)
+                    .map(move |c| {
+                        let s = 0.5 * span + (c.point - b.X_WB.p).dot(&b.X_WB.R.column(1));
+                        law.wire(span, s).energy(c.measure)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .sum();
+        (u, sn.loads(&e, &[2, 3, 4], d).0, e.contacts().iter().filter(|c| c.key.0 >= 1).count())
+    };
+    let (u, q, touching) = energy(&d);
+    assert_eq!(touching, 3, "each wire on the shaft");
+    assert!(u > 1e-3, "{u}");
+    let h = 1e-7;
+    let (up, down) = (energy(&[d[0], 0.0, d[2] + h, 0.0]).0, energy(&[d[0], 0.0, d[2] - h, 0.0]).0);
+    let du_ds = (up - down) / (2.0 * h);
+    assert!((q[1] + du_ds).abs() < 1e-6 * du_ds.abs().max(1.0), "Q_s {} vs −∂U/∂s {}", q[1], -du_ds);
+    // The wires here are slack (each below its limit Q): no tension.
+    let tension = sn.peak_tension(
+        &m.engine()
+            .map(|mut e| {
+                sn.place(&mut e, &[2, 3, 4], &d);
+                e.evaluate();
+                e
+            })
+            .expect("engine"),
+        &[2, 3, 4],
+        &[1, 2, 3],
+        d[0],
+    );
+    assert_eq!(tension.map(|t| t.1), Some(0.0));
 }

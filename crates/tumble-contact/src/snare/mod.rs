@@ -24,6 +24,9 @@
 
 use crate::laws::{ContactLaw, Damping, Stiffness};
 
+mod wire_law;
+pub use wire_law::WireLaw;
+
 /// A loose wire fixed at both ends.
 #[derive(Clone, Debug)]
 pub struct LooseWire {
@@ -74,20 +77,28 @@ impl LooseWire {
     /// 90 mm; beyond 90 mm by symmetry about the middle; clamped at 40 mm towards the ends),
     /// offset dropped, and linear damping `c` (N·s/m).
     pub fn table4(position: f64, damping: f64) -> Result<Self, String> {
-        let (length, span) = (0.180, 0.175);
-        let s = if position > 0.090 { span - position } else { position }.clamp(0.040, 0.090);
-        let rows = [(0.040, 719_880.0, -13.578), (0.065, 878_089.0, -1086.0), (0.090, 890_183.0, -1297.6)];
-        let i = if s <= 0.065 { 0 } else { 1 };
-        let w = (s - rows[i].0) / (rows[i + 1].0 - rows[i].0);
-        let a = rows[i].1 + w * (rows[i + 1].1 - rows[i].1);
-        let b = rows[i].2 + w * (rows[i + 1].2 - rows[i].2);
-        let law = ContactLaw {
-            stiffness: Stiffness::Polynomial { a, b, c: 0.0, zero_offset: true },
-            damping: if damping > 0.0 { Damping::Power { c: damping, g: 0.0, q: 1.0 } } else { Damping::None },
-        };
-        Self::new(length, span, position, law, SUS304_1_5MM_EA)
+        Self::new(0.180, 0.175, position, table4_law(position, damping), SUS304_1_5MM_EA)
     }
+}
 
+/// Table 4's law at `s` (m) along the document's 175 mm span (linear in `s` between its rows
+/// at 40, 65 and 90 mm; beyond 90 mm by symmetry about the middle; clamped at 40 mm towards the
+/// ends), offset dropped, with linear damping `c` (N·s/m).
+pub fn table4_law(position: f64, damping: f64) -> ContactLaw {
+    let span = 0.175;
+    let s = if position > 0.090 { span - position } else { position }.clamp(0.040, 0.090);
+    let rows = [(0.040, 719_880.0, -13.578), (0.065, 878_089.0, -1086.0), (0.090, 890_183.0, -1297.6)];
+    let i = if s <= 0.065 { 0 } else { 1 };
+    let w = (s - rows[i].0) / (rows[i + 1].0 - rows[i].0);
+    let a = rows[i].1 + w * (rows[i + 1].1 - rows[i].1);
+    let b = rows[i].2 + w * (rows[i + 1].2 - rows[i].2);
+    ContactLaw {
+        stiffness: Stiffness::Polynomial { a, b, c: 0.0, zero_offset: true },
+        damping: if damping > 0.0 { Damping::Power { c: damping, g: 0.0, q: 1.0 } } else { Damping::None },
+    }
+}
+
+impl LooseWire {
     /// Stretch `ΔL(δ)` of the straightened wire (negative while slack), m, and `∂ΔL/∂δ`.
     fn stretch(&self, delta: f64) -> (f64, f64) {
         let (a, b) = (self.position, self.span - self.position);
