@@ -243,3 +243,71 @@ inertia = [0.0833, 0.0833, 0.001]
     let e = run.ended().expect("ended").expect_err("the budget stops it").to_string();
     assert!(e.contains("simulation.max_steps"), "{e}");
 }
+
+/// The bundled four-bar (`four_bar.toml`): a closed chain driven by a DC motor on its crank.
+/// Its rocker follows Freudenstein's relation of the crank's angle at every sample, the loop
+/// stays closed (the summary's drift), `E − W` holds with the motor's work, and the joints'
+/// reactions include the cut: the free pins carry no moment about their axes.
+#[test]
+fn the_four_bar_follows_freudenstein_and_balances_the_motors_work() {
+    use tumble_sim::arm::ArmSim;
+    use tumble_sim::pipeline::{Driver, Simulation};
+    let (a, b, c, d) = (0.10, 0.35, 0.30, 0.40);
+    let freudenstein = |t2: f64| {
+        let (k1, k2, k3) = (d / a, d / c, (a * a - b * b + c * c + d * d) / (2.0 * a * c));
+        let (s, co) = t2.sin_cos();
+        let (aa, bb, cc) = (co - k1 - k2 * co + k3, -2.0 * s, k1 - (k2 + 1.0) * co + k3);
+        2.0 * ((-bb - (bb * bb - 4.0 * aa * cc).sqrt()) / (2.0 * aa)).atan()
+    };
+    let sc = Scenario::load(&scenario("four_bar.toml"), &[]).expect("scenario");
+    let mut model = ArmModel::build(&sc).expect("arm");
+    // Assembly kept the driven crank at its 0.5 rad and closed the loop.
+    assert_eq!(model.initial_state[0], 0.5);
+    let sim = ArmSim::new(&mut model);
+    let schedule = sim.schedule();
+    let mut driver = Driver::new(sim, schedule);
+    driver.run(&mut |_| {}).expect("completes");
+    let sim = driver.sim();
+    let work = *sim.state().last().expect("state");
+    let check = sim.energy().expect("an energy check");
+    let run = sim.run();
+    let col = |name: &str| run.columns.iter().position(|c| c.starts_with(name)).expect(name);
+    let (q0, q2, gap, rocker_mz, coupler_mz) =
+        (col("q0 "), col("q2 "), col("loop_gap"), col("rocker.mz"), col("coupler.mz"));
+    let wrap = |x: f64| (x + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+    let worst = run.rows.iter().map(|r| wrap(r[q2] - freudenstein(r[q0])).abs()).fold(0.0, f64::max);
+    let drift = run.rows.iter().map(|r| r[gap]).fold(0.0, f64::max);
+    let pins = run.rows.iter().map(|r| r[rocker_mz].abs().max(r[coupler_mz].abs())).fold(0.0, f64::max);
+    let turned = run.rows.last().expect("rows")[q0] - 0.5;
+    println!(
+        "turned {turned} rad, Freudenstein {worst:e} rad, gap {drift:e} m, pins {pins:e} N·m, W {work} J, E − W {:e}",
+        check.growth
+    );
+    assert!(turned > 20.0, "the motor turned the crank {turned} rad");
+    // As the dynamics' own test (tests/four_bar.rs): gap 4e-10 m, angle 1.3e-9 rad measured.
+    assert!(worst < 1e-7 && drift < 1e-8, "rocker off by {worst} rad, loop gap {drift} m");
+    // The free pins' moment about their axes: rounding of the cut force's moments (~1 N·m).
+    assert!(pins < 1e-9, "a free pin carries {pins} N·m");
+    // The motor both drives and brakes the linkage (gravity swings the crank past its
+    // no-load speed): |W| ~ 0.8 J, and E − W holds to RK4's error.
+    assert!(work.abs() > 0.1, "W = {work} J");
+    assert!(check.growth.abs() < 1e-6, "E − W moved by {} J", check.growth);
+}
+
+/// Loops that cannot be built are refused with their key.
+#[test]
+fn bad_loops_are_refused_with_their_key() {
+    let path = scenario("four_bar.toml");
+    for (set, key, says) in [
+        (("arm.loops.0.b", "\"nobody\""), "arm.loops.0.b", "no link or joint named `nobody`"),
+        (("arm.loops.0.b", "\"coupler\""), "arm.loops.0.b", "two different links"),
+        (("arm.loops.0.point_b", "[3.0, 0.0, 0.0]"), "arm.loops", "do not close"),
+        (("arm.loop_rate", "-1.0"), "arm.loop_rate", "positive"),
+        (("arm.loop_rate", "2000.0"), "arm.loop_rate", "dt"),
+        (("arm.joints.0.motor.command", "2.0"), "arm.joints.0.motor.command", "from -1 to 1"),
+    ] {
+        let sc = Scenario::load(&path, &[(set.0.to_string(), set.1.to_string())]).expect("parses");
+        let e = ArmModel::build(&sc).err().unwrap_or_else(|| panic!("{set:?} accepted")).to_string();
+        assert!(e.contains(&format!("key `{key}`")) && e.contains(says), "{set:?}: {e}");
+    }
+}

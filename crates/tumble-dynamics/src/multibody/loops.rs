@@ -21,8 +21,9 @@
 //! of the order of the drift, which the energy check sees.
 //!
 //! Assembly ([`Loops::assemble`]): a state whose loops are open is closed before a run by
-//! Gauss–Newton steps of least norm on `q` (and `v` projected onto `J v = 0`), so a scenario
-//! gives its joint angles approximately and the tree is put together as a linkage would be.
+//! Gauss–Newton steps of least norm on the undriven joints' `q` (and `v` projected onto
+//! `J v = 0`), the driven ones (a linkage's inputs) kept as given, so a scenario gives the
+//! passive joints' angles approximately and the tree is put together as a linkage would be.
 
 use super::spatial::{cross_motion, join, parts};
 use super::{Kinematics, Multibody, Workspace};
@@ -64,6 +65,9 @@ pub struct Loops {
     bias: Vec<super::spatial::SVec>,
     /// The mass matrix's working memory.
     work: Workspace,
+    /// Each cut's force on link `a` from the last [`Loops::correct`] (world axes, N; link `b`
+    /// takes its opposite).
+    pub forces: Vec<Vec3>,
 }
 
 impl Loops {
@@ -144,6 +148,26 @@ impl Loops {
         for (j, a) in qdd.iter_mut().enumerate() {
             *a += (0..rows).map(|r| self.minv_jt[(j, r)] * self.rhs[r]).sum::<f64>();
         }
+        self.forces.resize(self.closures.len(), Vec3::zeros());
+        for (l, f) in self.forces.iter_mut().enumerate() {
+            *f = Vec3::new(self.rhs[3 * l], self.rhs[3 * l + 1], self.rhs[3 * l + 2]);
+        }
+    }
+
+    /// Adds the cuts' last forces to the external wrenches `ext` (per link, link coordinates,
+    /// about the link origin, as the dynamics take them), from the kinematics `k`: so that the
+    /// tree's joint reactions include what the loops carry.
+    pub fn add_cut_wrenches(&self, k: &Kinematics, ext: &mut [super::spatial::SVec]) {
+        for (c, f) in self.closures.iter().zip(&self.forces) {
+            let mut add = |link: usize, point: &Vec3, f: Vec3| {
+                let f_local = k.pose[link].0.transpose() * f;
+                ext[link] += join(&point.cross(&f_local), &f_local);
+            };
+            add(c.a, &c.point_a, *f);
+            if let Some(b) = c.b {
+                add(b, &c.point_b, -*f);
+            }
+        }
     }
 
     /// `J` at the kinematics `k` into the loops' memory.
@@ -160,9 +184,10 @@ impl Loops {
     }
 
     /// Closes the loops at `q` (least-norm Gauss–Newton steps, to 1e-12 m) and removes the
-    /// rates that open them from `v` (least-norm projection onto `J v = 0`). Returns the gap
-    /// left, m; an error when the loops cannot close near `q`.
-    pub fn assemble(&mut self, mb: &Multibody, q: &mut [f64], v: &mut [f64]) -> Result<f64, String> {
+    /// rates that open them from `v` (least-norm projection onto `J v = 0`), moving only the
+    /// velocity coordinates not `held` (a linkage's inputs keep their given positions and
+    /// rates). Returns the gap left, m; an error when the loops cannot close near `q` that way.
+    pub fn assemble(&mut self, mb: &Multibody, q: &mut [f64], v: &mut [f64], held: &[bool]) -> Result<f64, String> {
         let zero = vec![0.0; mb.nv()];
         let mut k = mb.kinematics(q, &zero);
         for _ in 0..100 {
@@ -171,6 +196,7 @@ impl Loops {
                 break;
             }
             self.jacobian(mb, &k);
+            self.hold(held);
             let dv = least_norm(&self.jac, &phi);
             // A step in the velocity coordinates, integrated as a rate over unit time.
             let mut qd = vec![0.0; mb.nq()];
@@ -182,14 +208,22 @@ impl Loops {
         let gap = self.gaps(&k).norm();
         if gap.is_nan() || gap >= 1e-9 {
             return Err(format!(
-                "the loops do not close near the given joint positions: {gap:.3e} m remains after 100 assembly steps (check the cut points and the joints' starting angles)"
+                "the loops do not close near the given joint positions: {gap:.3e} m remains after 100 assembly steps moving the joints without a drive (check the cut points, the links' lengths and the joints' starting angles)"
             ));
         }
         self.jacobian(mb, &k);
         let jv = &self.jac * DVector::from_column_slice(v);
+        self.hold(held);
         let dv = least_norm(&self.jac, &jv);
         v.iter_mut().zip(dv.iter()).for_each(|(x, d)| *x -= d);
         Ok(gap)
+    }
+
+    /// Zeroes the columns of `J` of the held coordinates (the least-norm step then leaves them).
+    fn hold(&mut self, held: &[bool]) {
+        for (j, _) in held.iter().enumerate().filter(|(_, h)| **h) {
+            self.jac.column_mut(j).fill(0.0);
+        }
     }
 
     /// `φ` for every loop at the kinematics `k`.

@@ -107,7 +107,7 @@ impl ArmBuilder {
 
     /// Checks every value, derives the rest and returns the run.
     pub fn build(self) -> Result<ArmModel, BuildError> {
-        let system = self.system;
+        let mut system = self.system;
         let mut y = self.state.unwrap_or_else(|| rest_state(&system));
         if y.len() != system.dim() {
             let msg = format!("the state [q; v; θ; θ̇] needs {} values, got {}", system.dim(), y.len());
@@ -116,6 +116,24 @@ impl ArmBuilder {
         system.project(&mut y);
         if y.iter().any(|x| !x.is_finite()) {
             return Err(BuildError::new("arm.q", "a ball or free joint's quaternion [w, x, y, z] must not be zero"));
+        }
+        if !system.loops.closures.is_empty() {
+            // Put the linkage together: close its loops near the given positions and remove
+            // the rates that would open them.
+            let (nq, nv) = (system.model.nq(), system.model.nv());
+            let (q, rest) = y.split_at_mut(nq);
+            // The driven joints (a motor, a servo, a flexible drive) are the linkage's inputs:
+            // they keep their given positions and rates.
+            let mut held: Vec<bool> = system
+                .joint_forces
+                .iter()
+                .map(|f| f.as_ref().is_some_and(|f| f.motor.is_some() || f.pd.is_some()))
+                .collect();
+            system.flexible.iter().for_each(|f| held[f.dof] = true);
+            system
+                .loops
+                .assemble(&system.model, q, &mut rest[..nv], &held)
+                .map_err(|e| BuildError::new("arm.loops", e))?;
         }
         let duration = positive("simulation.duration", self.duration, "s")?;
         let (method, output_interval) = match self.stepping {

@@ -10,7 +10,10 @@ use crate::scenario::check::{Check, err, finite3, mass_and_inertia, positive};
 use crate::scenario::{GravitySpec, IntegratorKind, Scenario, ScenarioError};
 use std::path::Path;
 use tumble_dynamics::Method;
-use tumble_dynamics::multibody::forces::{BallSpring, Damper, Flexible, JointForce, Spring, Table, ViscosityOn};
+use tumble_dynamics::multibody::forces::{
+    BallSpring, Damper, DcMotor, Flexible, JointForce, Spring, Table, ViscosityOn,
+};
+use tumble_dynamics::multibody::loops::{LoopClosure, Loops};
 use tumble_dynamics::multibody::system::MultibodySystem;
 use tumble_dynamics::multibody::urdf::{Base, read_urdf};
 use tumble_dynamics::multibody::{Joint, Link, Multibody};
@@ -149,6 +152,7 @@ impl ArmModel {
             return err("arm.q", "positions and rates must be finite");
         }
         let mut system = MultibodySystem::new(mb);
+        system.loops = loops(arm, &system.model, &joint_names, f.simulation.dt)?;
         let mut motor_state = (Vec::new(), Vec::new());
         for (i, js) in arm.joints.iter().enumerate() {
             let key = format!("arm.joints.{i}");
@@ -228,6 +232,50 @@ impl ArmModel {
     }
 }
 
+/// The loop closures of `[[arm.loops]]`, links by link or joint name.
+fn loops(arm: &ArmSpec, mb: &Multibody, joint_names: &[Option<String>], dt: Option<f64>) -> Check<Loops> {
+    let find = |key: String, name: &str| {
+        mb.links.iter().zip(joint_names).position(|(l, j)| l.name == name || j.as_deref() == Some(name)).ok_or_else(
+            || {
+                let known: Vec<&str> = mb.links.iter().map(|l| l.name.as_str()).collect();
+                (key, format!("no link or joint named `{name}`; links: {}", known.join(", ")))
+            },
+        )
+    };
+    let mut closures = Vec::new();
+    for (i, l) in arm.loops.iter().enumerate() {
+        let key = |k: &str| format!("arm.loops.{i}.{k}");
+        let a = find(key("a"), &l.a)?;
+        let b = l.b.as_deref().map(|b| find(key("b"), b)).transpose()?;
+        if Some(a) == b {
+            return err(key("b"), "a loop joins two different links (or a link and the world: leave `b` out)");
+        }
+        let point_a = finite3(&key("point_a"), l.point_a)?;
+        let point_b = finite3(&key("point_b"), l.point_b)?;
+        closures.push(LoopClosure { a, point_a, b, point_b });
+    }
+    let rate = arm.loop_rate.unwrap_or(DEFAULT_LOOP_RATE);
+    if !closures.is_empty() || arm.loop_rate.is_some() {
+        positive("arm.loop_rate", rate, "1/s")?;
+    }
+    // The stabilisation is a critically damped mode at `ω`: RK4 resolves it while ω·dt ≤ 0.5.
+    if let Some(dt) = dt.filter(|dt| rate * dt > 0.5 && !closures.is_empty()) {
+        let most = 0.5 / dt;
+        return err(
+            "arm.loop_rate",
+            format!(
+                "{rate}/s is too fast for the step dt = {dt} s (ω·dt must stay ≤ 0.5): give at most {most}/s, or a shorter dt"
+            ),
+        );
+    }
+    Ok(Loops::new(closures, rate))
+}
+
+/// Baumgarte's rate of a scenario's loops unless it gives one, 1/s: a drift decays as
+/// `(1 + ωt) e^{−ωt}`, to 1e-5 of itself in 0.3 s, while `ω·dt` stays far below RK4's limit at
+/// the steps an arm takes (1e-3 s: 0.05).
+pub const DEFAULT_LOOP_RATE: f64 = 50.0;
+
 /// Force elements and an optional flexible transmission (with its motor torque and the motor's
 /// initial angle) of one joint.
 type Elements = (Option<JointForce>, Option<(Flexible, f64, f64)>);
@@ -258,11 +306,25 @@ fn joint_elements(key: &str, js: &ArmJointSpec, dof: usize, angle: f64) -> Check
         }
         f.limits = Some((lo, hi, nonneg("limits", k)?, nonneg("limits", c)?));
     }
+    if let Some(m) = &js.motor {
+        let at = |k: &str| format!("{key}.motor.{k}");
+        positive(&at("stall"), m.stall, "N·m (N)")?;
+        positive(&at("no_load_speed"), m.no_load_speed, "rad/s (m/s)")?;
+        if !(-1.0..=1.0).contains(&m.command) {
+            return err(at("command"), format!("is a fraction of the rated voltage, from -1 to 1; got {}", m.command));
+        }
+        f.motor = Some(DcMotor { stall: m.stall, no_load_speed: m.no_load_speed, command: m.command });
+    }
     let flex = match &js.flexible {
         None => None,
         Some(fs) => Some(flexible(key, fs, dof, angle)?),
     };
-    let any = f.spring.is_some() || f.damper.is_some() || f.pd.is_some() || f.limits.is_some() || f.feed_forward != 0.0;
+    let any = f.spring.is_some()
+        || f.damper.is_some()
+        || f.pd.is_some()
+        || f.limits.is_some()
+        || f.feed_forward != 0.0
+        || f.motor.is_some();
     Ok((any.then_some(f), flex))
 }
 

@@ -74,6 +74,9 @@ impl<M: DerefMut<Target = ArmModel>> ArmSim<M> {
             let n = mb.link_of_velocity(fl.dof).map_or_else(|| format!("dof{}", fl.dof), label);
             columns.extend([format!("{n}.motor [rad]"), format!("{n}.deflection [deg]")]);
         }
+        if !model.system.loops.closures.is_empty() {
+            columns.push("loop_gap [m]".into());
+        }
         columns.push("energy [J]".into());
         let mut y = model.initial_state.clone();
         let dydt = vec![0.0; y.len()];
@@ -204,7 +207,19 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
         let (nq, nv) = (sys.model.nq(), sys.model.nv());
         let y = &self.y[..self.y.len() - 1];
         sys.rhs(self.t, y, &mut self.dydt);
-        let wrenches = sys.model.joint_wrenches(&y[..nq], &y[nq..nq + nv], &self.dydt[nq..nq + nv], &sys.external);
+        let (q, v) = (&y[..nq], &y[nq..nq + nv]);
+        // The loops' cut forces act on their links as external wrenches: with them the
+        // joints' reactions are the linkage's.
+        let mut external = sys.external.clone();
+        let gap = if sys.loops.closures.is_empty() {
+            None
+        } else {
+            external.resize(sys.model.links.len(), Default::default());
+            let k = sys.model.kinematics(q, v);
+            sys.loops.add_cut_wrenches(&k, &mut external);
+            Some(sys.loops.drift(&k).0)
+        };
+        let wrenches = sys.model.joint_wrenches(q, v, &self.dydt[nq..nq + nv], &external);
         let mut row = vec![self.t];
         row.extend_from_slice(&y[..nq + nv]);
         for &l in &self.moving {
@@ -214,6 +229,7 @@ impl<M: DerefMut<Target = ArmModel>> Simulation for ArmSim<M> {
         for (fl, theta) in sys.flexible.iter().zip(&y[nq + nv..nq + nv + nf]) {
             row.extend([*theta, (y[sys.model.q_index(fl.dof)] - theta).to_degrees()]);
         }
+        row.extend(gap);
         row.push(sys.energy(y));
         self.run.rows.push(row);
     }

@@ -24,6 +24,9 @@ pub struct ArmSummary {
     pub energy_initial_J: f64,
     /// Energy at the last sample, J.
     pub energy_final_J: f64,
+    /// A linkage's largest loop gap over the samples (the closure's drift), m.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_gap_max_m: Option<f64>,
 }
 
 impl ArmSummary {
@@ -40,6 +43,7 @@ impl ArmSummary {
             final_time_s: Some(last[0]),
             energy_initial_J: first[e_at],
             energy_final_J: last[e_at],
+            loop_gap_max_m: run.column("loop_gap").map(|(gaps, _)| gaps.iter().fold(0.0f64, |a, &b| a.max(b))),
         })
     }
 

@@ -21,6 +21,27 @@ pub struct ArmSpec {
     /// Force elements and flexibility by joint name.
     #[serde(default)]
     pub joints: Vec<ArmJointSpec>,
+    /// Loop-closure (cut) joints that close the tree into a linkage.
+    #[serde(default)]
+    pub loops: Vec<ArmLoopSpec>,
+    /// Baumgarte's rate of the loops' stabilisation, 1/s (default 50).
+    pub loop_rate: Option<f64>,
+}
+
+/// `[[arm.loops]]`: a point of link `a` kept on a point of link `b` (a pin or ball at a cut).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmLoopSpec {
+    /// Link (or joint) name.
+    pub a: String,
+    /// The point in link `a`'s frame, m.
+    #[serde(deserialize_with = "super::exact::array")]
+    pub point_a: [f64; 3],
+    /// The other link (or joint) name; absent: the world.
+    pub b: Option<String>,
+    /// The point in link `b`'s frame (or the world's), m.
+    #[serde(deserialize_with = "super::exact::array")]
+    pub point_b: [f64; 3],
 }
 
 /// `arm.base`.
@@ -101,6 +122,25 @@ pub struct ArmJointSpec {
     pub limits: Option<[f64; 4]>,
     /// A motor behind an elastic transmission.
     pub flexible: Option<FlexibleSpec>,
+    /// A DC motor on the joint.
+    pub motor: Option<MotorSpec>,
+}
+
+/// `arm.joints.motor`: a DC motor's torque–speed line `τ = stall (command − q̇/no_load_speed)`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotorSpec {
+    /// Stall torque, N·m (N), > 0.
+    pub stall: f64,
+    /// No-load speed, rad/s (m/s), > 0.
+    pub no_load_speed: f64,
+    /// Command, the fraction of the rated voltage, −1 to 1 (default 1).
+    #[serde(default = "one")]
+    pub command: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// `arm.joints.flexible`.

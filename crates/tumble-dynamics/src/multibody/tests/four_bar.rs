@@ -82,8 +82,9 @@ fn the_four_bar_follows_freudenstein_and_its_energy_balances_the_motors_work() {
     let t4 = freudenstein(t2);
     let mut q = vec![t2, 0.9 - t2, t4 + 0.05];
     let mut v = vec![0.0, 0.3, 0.0];
-    let gap = sys.loops.assemble(&mb, &mut q, &mut v).expect("assembles");
+    let gap = sys.loops.assemble(&mb, &mut q, &mut v, &[true, false, false]).expect("assembles");
     assert!(gap < 1e-12, "{gap}");
+    assert_eq!((q[0], v[0]), (t2, 0.0), "the driven crank keeps its angle and rate");
     assert!((q[2] - freudenstein(q[0])).abs() < 1e-10, "assembled rocker {} vs {}", q[2], freudenstein(q[0]));
     let mut y: Vec<f64> = q.iter().chain(&v).copied().chain([0.0]).collect();
     let e0 = sys.energy(&y[..6]);
@@ -125,7 +126,7 @@ fn without_stabilisation_the_loop_drifts_and_baumgarte_holds_it() {
         let mut sys = four_bar(rate);
         let mb = sys.model.clone();
         let (mut q, mut v) = (vec![0.5, 0.4, freudenstein(0.5)], vec![0.0; 3]);
-        sys.loops.assemble(&mb, &mut q, &mut v).expect("assembles");
+        sys.loops.assemble(&mb, &mut q, &mut v, &[true, false, false]).expect("assembles");
         q[2] += 1e-3 / C;
         let mut y: Vec<f64> = q.iter().chain(&v).copied().collect();
         let dt = 1e-3;
@@ -139,4 +140,33 @@ fn without_stabilisation_the_loop_drifts_and_baumgarte_holds_it() {
     // Measured: 1.2e-10 m held, 1.0e-3 m open.
     assert!(held < 1e-8, "{held}");
     assert!(open > 5e-4, "{open}");
+}
+
+#[test]
+fn the_cut_forces_close_the_trees_inverse_dynamics() {
+    // With the cut's force applied as external wrenches, the tree's inverse dynamics at the
+    // loop's accelerations gives back exactly the joint torques applied: the motor's on the
+    // crank, none on the free coupler and rocker pins. Without it the rocker's pin would have
+    // to carry the coupler's push.
+    let mut sys = four_bar(50.0);
+    let mb = sys.model.clone();
+    let (mut q, mut v) = (vec![1.1, 0.2, freudenstein(1.1)], vec![3.0, 0.0, 0.0]);
+    sys.loops.assemble(&mb, &mut q, &mut v, &[true, false, false]).expect("assembles");
+    let y: Vec<f64> = q.iter().chain(&v).copied().collect();
+    let mut dydt = vec![0.0; 6];
+    sys.rhs(0.0, &y, &mut dydt);
+    let k = mb.kinematics(&q, &v);
+    let mut ext = vec![super::super::spatial::SVec::zeros(); 3];
+    sys.loops.add_cut_wrenches(&k, &mut ext);
+    let tau = mb.inverse_dynamics(&q, &v, &dydt[3..], &ext);
+    let motor = sys.joint_forces[0].as_ref().and_then(|f| f.motor).map(|m| m.torque(v[0])).unwrap_or(0.0);
+    let expect = [motor, 0.0, 0.0];
+    let scale = sys.loops.forces[0].norm() * B;
+    assert!(scale > 0.1, "the cut carries {} N", sys.loops.forces[0].norm());
+    for (t, e) in tau.iter().zip(expect) {
+        // Rounding of the solve: 1e-9 of the moments the cut force makes.
+        assert!((t - e).abs() < 1e-9 * scale, "τ {tau:?} vs {expect:?}");
+    }
+    let bare = mb.inverse_dynamics(&q, &v, &dydt[3..], &[]);
+    assert!((bare[2]).abs() > 1e-3 * scale, "without the cut force the rocker's pin carries {}", bare[2]);
 }
