@@ -458,3 +458,55 @@ fn a_wire_stretched_past_its_yield_load_ends_the_capture() {
     assert!(log.triggered_at.is_some() && log.captured_at.is_none(), "{log:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Common Berthing Mechanism (`cbm_berthing.toml`): the passive half drifts in at 3 mm/s,
+/// its strikers trip the indicators when its face is 0.115 m out (45 s), the four latches
+/// drive, each hook pulls its fitting, every latch stalls at its preload on the standoffs,
+/// and the module comes to rest berthed. At the end the loads balance: what the hooks pull,
+/// the standoffs, bumpers and indicators push back.
+#[test]
+fn the_cbm_berths_its_passive_half() {
+    use tumble_sim::mechanism::BerthStage;
+    let (m, r) = run("cbm_berthing.toml", &[]);
+    let log = r.berthing.as_ref().expect("a berthing");
+    assert_eq!(log.outcome, BerthStage::Berthed, "{log:?}");
+    // The indicators trip at the drift's time to 0.115 m: (0.25 − 0.115)/0.003 = 45 s (the
+    // plungers' 50 N/m barely slow 12 t).
+    let drive = log.drive_at.expect("latches drove");
+    assert!((drive - 45.0).abs() < 0.1, "latches drive at {drive} s");
+    let (captured, berthed) = (log.captured_at.expect("captured"), log.berthed_at.expect("berthed"));
+    assert!(captured > drive + 5.0 && berthed >= captured, "{log:?}");
+    assert!(log.latched_at.iter().all(Option::is_some) && log.rtli_peak == 4);
+    let last = r.samples.last().expect("samples");
+    let b = last.berthing.as_ref().expect("a berthing sample");
+    // Mated: the face 0.04 m above the ACBM's, the standoffs compressed by their load
+    // (≈ 700 N each at 2e6 N/m: 0.35 mm).
+    let face = b.offset[0] - 3.0;
+    assert!((face - 0.04).abs() < 1e-3 && b.offset[1] < 1e-6, "face at {face} m, {} m across", b.offset[1]);
+    // The loads balance: the module's net contact force is what is left of the hooks' pull
+    // against the standoffs, bumpers and indicators (< 0.1 % of the pull), and it is at rest.
+    let pcbm = m.bodies.iter().position(|x| x.name == "pcbm").expect("pcbm");
+    let net = last.bodies[pcbm][3].norm();
+    let pull: f64 = b.latches.iter().map(|l| l[4]).sum();
+    let pushed: f64 = b.groups.iter().sum();
+    assert!(pull > 1000.0 && net < 1e-3 * pull, "hooks {pull} N, net {net} N");
+    // Along the axis: the features' loads are axial (standoffs, bumpers and indicators on
+    // flat faces); what is left is the friction at the hooks and the guides' (< 1 %).
+    assert!((pushed - pull).abs() < 0.01 * pull, "hooks pull {pull} N, the features push {pushed} N");
+    assert!(last.bodies[pcbm][1].norm() < 1e-3);
+    // Each latch stalled under its load: its motor at its stall torque.
+    assert!(log.peak_torque.iter().all(|t| *t >= 20.0 - 1e-9), "{:?}", log.peak_torque);
+}
+
+/// Outside the guides' funnel (10 cm across) the pins land on the petals' tops, the
+/// indicators never trip and the run ends cleanly: missed, with the count in the reason.
+#[test]
+fn a_cbm_outside_its_envelope_misses_cleanly() {
+    use tumble_sim::mechanism::BerthStage;
+    let (_, r) = run("cbm_berthing.toml", &[("mechanism.bodies.1.position.0", "0.1")]);
+    let log = r.berthing.as_ref().expect("a berthing");
+    assert_eq!(log.outcome, BerthStage::Approach, "{log:?}");
+    let why = log.reason.as_deref().unwrap_or("");
+    assert!(why.contains("not captured") && why.contains("of 4 ready-to-latch indicators"), "{why}");
+    assert!(log.latched_at.iter().all(Option::is_none) && log.drive_at.is_none());
+}

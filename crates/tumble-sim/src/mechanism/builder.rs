@@ -85,6 +85,7 @@ pub struct MechanismBuilder {
     output_interval: Option<f64>,
     max_energy_growth: f64,
     snare: Option<SnareInput>,
+    berthing: Option<super::BerthingInput>,
 }
 
 impl Mechanism {
@@ -105,6 +106,7 @@ impl Mechanism {
             output_interval: None,
             max_energy_growth: 0.01,
             snare: None,
+            berthing: None,
         }
     }
 }
@@ -173,6 +175,13 @@ impl MechanismBuilder {
         self
     }
 
+    /// Latches and ready-to-latch indicators on one body capturing another (see
+    /// [`super::latch`]).
+    pub fn berthing(mut self, berthing: super::BerthingInput) -> Self {
+        self.berthing = Some(berthing);
+        self
+    }
+
     /// A three-wire snare on one of the bodies (see [`super::snare`]).
     pub fn snare(mut self, snare: SnareInput) -> Self {
         self.snare = Some(snare);
@@ -205,6 +214,7 @@ impl MechanismBuilder {
         let max_energy_growth =
             positive("simulation.max_energy_growth", self.max_energy_growth, "fraction of the energy scale")?;
         let snare = self.snare.as_ref().map(|s| super::snare::check(s, &bodies, &pairs)).transpose()?;
+        let berthing = self.berthing.as_ref().map(|b| super::latch::berthing::check(b, &bodies, &pairs)).transpose()?;
         let m = Mechanism {
             name: self.name,
             bodies,
@@ -218,6 +228,7 @@ impl MechanismBuilder {
             output_interval,
             max_energy_growth,
             snare,
+            berthing,
         };
         // Pairing checks (ambiguous or missing laws) now, not in the run.
         m.engine().map_err(|e| BuildError::new("mechanism.pairs", e))?;

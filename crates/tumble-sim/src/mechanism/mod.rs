@@ -26,7 +26,7 @@ use crate::pipeline::Diagnosis;
 use crate::scenario::check::mass_and_inertia;
 use crate::scenario::check::rk4_timing;
 use crate::scenario::check::{Check, err, finite3};
-use crate::scenario::mechanism::{DriveSpec, MechanismBodySpec, SnareSpec};
+use crate::scenario::mechanism::{BerthingSpec, DriveSpec, MechanismBodySpec, SnareSpec};
 use crate::scenario::{GravitySpec, Scenario};
 use std::sync::Arc;
 use tumble_contact::interference::Model as ContactModel;
@@ -117,6 +117,8 @@ pub struct Mechanism {
     pub max_energy_growth: f64,
     /// A three-wire snare on one of the bodies.
     pub snare: Option<Snare>,
+    /// A berthing: latches and ready-to-latch indicators on one body capturing another.
+    pub berthing: Option<Berthing>,
 }
 
 /// One recorded instant.
@@ -138,6 +140,8 @@ pub struct MechSample {
     pub energy: f64,
     /// The snare's drives, wires and face.
     pub snare: Option<SnareSample>,
+    /// The berthing's latches, indicators and loads.
+    pub berthing: Option<BerthingSample>,
 }
 
 /// A finished run.
@@ -151,17 +155,22 @@ pub struct MechRun {
     pub wall_s: f64,
     /// What the snare did.
     pub snare: Option<SnareLog>,
+    /// What the berthing did.
+    pub berthing: Option<BerthingLog>,
 }
 
 pub mod app;
 mod builder;
 pub mod campaign;
+pub mod latch;
 mod output;
 pub mod sim;
 pub mod snare;
 mod summary;
 
 pub use builder::{MechanismBuilder, Mount, SpringDamper};
+pub use latch::berthing::{BerthStage, Berthing, BerthingInput, BerthingLog, BerthingSample};
+pub use latch::{Latch, LatchInput};
 pub use output::{animation, timeseries, write_mechanism_run};
 pub use sim::MechanismSim;
 pub use snare::{DcDrive, Snare, SnareInput, SnareLog, SnareSample, Stage};
@@ -214,6 +223,9 @@ impl Mechanism {
         if let Some(sn) = &spec.snare {
             builder = builder.snare(Self::snare_input(sn)?);
         }
+        if let Some(b) = &spec.berthing {
+            builder = builder.berthing(Self::berthing_input(sc, b)?);
+        }
         Ok(builder.build()?)
     }
 
@@ -234,6 +246,36 @@ impl Mechanism {
             motor: drive(&sn.motor),
             carriage: drive(&sn.carriage),
             stroke: sn.stroke,
+        })
+    }
+
+    /// `[mechanism.berthing]` in the builder's types (the hooks' models loaded).
+    fn berthing_input(sc: &Scenario, b: &BerthingSpec) -> Check<BerthingInput> {
+        let mut latches = Vec::new();
+        for (k, l) in b.latches.iter().enumerate() {
+            let key = |s: &str| format!("mechanism.berthing.latches.{k}.{s}");
+            let hook = ContactModel::load(&sc.resolve(&l.hook)).map_err(|e| (key("hook"), e.to_string()))?;
+            if hook.bodies.len() != 1 {
+                return err(key("hook"), "a hook's model has no movable groups: it is one body");
+            }
+            latches.push(LatchInput {
+                name: l.name.clone(),
+                hook: Arc::new(hook),
+                crank_pivot: finite3(&key("crank_pivot"), l.crank_pivot)?,
+                pivot: finite3(&key("pivot"), l.pivot)?,
+                axis: finite3(&key("axis"), l.axis)?,
+                lengths: [l.crank, l.coupler, l.rocker],
+                range: [l.open_deg.to_radians(), l.closed_deg.to_radians()],
+                motor: DcDrive { stall: l.motor.stall, no_load_speed: l.motor.no_load_speed, inertia: l.motor.inertia },
+            });
+        }
+        Ok(BerthingInput {
+            carrier: b.carrier.clone(),
+            target: b.target.clone(),
+            latches,
+            rtli_trip: b.rtli_trip,
+            rtli_required: b.rtli_required,
+            axis: finite3("mechanism.berthing.axis", b.axis)?,
         })
     }
 

@@ -58,6 +58,9 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
     if m.snare.is_some() {
         head.extend(SNARE_COLUMNS.map(String::from));
     }
+    if let Some(b) = &m.berthing {
+        head.extend(super::latch::output::columns(b));
+    }
     let mut table = Table::new(head);
     for s in &run.samples {
         let mut row = vec![s.t];
@@ -70,6 +73,9 @@ pub fn timeseries(m: &Mechanism, run: &MechRun) -> Table {
         if let Some(sn) = &s.snare {
             row.extend([sn.angle[0].to_degrees(), sn.angle[1], sn.retraction[0], sn.retraction[1]]);
             row.extend(sn.drives.iter().chain(&sn.wires).chain([&sn.face]));
+        }
+        if let Some(b) = &s.berthing {
+            row.extend(super::latch::output::row(b));
         }
         table.push(&row);
     }
@@ -110,6 +116,9 @@ pub fn write_mechanism_run(dir: &Path, m: &Mechanism, run: &MechRun) -> Result<M
     line_plot(&out.plot("energy"), "Mechanical energy", "time [s]", "J", &energy, false)?;
     if m.snare.is_some() {
         snare_plots(&out, run, &t)?;
+    }
+    if let Some(b) = &m.berthing {
+        super::latch::output::plots(&out, b, run, &t)?;
     }
     let summary = MechanismSummary::new(m, run)?;
     out.json("summary.json", &serde_json::to_value(&summary).map_err(|e| e.to_string())?)?;
@@ -180,6 +189,13 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
             anim.body(&format!("wire_{k}"), meshes);
         }
     }
+    // A berthing's hooks after those.
+    if let Some(b) = &m.berthing {
+        for l in &b.latches {
+            let meshes = l.hook.prims.iter().map(|p| primitive_mesh(&p.shape, size, PALETTE[3])).collect();
+            anim.body(&format!("hook_{}", l.name), meshes);
+        }
+    }
     // Contact-force arrows at the moving bodies' centres of mass, the largest force as long as
     // the largest body's radius.
     let peak = run.samples.iter().flat_map(|s| moving.iter().map(|&i| s.bodies[i][3].norm())).fold(0.0, f64::max);
@@ -190,6 +206,7 @@ pub fn animation(m: &Mechanism, run: &MechRun) -> crate::anim::Animation {
     for s in &run.samples {
         let mut poses: Vec<(Vec3, UnitQuat)> = moving.iter().map(|&i| (s.bodies[i][0], s.attitudes[i])).collect();
         poses.extend(s.snare.iter().flat_map(|sn| sn.poses));
+        poses.extend(s.berthing.iter().flat_map(|b| b.hooks.iter().copied()));
         anim.frame(s.t, &poses);
         let arrows: Vec<(Vec3, Vec3)> = moving.iter().map(|&i| (s.bodies[i][0], s.bodies[i][3] * per_newton)).collect();
         anim.overlays(&arrows);

@@ -2,6 +2,7 @@
 //! `dt`; after each accepted step the interference engine is evaluated at the new state and
 //! committed, so the bristle friction state advances once per step.
 
+use super::latch::berthing::{BerthStage, BerthingRun, HookLoads, LATCH_STATE_LEN};
 use super::snare::{DRIVE_STATE_LEN, SnareRun, Stage};
 use super::{MechRun, MechSample, Mechanism};
 use crate::pipeline::{Diagnosis, EnergyCheck, FixedSteps, GuardFailure, Schedule, Simulation, StepReport, Stop};
@@ -32,6 +33,9 @@ struct Ode<M> {
     /// W).
     snare: Option<SnareRun>,
     carried: ([f64; 2], Vec3, Vec3),
+    /// The berthing's run, and each hook's loads at the last evaluation.
+    berthing: Option<BerthingRun>,
+    hooked: Vec<HookLoads>,
     /// A user's force and torque on each body (W, the torque about its centre of mass), held
     /// between steps; their power is part of the work `W`.
     applied: Vec<(Vec3, Vec3)>,
@@ -79,16 +83,24 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
             (Some(sn), Some(run)) => Some(run.sample(sn, &self.engine, &y[run.at..run.at + DRIVE_STATE_LEN])),
             _ => None,
         };
+        let berthing = match (&m.berthing, &self.berthing) {
+            (Some(b), Some(run)) => {
+                Some(run.sample(b, &self.engine, &y[run.at..run.at + LATCH_STATE_LEN * b.latches.len()]))
+            }
+            _ => None,
+        };
         self.restore(k);
-        MechSample { t, bodies, attitudes, split, contacts, energy, snare }
+        MechSample { t, bodies, attitudes, split, contacts, energy, snare, berthing }
     }
 
-    /// The bodies of engine pair `p` (a wire's pair as its carrier's).
+    /// The bodies of engine pair `p` (a wire's or hook's pair as its carrier's).
     fn pair_bodies(&self, p: usize) -> Option<(usize, usize)> {
         let m = &*self.m;
-        match (m.pairs.get(p), &m.snare) {
-            (Some(&pair), _) => Some(pair),
-            (None, Some(sn)) if p < m.pairs.len() + 3 => Some((sn.carrier, sn.target)),
+        let wires = if m.snare.is_some() { 3 } else { 0 };
+        match (m.pairs.get(p), &m.snare, &m.berthing) {
+            (Some(&pair), ..) => Some(pair),
+            (None, Some(sn), _) if p < m.pairs.len() + wires => Some((sn.carrier, sn.target)),
+            (None, _, Some(b)) if p < m.pairs.len() + wires + b.latches.len() => Some((b.carrier, b.target)),
             _ => None,
         }
     }
@@ -96,7 +108,7 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
     /// The contact force on body `i` and its moment about the body's origin (W), a snare's
     /// carrier's including the wires' (the last evaluation's).
     fn wrench(&self, i: usize) -> (Vec3, Vec3) {
-        body_wrench(&self.engine, &self.m, &self.carried, i)
+        body_wrench(&self.engine, &self.m, (&self.carried, &self.hooked), i)
     }
 
     /// The arm's kinematics at `y`, in the scratch lent out of `self`.
@@ -129,9 +141,11 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
     /// kinematics, if any (to give back with [`Ode::restore`]).
     /// The contacts the engine's last evaluation holds that push, in words.
     fn overlaps(&self) -> Vec<String> {
+        let wires = if self.m.snare.is_some() { 3 } else { 0 };
         let name = |p: usize| match self.m.pairs.get(p) {
             Some(&(a, b)) => format!("`{}`–`{}`", self.m.bodies[a].name, self.m.bodies[b].name),
-            None => format!("snare wire {}", p - self.m.pairs.len() + 1),
+            None if p < self.m.pairs.len() + wires => format!("snare wire {}", p - self.m.pairs.len() + 1),
+            None => format!("latch hook {}", p - self.m.pairs.len() - wires + 1),
         };
         let contacts = self.engine.contacts().iter().filter(|c| c.normal_force > 0.0);
         contacts
@@ -163,27 +177,52 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
         if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
             sn.place(&mut self.engine, &run.wires, &y[run.at..run.at + DRIVE_STATE_LEN]);
         }
+        if let (Some(b), Some(run)) = (&self.m.berthing, &self.berthing) {
+            for (i, l) in b.latches.iter().enumerate() {
+                l.place(&mut self.engine, b.carrier, run.hooks[i], &y[run.at + LATCH_STATE_LEN * i..]);
+            }
+        }
         self.engine.evaluate();
         if let (Some(sn), Some(run)) = (&self.m.snare, &self.snare) {
             self.carried = sn.loads(&self.engine, &run.wires, &y[run.at..run.at + DRIVE_STATE_LEN]);
+        }
+        if let (Some(b), Some(run)) = (&self.m.berthing, &self.berthing) {
+            self.hooked.clear();
+            for (i, l) in b.latches.iter().enumerate() {
+                let d = &y[run.at + LATCH_STATE_LEN * i..];
+                self.hooked.push(l.loads(&self.engine, b.carrier, run.hooks[i], d));
+            }
         }
         k
     }
 }
 
-/// [`Ode::wrench`] from the parts of an [`Ode`].
-fn body_wrench(engine: &Engine, m: &Mechanism, carried: &([f64; 2], Vec3, Vec3), i: usize) -> (Vec3, Vec3) {
+/// [`Ode::wrench`] from the parts of an [`Ode`]: body `i`'s own contact wrench, with what a
+/// snare's wires and a berthing's hooks pass to their carrier.
+fn body_wrench(
+    engine: &Engine,
+    m: &Mechanism,
+    (carried, hooked): (&([f64; 2], Vec3, Vec3), &[HookLoads]),
+    i: usize,
+) -> (Vec3, Vec3) {
     let c = engine.body(i, 0);
-    match &m.snare {
-        Some(sn) if sn.carrier == i => (c.force + carried.1, c.torque + carried.2),
-        _ => (c.force, c.torque),
+    let (mut f, mut t) = (c.force, c.torque);
+    if m.snare.as_ref().is_some_and(|sn| sn.carrier == i) {
+        (f, t) = (f + carried.1, t + carried.2);
     }
+    if m.berthing.as_ref().is_some_and(|b| b.carrier == i) {
+        for h in hooked {
+            (f, t) = (f + h.1, t + h.2);
+        }
+    }
+    (f, t)
 }
 
 impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
     fn dim(&self) -> usize {
         let drives = if self.snare.is_some() { DRIVE_STATE_LEN } else { 0 };
-        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + drives + 1
+        let latches = self.m.berthing.as_ref().map_or(0, |b| LATCH_STATE_LEN * b.latches.len());
+        self.na + self.offset.iter().flatten().count() * BODY_STATE_LEN + drives + latches + 1
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
@@ -195,7 +234,7 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
             for (i, b) in self.m.bodies.iter().enumerate() {
                 let Some((l, _, _)) = b.link else { continue };
                 let (R, p) = k.pose[l];
-                let (f, n) = body_wrench(&self.engine, &self.m, &self.carried, i);
+                let (f, n) = body_wrench(&self.engine, &self.m, (&self.carried, &self.hooked), i);
                 let n = n + (self.engine.body(i, 0).X_WB.p - p).cross(&f);
                 let (n, f) = (R.transpose() * n, R.transpose() * f);
                 sys.external[l] += SVec::new(n.x, n.y, n.z, f.x, f.y, f.z);
@@ -231,6 +270,10 @@ impl<M: Deref<Target = Mechanism>> OdeSystem for Ode<M> {
             let (at, end) = (run.at, run.at + DRIVE_STATE_LEN);
             power += run.derivatives(sn, &y[at..end], self.carried.0, &mut dydt[at..end]);
         }
+        if let (Some(b), Some(run)) = (&self.m.berthing, &self.berthing) {
+            let (at, end) = (run.at, run.at + LATCH_STATE_LEN * b.latches.len());
+            power += run.derivatives(b, &y[at..end], &self.hooked, &mut dydt[at..end]);
+        }
         // The last component is the drives' (and the arm's actuators') work.
         dydt[dydt.len() - 1] = power;
     }
@@ -262,6 +305,11 @@ impl<M: Deref<Target = Mechanism>> Ode<M> {
             let drives = sn.kinetic_energy(&y[run.at..run.at + DRIVE_STATE_LEN]);
             energy += drives;
             scale += drives;
+        }
+        if let (Some(b), Some(run)) = (&self.m.berthing, &self.berthing) {
+            let latches = BerthingRun::kinetic_energy(b, &y[run.at..]);
+            energy += latches;
+            scale += latches;
         }
         (energy, scale)
     }
@@ -301,6 +349,13 @@ impl Mechanism {
             for k in 1..=3 {
                 let w = e.add_object(sn.wire.clone(), &format!("wire_{k}"));
                 e.pair(w, sn.target).map_err(|x| format!("the snare's wire {k} and its target: {x}"))?;
+            }
+        }
+        // A berthing's hooks after those, their pairs with its target after the wires'.
+        if let Some(b) = &self.berthing {
+            for l in &b.latches {
+                let h = e.add_object(l.hook.clone(), &format!("hook_{}", l.name));
+                e.pair(h, b.target).map_err(|x| format!("latch {}'s hook and its target: {x}", l.name))?;
             }
         }
         Ok(e)
@@ -363,9 +418,21 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
             n += DRIVE_STATE_LEN;
             y_drive = [sn.open_angle, 0.0, 0.0, 0.0];
         }
+        let berthing = m.berthing.as_ref().map(|b| {
+            let (objects, pairs) = (nb + 3 * usize::from(snare.is_some()), np + 3 * usize::from(snare.is_some()));
+            let count = b.latches.len();
+            let run = BerthingRun::new(b, (objects..objects + count).collect(), (pairs..pairs + count).collect(), n);
+            n += LATCH_STATE_LEN * count;
+            run
+        });
         let mut y = vec![0.0; n + 1];
         if let Some(run) = &snare {
             y[run.at..run.at + DRIVE_STATE_LEN].copy_from_slice(&y_drive);
+        }
+        if let (Some(b), Some(run)) = (&m.berthing, &berthing) {
+            for (i, l) in b.latches.iter().enumerate() {
+                y[run.at + LATCH_STATE_LEN * i] = l.range[0];
+            }
         }
         if let Some((_, y0)) = &m.arm {
             y[..na].copy_from_slice(y0);
@@ -386,6 +453,8 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
             applied: vec![(Vec3::zeros(), Vec3::zeros()); m.bodies.len()],
             snare,
             carried: ([0.0; 2], Vec3::zeros(), Vec3::zeros()),
+            hooked: Vec::with_capacity(m.berthing.as_ref().map_or(0, |b| b.latches.len())),
+            berthing,
             m,
         };
         let mut run = MechRun::default();
@@ -476,6 +545,9 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
     pub fn finish(mut self, end: Result<Stop, Diagnosis>) -> MechRun {
         self.run.diagnosis = end.err();
         self.run.snare = self.ode.snare.map(|s| s.log);
+        if let (Some(b), Some(run)) = (&self.ode.m.berthing, self.ode.berthing) {
+            self.run.berthing = Some(run.finish(b));
+        }
         self.run
     }
 }
@@ -514,6 +586,13 @@ impl<M: Deref<Target = Mechanism>> Simulation for MechanismSim<M> {
             let at = run.at;
             if run.observe(sn, &self.ode.engine, self.ode.carried.0, t, &mut self.y[at..at + DRIVE_STATE_LEN]) {
                 let stop = if run.log.outcome == Stage::Rigidised { Stop::Captured } else { Stop::Completed };
+                return StepReport { stop: Some(stop), ..StepReport::default() };
+            }
+        }
+        if let (Some(b), Some(run)) = (&self.ode.m.berthing, &mut self.ode.berthing) {
+            let (at, end) = (run.at, run.at + LATCH_STATE_LEN * b.latches.len());
+            if run.observe(b, &self.ode.engine, &self.ode.hooked, t, &mut self.y[at..end]) {
+                let stop = if run.log.outcome == BerthStage::Berthed { Stop::Captured } else { Stop::Completed };
                 return StepReport { stop: Some(stop), ..StepReport::default() };
             }
         }

@@ -52,6 +52,9 @@ pub struct MechanismSummary {
     /// What the snare did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snare: Option<SnareSummary>,
+    /// What the berthing did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub berthing: Option<super::latch::output::BerthingSummary>,
 }
 
 /// What a mechanism's snare did (see [`super::snare`]).
@@ -139,6 +142,10 @@ impl MechanismSummary {
             wall_time_s: run.wall_s,
             real_time_factor: last.t / run.wall_s.max(1e-9),
             snare: run.snare.as_ref().zip(last.snare.as_ref()).map(|(log, s)| SnareSummary::new(log, s)),
+            berthing: match (&m.berthing, &run.berthing, &last.berthing) {
+                (Some(b), Some(log), Some(s)) => Some(super::latch::output::BerthingSummary::new(b, log, s)),
+                _ => None,
+            },
         })
     }
 
@@ -170,8 +177,9 @@ impl MechanismSummary {
                 s.reason.as_ref().map_or(String::new(), |r| format!(": {r}"))
             )
         });
+        let berthing = self.berthing.as_ref().map_or(String::new(), |b| b.headline());
         format!(
-            "{}: {}{snare}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
+            "{}: {}{snare}{berthing}; {} contacts at the end (peak {}), {} primitives; energy {:.4} → {:.4} J; t = {:?} s in {:.3} s wall ({:.0}× real time); outputs in {}",
             self.scenario,
             bodies.join("; "),
             self.contacts_final,

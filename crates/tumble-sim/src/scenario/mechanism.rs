@@ -20,6 +20,64 @@ pub struct MechanismSpec {
     pub margin: Option<f64>,
     /// A three-wire snare on one of the bodies.
     pub snare: Option<SnareSpec>,
+    /// A berthing: motor-driven four-bar latches and ready-to-latch indicators on one body
+    /// (`tumble_sim::mechanism::latch`).
+    pub berthing: Option<BerthingSpec>,
+}
+
+/// `[mechanism.berthing]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BerthingSpec {
+    /// The body carrying the latches and indicators (the active half).
+    pub carrier: String,
+    /// The free body captured (the passive half), paired with the carrier.
+    pub target: String,
+    /// Depth at which a ready-to-latch indicator trips, m.
+    pub rtli_trip: f64,
+    /// Indicators tripped before the latches drive.
+    pub rtli_required: usize,
+    /// The berthing axis in the carrier frame, from the carrier towards the target.
+    #[serde(default = "z_axis")]
+    #[serde(deserialize_with = "super::exact::array")]
+    pub axis: [f64; 3],
+    /// The latches.
+    pub latches: Vec<LatchSpec>,
+}
+
+fn z_axis() -> [f64; 3] {
+    [0.0, 0.0, 1.0]
+}
+
+/// `[[mechanism.berthing.latches]]`: a four-bar latch driven at its crank.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatchSpec {
+    /// Name.
+    pub name: String,
+    /// The hook's contact model (in the rocker's frame), relative to the scenario.
+    pub hook: String,
+    /// The crank's pivot, carrier frame, m.
+    #[serde(deserialize_with = "super::exact::array")]
+    pub crank_pivot: [f64; 3],
+    /// The rocker's (hook's) pivot, carrier frame, m.
+    #[serde(deserialize_with = "super::exact::array")]
+    pub pivot: [f64; 3],
+    /// The linkage plane's normal, carrier frame.
+    #[serde(deserialize_with = "super::exact::array")]
+    pub axis: [f64; 3],
+    /// Crank length, m.
+    pub crank: f64,
+    /// Coupler length, m.
+    pub coupler: f64,
+    /// Rocker length, m.
+    pub rocker: f64,
+    /// Crank angle open (at the start), degrees from the ground line.
+    pub open_deg: f64,
+    /// Crank angle at the closed stop, degrees.
+    pub closed_deg: f64,
+    /// The motor at the crank (its inertia the latch's).
+    pub motor: DriveSpec,
 }
 
 /// `[[mechanism.bodies]]`: a rigid body whose frame (origin at its centre of mass) is its
