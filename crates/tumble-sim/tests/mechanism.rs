@@ -510,3 +510,35 @@ fn a_cbm_outside_its_envelope_misses_cleanly() {
     assert!(why.contains("not captured") && why.contains("of 4 ready-to-latch indicators"), "{why}");
     assert!(log.latched_at.iter().all(Option::is_none) && log.drive_at.is_none());
 }
+
+/// A user's guidance in the loop commands the CBM's latch motors by name (`latch_k.motor`): the
+/// first latch held open (command 0) stays at its open angle while the other three close on
+/// their fittings (pulling the module down askew: the one opposite may not settle); with one
+/// latch never latched the berthing stays capturing. The crank angles
+/// are in the state by name.
+#[test]
+fn the_cbms_latches_follow_a_users_commands() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/contact/cbm_berthing.toml");
+    let sc = Scenario::load(&path, &[("simulation.duration".into(), "60.0".into())]).expect("scenario loads");
+    let mut run = tumble_sim::registry::start(&sc).expect("starts");
+    let names: Vec<String> = run.inputs().into_iter().map(|i| i.name).collect();
+    assert!((1..=4).all(|k| names.contains(&format!("latch_{k}.motor"))), "{names:?}");
+    let wrong = run.set_input("latch_1.motor", &[2.0]).expect_err("out of range");
+    assert!(wrong.contains("-1 to 1"), "{wrong}");
+    run.set_input("latch_1.motor", &[0.0]).expect("a command");
+    while run.ended().is_none() {
+        run.step().expect("no failure");
+    }
+    let crank = |k: usize| {
+        run.state().into_iter().find(|q| q.name == format!("latch_{k}.crank")).map(|q| q.values[0]).expect("crank")
+    };
+    assert!((crank(1) - 30f64.to_radians()).abs() < 1e-9, "the held latch moved: {}", crank(1));
+    // The others swing past where their hooks meet the fittings (crank ≈ 120°) and pull.
+    let others: Vec<f64> = (2..=4).map(crank).collect();
+    assert!(others.iter().all(|c| *c > 2.5), "{others:?}");
+    let report = run.report(None).expect("report");
+    let b = &report.summary["berthing"];
+    assert_eq!(b["outcome"], "capturing", "{b}");
+    let latched = b["latched_s"].as_array().expect("latched");
+    assert!(latched[0].is_null() && latched.iter().any(|t| t.is_number()), "{b}");
+}

@@ -22,7 +22,7 @@ mod gltf;
 pub mod import;
 pub mod model;
 pub mod testers;
-mod tree;
+pub mod tree;
 
 pub use bristle::{Bristle, Friction};
 pub use contact::{Contact, Contacts, Frame};

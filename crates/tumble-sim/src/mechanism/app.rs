@@ -64,7 +64,7 @@ impl Stepping for MechanismRunning {
             Some((sys, _)) => joint_quantities(&sys.model, &[], self.sim.arm_state()),
             None => Vec::new(),
         };
-        let (bodies, drives) = self.sim.offsets();
+        let (bodies, drives, latches) = self.sim.offsets();
         for (b, o) in self.model.bodies.iter().zip(bodies) {
             if let Some(o) = o {
                 q.extend(body_quantities(&format!("{}.", b.name), &y[*o..*o + 13]));
@@ -76,11 +76,17 @@ impl Stepping for MechanismRunning {
             q.push(Quantity::scalar("snare.carriage", "m", y[d + 2]));
             q.push(Quantity::scalar("snare.carriage_rate", "m/s", y[d + 3]));
         }
+        if let (Some(at), Some(b)) = (latches, &self.model.berthing) {
+            for (i, l) in b.latches.iter().enumerate() {
+                q.push(Quantity::scalar(&format!("{}.crank", l.name), "rad", y[at + 2 * i]));
+                q.push(Quantity::scalar(&format!("{}.crank_rate", l.name), "rad/s", y[at + 2 * i + 1]));
+            }
+        }
         q
     }
 
     fn inputs(&self) -> Vec<Input> {
-        let (bodies, drives) = self.sim.offsets();
+        let (bodies, drives, _) = self.sim.offsets();
         let what = "a force (N) then a torque about its centre of mass (N·m), world axes, on this free body, held from the next step on (no values: none); its work enters the energy budget";
         let mut inputs: Vec<Input> = (self.model.bodies.iter().zip(bodies))
             .filter(|(_, o)| o.is_some())
@@ -89,6 +95,10 @@ impl Stepping for MechanismRunning {
         if drives.is_some() {
             let what = "the snare's closing motor (`snare.ring`) or carriage (`snare.carriage`) commanded at this fraction of its rated voltage (-1 to 1), unbraked in every stage, from the next step on; no value hands it back to the sequence; its work enters the energy budget";
             inputs.extend(SNARE_DRIVES.map(|name| Input::new(name, "1", 1, what).releasable()));
+        }
+        if let Some(b) = &self.model.berthing {
+            let what = "this latch's motor commanded at this fraction of its rated voltage (-1 to 1), unbraked between its open and closed stops, from the next step on; no value hands it back to the berthing's sequence; its work enters the energy budget";
+            inputs.extend(b.latches.iter().map(|l| Input::new(format!("{}.motor", l.name), "1", 1, what).releasable()));
         }
         if let Some((sys, _)) = &self.model.arm {
             let what = "the arm's feed-forward joint forces, one per velocity coordinate, held from the next step on; their work enters the energy budget";
@@ -103,6 +113,14 @@ impl Stepping for MechanismRunning {
         }
         if let Some(k) = SNARE_DRIVES.iter().position(|d| *d == name) {
             return self.sim.command_snare(k, v.first().copied());
+        }
+        let latch = self
+            .model
+            .berthing
+            .as_ref()
+            .and_then(|b| b.latches.iter().position(|l| name.strip_suffix(".motor") == Some(l.name.as_str())));
+        if let Some(i) = latch {
+            return self.sim.command_latch(i, v.first().copied());
         }
         let body = name.strip_suffix(WRENCH).and_then(|b| self.model.bodies.iter().position(|x| x.name == b));
         let Some(i) = body else { return Err(format!("no input `{name}`")) };

@@ -497,9 +497,20 @@ impl<M: Deref<Target = Mechanism>> MechanismSim<M> {
     }
 
     /// The offset of free body `i`'s 13 components in [`MechanismSim::y`] (`None` for a fixed
-    /// or carried body), and of the snare's drives `[Δ, Δ̇, s, ṡ]`.
-    pub fn offsets(&self) -> (&[Option<usize>], Option<usize>) {
-        (&self.ode.offset, self.ode.snare.as_ref().map(|r| r.at))
+    /// or carried body), of the snare's drives `[Δ, Δ̇, s, ṡ]` and of the berthing's latches
+    /// `[θ₂, θ̇₂]…`.
+    pub fn offsets(&self) -> (&[Option<usize>], Option<usize>, Option<usize>) {
+        (&self.ode.offset, self.ode.snare.as_ref().map(|r| r.at), self.ode.berthing.as_ref().map(|r| r.at))
+    }
+
+    /// Commands latch `i`'s motor with `u`, the fraction of its rated voltage (−1 to 1), from the
+    /// next step on, unbraked between its stops; `None` hands it back to the berthing's
+    /// sequence. The motors' power is in the work the energy check counts.
+    pub fn command_latch(&mut self, i: usize, u: Option<f64>) -> Result<(), String> {
+        let Some(run) = &mut self.ode.berthing else { return Err("the mechanism has no [mechanism.berthing]".into()) };
+        let at = run.at;
+        let n = run.commands.len();
+        run.command(i, u, &mut self.y[at..at + LATCH_STATE_LEN * n])
     }
 
     /// The arm's coordinates and rates `[q; v]` (with the flexible joints' motor states), empty

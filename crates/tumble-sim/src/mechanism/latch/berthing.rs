@@ -153,6 +153,9 @@ pub(crate) struct BerthingRun {
     driving: Vec<bool>,
     /// Since when each driving latch has been stalled, s.
     stalled_since: Vec<Option<f64>>,
+    /// A user's command of each latch's motor (the fraction of its rated voltage); `None`: the
+    /// sequence's.
+    pub commands: Vec<Option<f64>>,
     /// The record so far.
     pub log: BerthingLog,
 }
@@ -215,19 +218,42 @@ impl BerthingRun {
             peak_group: vec![0.0; b.groups.0.len()],
             rtli_peak: 0,
         };
-        Self { hooks, pairs, at, driving: vec![false; n], stalled_since: vec![None; n], log }
+        Self { hooks, pairs, at, driving: vec![false; n], stalled_since: vec![None; n], commands: vec![None; n], log }
+    }
+
+    /// Whether latch `i`'s motor runs: commanded, or driving in the sequence.
+    fn runs(&self, i: usize) -> bool {
+        self.commands[i].is_some() || self.driving[i]
     }
 
     /// The motor torque of latch `i` at rate `rate` (zero braked).
     fn torque(&self, b: &Berthing, i: usize, rate: f64) -> f64 {
-        if self.driving[i] { b.latches[i].motor.output(rate) } else { 0.0 }
+        let u = self.commands[i].unwrap_or(1.0);
+        if self.runs(i) { b.latches[i].motor.commanded(u, rate) } else { 0.0 }
+    }
+
+    /// Commands latch `i`'s motor with `u` (−1 to 1: the fraction of its rated voltage), which
+    /// then runs unbraked between its open and closed stops; `None` hands it back to the
+    /// sequence, which brakes it unless it is driving. In `d`, the latches' states.
+    pub fn command(&mut self, i: usize, u: Option<f64>, d: &mut [f64]) -> Result<(), String> {
+        if i >= self.commands.len() {
+            return Err(format!("no latch {i}"));
+        }
+        if let Some(u) = u.filter(|u| !(-1.0..=1.0).contains(u)) {
+            return Err(format!("a latch's command is a fraction of its motor's rated voltage, from -1 to 1; got {u}"));
+        }
+        self.commands[i] = u;
+        if !self.runs(i) {
+            d[2 * i + 1] = 0.0;
+        }
+        Ok(())
     }
 
     /// `d/dt [θ₂, θ̇₂]…` into `out` under the hooks' generalised forces `q`; the motors' power.
     pub fn derivatives(&self, b: &Berthing, d: &[f64], q: &[HookLoads], out: &mut [f64]) -> f64 {
         out.fill(0.0);
         let mut power = 0.0;
-        for (i, l) in b.latches.iter().enumerate().filter(|(i, _)| self.driving[*i]) {
+        for (i, l) in b.latches.iter().enumerate().filter(|(i, _)| self.runs(*i)) {
             let (theta, rate) = (2 * i, 2 * i + 1);
             let tau = self.torque(b, i, d[rate]);
             out[theta] = d[rate];
@@ -261,6 +287,7 @@ impl BerthingRun {
             self.log.peak_torque[i] = self.log.peak_torque[i].max(tau.abs());
             self.log.peak_hook[i] = self.log.peak_hook[i].max(engine.body(self.hooks[i], 0).force.norm());
         }
+        self.stops(b, d);
         match self.log.outcome {
             BerthStage::Approach if tripped >= b.rtli_required => {
                 self.log.outcome = BerthStage::Capturing;
@@ -282,6 +309,19 @@ impl BerthingRun {
         matches!(self.log.outcome, BerthStage::Berthed | BerthStage::Failed)
     }
 
+    /// A commanded latch's stops: between its open and closed crank angles (a stop brakes the
+    /// rate into it).
+    fn stops(&self, b: &Berthing, d: &mut [f64]) {
+        for (i, l) in b.latches.iter().enumerate().filter(|(i, _)| self.commands[*i].is_some()) {
+            let (theta, rate) = (2 * i, 2 * i + 1);
+            if d[theta] > l.range[1] {
+                (d[theta], d[rate]) = (l.range[1], d[rate].min(0.0));
+            } else if d[theta] < l.range[0] {
+                (d[theta], d[rate]) = (l.range[0], d[rate].max(0.0));
+            }
+        }
+    }
+
     /// The driving latches' stops and stalls.
     fn capturing(&mut self, b: &Berthing, engine: &Engine, q: &[HookLoads], t: f64, d: &mut [f64]) {
         for (i, l) in b.latches.iter().enumerate() {
@@ -289,7 +329,8 @@ impl BerthingRun {
                 continue;
             }
             let (theta, rate) = (2 * i, 2 * i + 1);
-            let stalled = d[rate] < 0.01 * l.motor.no_load_speed && -q[i].0 >= 0.5 * l.motor.stall;
+            let u = self.commands[i].unwrap_or(1.0);
+            let stalled = u > 0.0 && d[rate] < 0.01 * l.motor.no_load_speed && -q[i].0 >= 0.5 * l.motor.stall * u;
             // A stall that lasts: a hook's impact on its fitting stops it for a moment only.
             let since = if stalled { *self.stalled_since[i].get_or_insert(t) } else { f64::INFINITY };
             if !stalled {
@@ -302,7 +343,10 @@ impl BerthingRun {
             if !(t - since >= STALL_DWELL || at_stop) {
                 continue;
             }
-            (self.driving[i], d[rate]) = (false, 0.0);
+            self.driving[i] = false;
+            if self.commands[i].is_none() {
+                d[rate] = 0.0;
+            }
             if self.touching(engine, i) {
                 self.log.latched_at[i] = Some(t);
                 self.log.events.push((t, format!("latch {} latched at crank {:.1}°", l.name, d[theta].to_degrees())));
