@@ -78,8 +78,8 @@ impl Stepping for MechanismRunning {
         }
         if let (Some(at), Some(b)) = (latches, &self.model.berthing) {
             for (i, l) in b.latches.iter().enumerate() {
-                q.push(Quantity::scalar(&format!("{}.crank", l.name), "rad", y[at + 2 * i]));
-                q.push(Quantity::scalar(&format!("{}.crank_rate", l.name), "rad/s", y[at + 2 * i + 1]));
+                q.push(Quantity::scalar(format!("{}.crank", l.name), "rad", y[at + 2 * i]));
+                q.push(Quantity::scalar(format!("{}.crank_rate", l.name), "rad/s", y[at + 2 * i + 1]));
             }
         }
         q
