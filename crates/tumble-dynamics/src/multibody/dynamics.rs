@@ -114,12 +114,14 @@ impl Multibody {
             };
             kin.pose.push((r, p));
             ic.push(self.ri[k].back(&Transform { rot: r.transpose(), pos: p }));
-            // The joint's columns in world axes: [R ω; R v + p × R ω].
+            // The joint's columns in world axes: [R ω; R v + p × R ω] (a revolute joint's
+            // `v` is zero: one rotation).
             for d in 0..self.s[k].ncols() {
                 let sd = if self.s[k].ncols() == 1 { self.s1[k] } else { SVec::ith(d, 1.0) };
                 let (wd, vd) = parts(&sd);
                 let rw = r * wd;
-                cols.push(join(&rw, &(r * vd + p.cross(&rw))));
+                let lin = if vd == Vec3::zeros() { p.cross(&rw) } else { r * vd + p.cross(&rw) };
+                cols.push(join(&rw, &lin));
             }
         }
         for i in (0..n).rev() {
@@ -128,20 +130,22 @@ impl Multibody {
                 ic[p] += add;
             }
         }
+        // Column-major: `H[c, d]` at `c + d nv`.
+        let hs = h.as_mut_slice();
         for i in 0..n {
             let vi = self.v_at[i];
             for c in vi..self.v_at[i + 1] {
                 let f = ic[i].mul(&cols[c]);
                 for d in vi..self.v_at[i + 1] {
-                    h[(c, d)] = cols[d].dot(&f);
+                    hs[c + d * nv] = cols[d].dot(&f);
                 }
                 let mut j = i;
                 while let Some(p) = self.links[j].parent {
                     j = p;
                     for d in self.v_at[j]..self.v_at[j + 1] {
                         let hij = cols[d].dot(&f);
-                        h[(c, d)] = hij;
-                        h[(d, c)] = hij;
+                        hs[c + d * nv] = hij;
+                        hs[d + c * nv] = hij;
                     }
                 }
             }
