@@ -163,6 +163,7 @@ pub mod app;
 mod builder;
 pub mod campaign;
 pub mod latch;
+mod ode;
 mod output;
 pub mod sim;
 pub mod snare;
