@@ -329,3 +329,20 @@ fn a_flat_import_of_a_tree_with_movable_nodes_is_refused() {
     .to_string();
     assert!(e.contains("node 'HookPivot' has extras `movable`") && e.contains("tree = true"), "{e}");
 }
+
+/// Found by the contact-model fuzz target: a polyhedron with a coordinate of 1.8e308 (finite)
+/// overflowed the hull's exact tests and panicked; such a hull is refused, and a primitive
+/// beyond the coordinate bound (1e9 m, as meshes) is refused naming it.
+#[test]
+fn a_primitive_far_out_is_refused_not_a_panic() {
+    let poly = |far: &str| {
+        format!(
+            "[contact.s]\nlaw = {{ k = 1e6 }}\n[object]\ncontact = \"s\"\n[[object.primitives]]\ntype = \"polyhedron\"\nname = \"box\"\nvertices = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, {far}], [1, 1, 1]]\n"
+        )
+    };
+    let e = Model::from_toml("far.toml", &poly("1.7976931348623157e308")).expect_err("overflowing hull").to_string();
+    assert!(e.contains("beyond 1e100"), "{e}");
+    let e = Model::from_toml("far.toml", &poly("2e9")).expect_err("beyond the bound").to_string();
+    assert!(e.contains("('box')") && e.contains("beyond 1e9 m"), "{e}");
+    Model::from_toml("near.toml", &poly("1")).expect("a unit box");
+}

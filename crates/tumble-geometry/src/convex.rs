@@ -34,6 +34,9 @@ pub enum ConvexError {
         /// Its distance below the hull surface, m.
         depth: f64,
     },
+    /// A coordinate beyond the hull's range ([`crate::hull::MAX_MAGNITUDE`]).
+    #[error("vertex {0} has a coordinate beyond {max:e} in magnitude", max = crate::hull::MAX_MAGNITUDE)]
+    TooLarge(usize),
     /// A face given with the vertices (a mesh import) is not on the hull's surface.
     #[error("not convex: face {0} does not lie on the convex hull (a concave fold); split the shape into convex parts")]
     FaceInside(usize),
@@ -43,6 +46,7 @@ impl From<HullError> for ConvexError {
     fn from(e: HullError) -> Self {
         match e {
             HullError::NonFinite { index } => ConvexError::NonFinite(index),
+            HullError::TooLarge { index } => ConvexError::TooLarge(index),
             _ => ConvexError::Degenerate(0, 0),
         }
     }

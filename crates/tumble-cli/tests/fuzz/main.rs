@@ -196,6 +196,7 @@ targets! {
     targets::mesh: 4000,
     targets::sdf: 2000,
     targets::urdf: 3000,
+    targets::contact_model: 2000,
     targets::lqr_json: 400,
     targets::fit_csv: 300,
     files::output_folder: 40,

@@ -517,3 +517,40 @@ pub fn fit_csv(rng: &mut Rng, dir: &Path) -> Verdict {
         other => Err(format!("{model}: exit {other:?}: {err}")),
     }
 }
+
+/// Contact models as files bring them: the Blender latch (a glTF node tree with extras) and
+/// TOML models with wires, volumes and sets.
+fn model_samples() -> &'static [(&'static str, String)] {
+    static ALL: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("model sample");
+        vec![
+            ("gltf", read("docs/examples/blender_tree/latch.gltf")),
+            ("toml", read("scenarios/contact/models/cbm_hook.toml")),
+            ("toml", read("scenarios/contact/models/lee_effector.toml")),
+            ("toml", read("scenarios/contact/models/cbm_passive.toml")),
+        ]
+    })
+}
+
+/// A mutated contact model: refused naming the file, or accepted with every body's home pose
+/// and every primitive's bounding sphere finite.
+pub fn contact_model(rng: &mut Rng, dir: &Path) -> Verdict {
+    let (ext, text) = rng.pick(model_samples());
+    let count = 1 + rng.below(4);
+    let path = dir.join(format!("case.{ext}"));
+    std::fs::write(&path, mutate::text(text, rng, count)).map_err(|e| e.to_string())?;
+    match tumble_contact::interference::Model::load(&path) {
+        Err(e) => refused(&e.to_string(), &path, false),
+        Ok(m) => {
+            let homes = m.bodies.iter().all(|b| b.home.p.iter().chain(b.home.R.iter()).all(|x| x.is_finite()));
+            let bounds = m.prims.iter().all(|p| p.bound.0.iter().all(|x| x.is_finite()) && !p.bound.1.is_nan());
+            if homes && bounds {
+                Ok("accepted")
+            } else {
+                Err(format!("accepted a model with a non-finite pose or bound: {}", m.name))
+            }
+        }
+    }
+}

@@ -41,6 +41,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tumble_geometry::bv::{Bv, BvKind};
 use tumble_geometry::convex::ConvexPolyhedron;
+use tumble_geometry::mesh::MAX_COORDINATE;
 use tumble_geometry::primitive::Primitive;
 use tumble_math::{Vec3, quat_from_wxyz};
 
@@ -634,6 +635,15 @@ impl Builder<'_> {
             };
             let center = shape.anchor();
             let bound = (center, shape.reach(&center));
+            // A model's part beyond a million kilometres is a unit or a typo (meshes are held to
+            // the same bound); its contacts would be rounding.
+            let far = center.norm() + if bound.1.is_finite() { bound.1 } else { 0.0 };
+            if far.is_nan() || far > MAX_COORDINATE {
+                let what = format!(
+                    "the primitive reaches {far:e} m from its body's origin, beyond {MAX_COORDINATE:e} m: check the units and positions"
+                );
+                return Err(self.err(&named, what));
+            }
             let index = self.model.prims.len() as u32;
             self.model.prims.push(PrimDef {
                 name: p.name.clone().unwrap_or_else(|| format!("{name}/{k}")),

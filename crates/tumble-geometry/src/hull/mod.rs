@@ -45,7 +45,19 @@ pub enum HullError {
     /// More points than the 32-bit indices of the builder hold.
     #[error("{0} points: at most 4294967294 are supported")]
     TooMany(usize),
+    /// A coordinate beyond [`MAX_MAGNITUDE`]: the exact predicates' products would overflow.
+    #[error(
+        "point {index} has a coordinate beyond {MAX_MAGNITUDE:e} in magnitude (the hull's exact tests would overflow)"
+    )]
+    TooLarge {
+        /// Index of the point in the input.
+        index: usize,
+    },
 }
+
+/// The largest coordinate magnitude a hull takes: the orientation tests multiply three
+/// coordinate differences, which stay finite below about 1e102.
+pub const MAX_MAGNITUDE: f64 = 1e100;
 
 /// A convex hull: indices into the input points.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -204,6 +216,9 @@ impl HullBuilder {
         }
         if let Some(index) = points.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
             return Err(HullError::NonFinite { index });
+        }
+        if let Some(index) = points.iter().position(|p| !p.iter().all(|x| x.abs() <= MAX_MAGNITUDE)) {
+            return Err(HullError::TooLarge { index });
         }
         let Some(simplex) = self.simplex(points, out) else {
             return Ok(());
