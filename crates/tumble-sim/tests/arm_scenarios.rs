@@ -311,3 +311,23 @@ fn bad_loops_are_refused_with_their_key() {
         assert!(e.contains(&format!("key `{key}`")) && e.contains(says), "{set:?}: {e}");
     }
 }
+
+/// The builder refuses, with the file's keys, loops that code can write and a file cannot
+/// reach: a link index out of the tree, a cut on one link, a rate that is not positive.
+#[test]
+fn the_builder_refuses_bad_loops() {
+    let sc = Scenario::load(&scenario("four_bar.toml"), &[]).expect("scenario");
+    let m = ArmModel::build(&sc).expect("arm");
+    let build = |edit: &dyn Fn(&mut tumble_dynamics::multibody::system::MultibodySystem)| {
+        let mut system = m.system.clone();
+        edit(&mut system);
+        ArmModel::builder("bad", system).state(m.initial_state.clone()).rk4(1e-3).duration(1.0).build()
+    };
+    let e = build(&|s| s.loops.closures[0].a = 99).expect_err("no link 99").to_string();
+    assert!(e.contains("arm.loops.0"), "{e}");
+    let e = build(&|s| s.loops.closures[0].b = Some(s.loops.closures[0].a)).expect_err("one link").to_string();
+    assert!(e.contains("arm.loops.0"), "{e}");
+    let e = build(&|s| s.loops.rate = f64::NAN).expect_err("no rate").to_string();
+    assert!(e.contains("arm.loop_rate"), "{e}");
+    build(&|_| {}).expect("the bundled linkage");
+}

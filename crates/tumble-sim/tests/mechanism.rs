@@ -542,3 +542,24 @@ fn the_cbms_latches_follow_a_users_commands() {
     let latched = b["latched_s"].as_array().expect("latched");
     assert!(latched[0].is_null() && latched.iter().any(|t| t.is_number()), "{b}");
 }
+
+/// The CBM beyond its bundled module: a 3 t and a 30 t module, and the 12 t one arriving at
+/// 1 cm/s, each berth on their standoffs (0.04 m out, within the standoffs' 1 mm of
+/// compression) with their indicators all tripped.
+#[test]
+fn cbms_of_other_masses_and_speeds_berth() {
+    use tumble_sim::mechanism::BerthStage;
+    for set in [
+        [("mechanism.bodies.1.mass", "3000.0")],
+        [("mechanism.bodies.1.mass", "30000.0")],
+        [("mechanism.bodies.1.velocity.2", "-0.01")],
+    ] {
+        let (_, r) = run("cbm_berthing.toml", &set);
+        let log = r.berthing.as_ref().expect("a berthing");
+        assert_eq!(log.outcome, BerthStage::Berthed, "{set:?}: {log:?}");
+        assert_eq!(log.rtli_peak, 4, "{set:?}");
+        let b = r.samples.last().and_then(|s| s.berthing.as_ref()).expect("a sample");
+        let face = b.offset[0] - 3.0;
+        assert!((face - 0.04).abs() < 1e-3 && b.offset[1] < 1e-6, "{set:?}: face at {face} m");
+    }
+}

@@ -63,6 +63,26 @@ fn the_mechanism_step_does_not_allocate() {
 }
 
 #[test]
+fn the_berthing_step_does_not_allocate() {
+    // The CBM from 1 cm/s: its indicators trip at 13.5 s, the hooks meet their fittings and
+    // pull; counted from 19 s to 19.5 s, the latches driving and pulling (the berthing's
+    // sequence, indicators and feature loads looked at every step). On one thread: with two,
+    // the engine's parallel walk (over 64 candidates here) allocates rayon's jobs, 39–41 in
+    // these 500 steps.
+    let m = tumble_sim::mechanism::Mechanism::build(&scenario(
+        "contact/cbm_berthing.toml",
+        &[("simulation.output_interval", "50.0"), ("mechanism.bodies.1.velocity.2", "-0.01")],
+    ))
+    .expect("cbm");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    pool.install(|| {
+        let sim = tumble_sim::mechanism::MechanismSim::new(&m).expect("sim");
+        let schedule = sim.schedule();
+        count("cbm", sim, schedule, 19_000, 500);
+    });
+}
+
+#[test]
 fn the_mechanism_on_an_arm_step_does_not_allocate() {
     let m = tumble_sim::mechanism::Mechanism::build(&scenario(
         "contact/grapple_snare.toml",

@@ -409,8 +409,7 @@ fn expand_trees(
     sets: &mut BTreeMap<String, ParamsSpec>,
 ) -> Result<(), ModelError> {
     let err = |location: String, message: String| ModelError { file: file.into(), location, message };
-    if g.import.as_ref().is_some_and(|i| i.tree) {
-        let imp = g.import.take().expect("checked");
+    if let Some(imp) = g.import.take_if(|i| i.tree) {
         let at = format!("{location}.import");
         if !g.groups.is_empty() || !g.primitives.is_empty() {
             return Err(err(at, "a tree import fills the group with the file's nodes: it holds nothing else".into()));

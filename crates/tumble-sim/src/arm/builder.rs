@@ -117,6 +117,23 @@ impl ArmBuilder {
         if y.iter().any(|x| !x.is_finite()) {
             return Err(BuildError::new("arm.q", "a ball or free joint's quaternion [w, x, y, z] must not be zero"));
         }
+        let links = system.model.links.len();
+        for (k, c) in system.loops.closures.iter().enumerate() {
+            let key = format!("arm.loops.{k}");
+            if c.a >= links || c.b.is_some_and(|b| b >= links) || Some(c.a) == c.b {
+                let msg =
+                    format!("links {} and {:?}: two different links of the {links} (b none: the world)", c.a, c.b);
+                return Err(BuildError::new(key, msg));
+            }
+            if !c.point_a.iter().chain(c.point_b.iter()).all(|x| x.is_finite()) {
+                return Err(BuildError::new(key, "the cut's points must be finite (m)"));
+            }
+        }
+        let rate = system.loops.rate;
+        let bad_rate = rate.is_nan() || rate <= 0.0 || rate.is_infinite();
+        if !system.loops.closures.is_empty() && bad_rate {
+            return Err(BuildError::new("arm.loop_rate", format!("{rate}: must be positive (1/s)")));
+        }
         if !system.loops.closures.is_empty() {
             // Put the linkage together: close its loops near the given positions and remove
             // the rates that would open them.

@@ -16,9 +16,9 @@ const B: f64 = 0.35;
 const C: f64 = 0.30;
 const D: f64 = 0.40;
 
-/// A slender bar along its link's x axis, `length` long, 2 kg/m.
-fn bar(name: &str, parent: Option<usize>, origin: Vec3, length: f64) -> Link {
-    let m = 2.0 * length;
+/// A slender bar along its link's x axis, `length` long, `density` kg/m.
+fn bar(name: &str, parent: Option<usize>, origin: Vec3, length: f64, density: f64) -> Link {
+    let m = density * length;
     Link {
         name: name.into(),
         parent,
@@ -33,9 +33,9 @@ fn bar(name: &str, parent: Option<usize>, origin: Vec3, length: f64) -> Link {
 /// The four-bar under gravity in its plane, its crank driven by a DC motor.
 fn four_bar(rate: f64) -> MultibodySystem {
     let links = vec![
-        bar("crank", None, Vec3::zeros(), A),
-        bar("coupler", Some(0), Vec3::new(A, 0.0, 0.0), B),
-        bar("rocker", None, Vec3::new(D, 0.0, 0.0), C),
+        bar("crank", None, Vec3::zeros(), A, 2.0),
+        bar("coupler", Some(0), Vec3::new(A, 0.0, 0.0), B, 2.0),
+        bar("rocker", None, Vec3::new(D, 0.0, 0.0), C, 2.0),
     ];
     let mb = Multibody::new(links, Vec3::new(0.0, -9.81, 0.0)).expect("model");
     let mut sys = MultibodySystem::new(mb);
@@ -49,7 +49,12 @@ fn four_bar(rate: f64) -> MultibodySystem {
 /// Freudenstein: the rocker's angle θ₄ for crank angle θ₂ (both from the ground line O₂O₄),
 /// on the open branch: `K₁ cos θ₄ − K₂ cos θ₂ + K₃ = cos(θ₂ − θ₄)`.
 fn freudenstein(theta2: f64) -> f64 {
-    let (k1, k2, k3) = (D / A, D / C, (A * A - B * B + C * C + D * D) / (2.0 * A * C));
+    relation([A, B, C, D], theta2)
+}
+
+/// Freudenstein's rocker angle of the linkage `[a, b, c, d]` at crank angle `theta2`.
+fn relation([a, b, c, d]: [f64; 4], theta2: f64) -> f64 {
+    let (k1, k2, k3) = (d / a, d / c, (a * a - b * b + c * c + d * d) / (2.0 * a * c));
     let (s, c) = theta2.sin_cos();
     let (a, b, cc) = (c - k1 - k2 * c + k3, -2.0 * s, k1 - (k2 + 1.0) * c + k3);
     2.0 * ((-b - (b * b - 4.0 * a * cc).sqrt()) / (2.0 * a)).atan()
@@ -183,22 +188,10 @@ fn other_four_bars_follow_their_relations() {
         ([0.03, 0.09, 0.08, 0.10], 0.5, 0.05, 30.0, 2.5e-4),
     ];
     for ([a, b, c, d], rho, stall, speed, dt) in cases {
-        let bar = |name: &str, parent: Option<usize>, origin: Vec3, length: f64| {
-            let m = rho * length;
-            Link {
-                name: name.into(),
-                parent,
-                joint: Joint::Revolute(Vec3::z()),
-                parent_to_joint: (Mat3::identity(), origin),
-                mass: m,
-                com: Vec3::new(0.5 * length, 0.0, 0.0),
-                inertia: Mat3::from_diagonal(&Vec3::new(1e-7, m * length * length / 12.0, m * length * length / 12.0)),
-            }
-        };
         let links = vec![
-            bar("crank", None, Vec3::zeros(), a),
-            bar("coupler", Some(0), Vec3::new(a, 0.0, 0.0), b),
-            bar("rocker", None, Vec3::new(d, 0.0, 0.0), c),
+            bar("crank", None, Vec3::zeros(), a, rho),
+            bar("coupler", Some(0), Vec3::new(a, 0.0, 0.0), b, rho),
+            bar("rocker", None, Vec3::new(d, 0.0, 0.0), c, rho),
         ];
         let mb = Multibody::new(links, Vec3::new(0.0, -9.81, 0.0)).expect("model");
         let mut sys = MultibodySystem::new(mb.clone());
@@ -210,12 +203,7 @@ fn other_four_bars_follow_their_relations() {
             vec![LoopClosure { a: 1, point_a: Vec3::new(b, 0.0, 0.0), b: Some(2), point_b: Vec3::new(c, 0.0, 0.0) }],
             0.1 / dt,
         );
-        let relation = |t2: f64| {
-            let (k1, k2, k3) = (d / a, d / c, (a * a - b * b + c * c + d * d) / (2.0 * a * c));
-            let (s, co) = t2.sin_cos();
-            let (aa, bb, cc) = (co - k1 - k2 * co + k3, -2.0 * s, k1 - (k2 + 1.0) * co + k3);
-            2.0 * ((-bb - (bb * bb - 4.0 * aa * cc).sqrt()) / (2.0 * aa)).atan()
-        };
+        let relation = |t2: f64| relation([a, b, c, d], t2);
         let (mut q, mut v) = (vec![0.3, 0.5, relation(0.3) + 0.02], vec![0.0; 3]);
         sys.loops.assemble(&mb, &mut q, &mut v, &[true, false, false]).expect("assembles");
         let mut y: Vec<f64> = q.iter().chain(&v).copied().chain([0.0]).collect();

@@ -158,32 +158,39 @@ pub(crate) struct BerthingRun {
     pub commands: Vec<Option<f64>>,
     /// The record so far.
     pub log: BerthingLog,
+    /// The feature groups' loads of the last step (scratch).
+    loads: Vec<f64>,
 }
 
 impl Berthing {
+    /// Whether indicator `k` is tripped in the engine's contacts.
+    fn is_tripped(&self, k: usize, contacts: &[ActiveContact]) -> bool {
+        let (face, carrier_a) = self.face;
+        contacts.iter().any(|c| {
+            let mine = if carrier_a { c.key.1 } else { c.key.2 };
+            c.key.0 as usize == face && mine == self.rtlis[k].0 && !c.volumetric && c.measure >= self.rtli_trip
+        })
+    }
+
     /// Indicators tripped in the engine's contacts.
     pub fn tripped(&self, contacts: &[ActiveContact]) -> Vec<bool> {
-        let (face, carrier_a) = self.face;
-        self.rtlis
-            .iter()
-            .map(|(prim, _)| {
-                contacts.iter().any(|c| {
-                    let mine = if carrier_a { c.key.1 } else { c.key.2 };
-                    c.key.0 as usize == face && mine == *prim && !c.volumetric && c.measure >= self.rtli_trip
-                })
-            })
-            .collect()
+        (0..self.rtlis.len()).map(|k| self.is_tripped(k, contacts)).collect()
     }
 
     /// Normal load on each carrier feature group, N.
     pub fn group_loads(&self, contacts: &[ActiveContact]) -> Vec<f64> {
-        let (face, carrier_a) = self.face;
         let mut out = vec![0.0; self.groups.0.len()];
+        self.add_group_loads(contacts, &mut out);
+        out
+    }
+
+    /// Adds each carrier feature group's normal load (N) to `out`, without allocating.
+    fn add_group_loads(&self, contacts: &[ActiveContact], out: &mut [f64]) {
+        let (face, carrier_a) = self.face;
         for c in contacts.iter().filter(|c| c.key.0 as usize == face) {
             let prim = if carrier_a { c.key.1 } else { c.key.2 } as usize;
             out[self.groups.1[prim]] += c.normal_force;
         }
-        out
     }
 
     /// The target's offset from the carrier: along the axis and across it, m.
@@ -218,7 +225,17 @@ impl BerthingRun {
             peak_group: vec![0.0; b.groups.0.len()],
             rtli_peak: 0,
         };
-        Self { hooks, pairs, at, driving: vec![false; n], stalled_since: vec![None; n], commands: vec![None; n], log }
+        let loads = vec![0.0; b.groups.0.len()];
+        Self {
+            hooks,
+            pairs,
+            at,
+            driving: vec![false; n],
+            stalled_since: vec![None; n],
+            commands: vec![None; n],
+            log,
+            loads,
+        }
     }
 
     /// Whether latch `i`'s motor runs: commanded, or driving in the sequence.
@@ -277,10 +294,12 @@ impl BerthingRun {
     /// `q`): the peaks, then the sequence; brakes a latch that stops (in `d`). Whether the run
     /// ends.
     pub fn observe(&mut self, b: &Berthing, engine: &Engine, q: &[HookLoads], t: f64, d: &mut [f64]) -> bool {
-        let tripped = b.tripped(engine.contacts()).iter().filter(|x| **x).count();
+        let tripped = (0..b.rtlis.len()).filter(|&k| b.is_tripped(k, engine.contacts())).count();
         self.log.rtli_peak = self.log.rtli_peak.max(tripped);
-        for (p, g) in self.log.peak_group.iter_mut().zip(b.group_loads(engine.contacts())) {
-            *p = p.max(g);
+        self.loads.fill(0.0);
+        b.add_group_loads(engine.contacts(), &mut self.loads);
+        for (p, g) in self.log.peak_group.iter_mut().zip(&self.loads) {
+            *p = p.max(*g);
         }
         for i in 0..b.latches.len() {
             let tau = self.torque(b, i, d[2 * i + 1]);
