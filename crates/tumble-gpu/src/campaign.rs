@@ -92,8 +92,7 @@ pub fn execute(
                     max_penetration: end.max_penetration,
                     max_balance_error: end.max_balance_error,
                     impacts: end.impacts,
-                    // The device runs no aimed hops.
-                    hop_miss: f64::NAN,
+                    hop_miss: end.hop_miss,
                     // Runs with the Sun are refused above.
                     illumination: [f64::NAN; 2],
                 });

@@ -1,35 +1,47 @@
-//! Hops on the device, delivered by the host between dispatches: an impulse hop (`ω += I⁻¹ ΔL`,
-//! as `tumble_sim::lander::LanderSim::hop`) once settled, or at a time.
+//! Hops on the device, fired by the host between dispatches as `tumble_sim::lander::LanderSim`
+//! fires them (`sim/drive.rs`); the kernel delivers what follows.
 //!
-//! The kernel does not know hops. A run whose next hop waits for settling runs with its
-//! settling rule and ends `SETTLED`; one whose next hop is at a time runs with settling off
-//! (on the CPU a run with a hop to come does not end settled either) and with its step count
-//! cut to the hop's step — the first whose time reaches the hop's, as the CPU fires it — so it
-//! ends `COMPLETED` there. Between dispatches the host gives such a run its impulse, adds the
-//! hop's work `ΔT` to the budget's reference energy, grows the energy limit by
-//! `energy_growth · |ΔT|` (the CPU's rule), resets the calm clock and the outcome, restores or
-//! re-cuts the step count and the settling rule for the hop after, and the kernel runs it on.
+//! A run whose next hop waits for settling runs with its settling rule and ends `SETTLED`; one
+//! whose next hop is at a time runs with settling off (on the CPU a run with a hop to come does
+//! not end settled either) and ends `HOP` at the hop's step — the first whose time reaches the
+//! hop's, once no torque profile is being delivered, as the CPU fires it. Between dispatches
+//! the host fires it:
+//!
+//! - an impulse: scaled to what the actuator's momentum admits, taken from a wheel's rotor,
+//!   `ω += I⁻¹ ΔL`, its work `ΔT` added to the budget's reference energy and `|ΔT|` to the
+//!   actuator's work (the energy limit grows by `energy_growth` of it);
+//! - a torque profile: the torque within the actuator's largest, its steps
+//!   (`aim::pulse_steps`); the kernel sets each step's torque, stops where the rotor would
+//!   saturate, and a wheel's despin follows it as on the CPU;
+//! - an aimed hop: `tumble_sim::lander::aim::aim` on the host, from the run's state, its
+//!   rotor's momentum and gravity expansion, as a torque profile at the actuator's largest
+//!   torque.
+//!
+//! It then resets the calm clock and the outcome, sets the step and settling rule of the hop
+//! after, starts following the hop's landing (for `hop_miss`), and the kernel runs on.
 
+use crate::lander::{GpuRun, NO_HOP};
 use crate::lander::{
-    COMPLETED, GpuRun, M_DWELL, M_STEPS, M_TOLERANCE, MODEL, MODEL_LEN, R_CALM, R_E0, R_K, R_OUTCOME, R_WHEN, REC_LEN,
-    RECORD, SETTLED, Y,
+    HOP, M_DWELL, M_HOP_STEP, MODEL, MODEL_LEN, R_ACT_WORK, R_CALM, R_DELIVERED, R_DRIVE, R_E0, R_EX, R_EX_ON, R_K,
+    R_LAND, R_LANDING, R_OUTCOME, R_ROTOR, R_WHEN, RECORD, SETTLED, Y,
 };
 use tumble_math::Vec3;
-use tumble_sim::lander::hop::{HopCommand, HopTrigger};
+use tumble_sim::lander::aim::{aim, pulse_steps};
+use tumble_sim::lander::hop::{Actuator, ActuatorKind, HopCommand, HopTrigger};
 use tumble_sim::lander::{LanderSettings, STATE_LEN};
 
-/// The runs' hops as the host delivers them.
+/// The runs' hops as the host fires them.
 pub(crate) struct Hops {
     /// Each run's next hop.
     next: Vec<usize>,
     /// When each run's hops fired, s.
     pub times: Vec<Vec<f64>>,
-    /// Each run's `Σ |ΔT|` of its hops (the energy limit grows by `energy_growth` of it), J.
-    pub work: Vec<f64>,
+    /// Each run's hops' aims and landings (T, m), as far as known.
+    pub aims: Vec<Vec<(Option<Vec3>, Option<Vec3>)>>,
     /// The runs' models as uploaded, then as rewritten (none kept when no run hops).
     model: Vec<f64>,
-    /// Each run's own step count and dwell, restored when no hop at a time waits.
-    steps: Vec<(f64, f64)>,
+    /// Each run's own settling dwell, restored when no hop at a time waits.
+    dwell: Vec<f64>,
 }
 
 /// The step at which a hop at `at` fires: the first whose time `k dt` reaches it (at least the
@@ -39,12 +51,39 @@ fn hop_step(s: &LanderSettings, at: f64) -> f64 {
     if k * s.dt < at { k + 1.0 } else { k }
 }
 
+/// One run's buffers as [`Hops::fire`] changes them: its state and record (full batches, run
+/// `i` of `n`).
+struct RunView<'a> {
+    y: &'a mut [f64],
+    record: &'a mut [f64],
+    i: usize,
+    n: usize,
+}
+
+impl RunView<'_> {
+    fn rec(&self, f: usize) -> f64 {
+        self.record[f * self.n + self.i]
+    }
+    fn set(&mut self, f: usize, v: f64) {
+        self.record[f * self.n + self.i] = v;
+    }
+    fn rec3(&self, f: usize) -> Vec3 {
+        Vec3::new(self.rec(f), self.rec(f + 1), self.rec(f + 2))
+    }
+    fn set3(&mut self, f: usize, v: &Vec3) {
+        (0..3).for_each(|c| self.set(f + c, v[c]));
+    }
+    fn state(&self) -> [f64; STATE_LEN] {
+        std::array::from_fn(|c| self.y[c * self.n + self.i])
+    }
+}
+
 impl Hops {
     /// The runs' hops, their models (`model`, as packed) set for each run's first hop.
     pub fn new(runs: &[GpuRun], model: &mut [f64]) -> Self {
         let n = runs.len();
-        let steps = (0..n).map(|i| (model[i * MODEL_LEN + M_STEPS], model[i * MODEL_LEN + M_DWELL])).collect();
-        let mut hops = Self { next: vec![0; n], times: vec![vec![]; n], work: vec![0.0; n], model: vec![], steps };
+        let dwell = (0..n).map(|i| model[i * MODEL_LEN + M_DWELL]).collect();
+        let mut hops = Self { next: vec![0; n], times: vec![vec![]; n], aims: vec![vec![]; n], model: vec![], dwell };
         if runs.iter().any(|r| !r.settings.hops.is_empty()) {
             hops.model = model.to_vec();
             (0..n).for_each(|i| hops.arm(i, runs[i].settings));
@@ -53,26 +92,22 @@ impl Hops {
         hops
     }
 
-    /// Sets run `i`'s step count and dwell for its next hop.
+    /// Sets run `i`'s hop step and dwell for its next hop.
     fn arm(&mut self, i: usize, s: &LanderSettings) {
-        let (steps, dwell) = self.steps[i];
         let m = &mut self.model[i * MODEL_LEN..(i + 1) * MODEL_LEN];
-        (m[M_STEPS], m[M_DWELL]) = match s.hops.get(self.next[i]).map(|h| h.trigger) {
-            Some(HopTrigger::At(at)) => (hop_step(s, at).min(steps), -1.0),
-            _ => (steps, dwell),
+        (m[M_HOP_STEP], m[M_DWELL]) = match s.hops.get(self.next[i]).map(|h| h.trigger) {
+            Some(HopTrigger::At(at)) => (hop_step(s, at), -1.0),
+            _ => (NO_HOP, self.dwell[i]),
         };
     }
 
     /// Runs whose dispatch ended where their next hop fires: settled with a hop once settled
-    /// next, or completed at the step of a hop at a time within the run.
+    /// next, or at the step of a hop at a time.
     pub fn due(&self, runs: &[GpuRun], check: &[f64]) -> Vec<usize> {
-        let fires = |i: usize| {
-            let s = runs[i].settings;
-            match s.hops.get(self.next[i]).map(|h| h.trigger) {
-                Some(HopTrigger::Settled) => check[i] == SETTLED,
-                Some(HopTrigger::At(at)) => check[i] == COMPLETED && hop_step(s, at) <= self.steps[i].0,
-                None => false,
-            }
+        let fires = |i: usize| match runs[i].settings.hops.get(self.next[i]).map(|h| h.trigger) {
+            Some(HopTrigger::Settled) => check[i] == SETTLED,
+            Some(HopTrigger::At(_)) => check[i] == HOP,
+            None => false,
         };
         (0..runs.len()).filter(|&i| fires(i)).collect()
     }
@@ -80,29 +115,95 @@ impl Hops {
     /// Fires the next hop of each run in `due` (see the module docs).
     pub fn deliver(&mut self, k: &crate::Kernels<'_>, runs: &[GpuRun], due: &[usize]) -> Result<(), String> {
         let n = runs.len();
-        let (mut y, mut record) = (vec![0.0; STATE_LEN * n], vec![0.0; REC_LEN * n]);
+        let (mut y, mut record) = (vec![0.0; STATE_LEN * n], vec![0.0; crate::lander::REC_LEN * n]);
         k.read_into(Y, &mut y)?;
         k.read_into(RECORD, &mut record)?;
         for &i in due {
-            let (sys, s) = (runs[i].system, runs[i].settings);
-            let HopCommand::Impulse(impulse) = s.hops[self.next[i]].command else {
-                return Err(format!("run {i}: only impulse hops run on the device"));
-            };
-            self.next[i] += 1;
-            self.arm(i, s);
-            let (w_new, work) = sys.spun(Vec3::new(y[10 * n + i], y[11 * n + i], y[12 * n + i]), impulse);
-            (0..3).for_each(|c| y[(10 + c) * n + i] = w_new[c]);
-            self.work[i] += work.abs();
-            self.model[i * MODEL_LEN + M_TOLERANCE] = s.energy_tolerance + s.energy_growth * self.work[i];
-            self.times[i].push(record[R_K * n + i] * s.dt);
-            record[R_E0 * n + i] += work;
-            record[R_OUTCOME * n + i] = 0.0;
-            record[R_WHEN * n + i] = 0.0;
-            record[R_CALM * n + i] = -1.0;
+            let mut run = RunView { y: &mut y, record: &mut record, i, n };
+            self.fire(runs[i], &mut run)?;
         }
         k.write(Y, &y);
         k.write(RECORD, &record);
         k.write(MODEL, &self.model);
         Ok(())
     }
+
+    /// Fires run `run.i`'s next hop.
+    fn fire(&mut self, r: GpuRun, run: &mut RunView) -> Result<(), String> {
+        let (sys, s, i) = (r.system, r.settings, run.i);
+        let hop = s.hops[self.next[i]];
+        self.next[i] += 1;
+        self.arm(i, s);
+        self.close_landing(i, run.rec(R_LAND), run.rec3(R_LANDING));
+        self.times[i].push(run.rec(R_K) * s.dt);
+        for (f, v) in [(R_OUTCOME, 0.0), (R_WHEN, 0.0), (R_CALM, -1.0), (R_LAND, 1.0)] {
+            run.set(f, v);
+        }
+        run.set3(R_DELIVERED, &Vec3::zeros());
+        let wheel = s.actuator.is_some_and(|a| a.kind == ActuatorKind::Wheel);
+        let mut aimed_at = None;
+        match hop.command {
+            HopCommand::Impulse(j) => {
+                let mut rotor = run.rec3(R_ROTOR);
+                // A torquer's limit applies to what it delivered in this hop: nothing yet.
+                let held = if wheel { rotor } else { Vec3::zeros() };
+                let j = j * s.actuator.map_or(1.0, |a| a.fraction(&held, &-j));
+                if wheel {
+                    rotor -= j;
+                    run.set3(R_ROTOR, &rotor);
+                }
+                let w = Vec3::new(run.y[10 * run.n + i], run.y[11 * run.n + i], run.y[12 * run.n + i]);
+                let (w_new, work) = sys.spun(w, j);
+                (0..3).for_each(|c| run.y[(10 + c) * run.n + i] = w_new[c]);
+                run.set(R_E0, run.rec(R_E0) + work);
+                run.set(R_ACT_WORK, run.rec(R_ACT_WORK) + work.abs());
+            }
+            HopCommand::Torque { torque, duration } => start_drive(run, s, torque, duration),
+            HopCommand::Aim(target) => {
+                // As the CPU: without an actuator, an unlimited torquer of 1 N·m.
+                let a = s.actuator.unwrap_or(Actuator {
+                    kind: ActuatorKind::Torquer,
+                    max_torque: 1.0,
+                    max_momentum: f64::INFINITY,
+                });
+                let mut now = sys.clone();
+                now.actuation.momentum = run.rec3(R_ROTOR);
+                if run.rec(R_EX_ON) == 1.0 {
+                    now.refresh_gravity(&run.rec3(R_EX));
+                }
+                let aimed = aim(&now, &run.state(), &target, &a, s.dt);
+                start_drive(run, s, aimed.axis * a.max_torque, aimed.impulse / a.max_torque);
+                aimed_at = Some(target);
+            }
+        }
+        self.aims[i].push((aimed_at, None));
+        Ok(())
+    }
+
+    /// Records run `i`'s last hop's landing where the kernel found one (`land` 3, at `at`).
+    fn close_landing(&mut self, i: usize, land: f64, at: Vec3) {
+        if let Some(last) = self.aims[i].last_mut()
+            && land == 3.0
+        {
+            last.1 = Some(at);
+        }
+    }
+
+    /// The distance of run `i`'s last aimed hop's landing from its aim (tumble-sim's
+    /// `hop_miss`), its last hop's landing state `land` and place `at` as the run ended.
+    pub fn miss(&mut self, i: usize, land: f64, at: Vec3) -> f64 {
+        self.close_landing(i, land, at);
+        self.aims[i].iter().rev().find_map(|&(aim, landing)| Some((landing? - aim?).norm())).unwrap_or(f64::NAN)
+    }
+}
+
+/// Starts a torque profile of `torque` (within the actuator's largest, body axes, N·m) for
+/// `duration` s (tumble-sim's `drive`): the kernel sets its first step's torque.
+fn start_drive(run: &mut RunView, s: &LanderSettings, torque: Vec3, duration: f64) {
+    let torque = s.actuator.map_or(torque, |a| a.limit_torque(torque));
+    let (steps, last) = pulse_steps(duration, s.dt);
+    run.set3(R_DRIVE, &torque);
+    run.set(R_DRIVE + 3, steps as f64);
+    run.set(R_DRIVE + 4, last);
+    run.set(R_DRIVE + 5, 1.0);
 }

@@ -16,13 +16,13 @@
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
 use crate::hops::Hops;
-use crate::surface::{pack_grid, pack_surface, query_loops, surface_parts};
+use crate::surface::{pack_shared, pack_surface, query_loops, surface_parts};
 use crate::{Gpu, MATH_WGSL};
 use std::any::Any;
 use std::sync::Arc;
 use tumble_dynamics::rotating::TargetSpin;
 use tumble_dynamics::{NoGravity, PointMass, Polyhedron, Uniform};
-use tumble_sim::lander::hop::HopCommand;
+use tumble_sim::lander::hop::ActuatorKind;
 use tumble_sim::lander::{
     ImpactMaxima, LanderOutcome, LanderSettings, LanderSystem, STATE_LEN, energy_grew, not_finite,
 };
@@ -35,12 +35,12 @@ pub const SURFACE_WGSL: &str = include_str!("surface.wgsl");
 pub const STEPS_WGSL: &str = include_str!("steps.wgsl");
 
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
-pub(crate) const MODEL_LEN: usize = 102;
+pub(crate) const MODEL_LEN: usize = 112;
 /// Most touching vertices the kernel keeps for rolling resistance's contact patch
 /// (`MAX_PATCH` of lander.wgsl).
 const MAX_PATCH: usize = 32;
 /// Length of a run's record (`REC_LEN` of steps.wgsl) and the fields the host reads.
-pub(crate) const REC_LEN: usize = 58;
+pub(crate) const REC_LEN: usize = 83;
 pub(crate) const R_K: usize = 0;
 pub(crate) const R_OUTCOME: usize = 2;
 pub(crate) const R_WHEN: usize = 3;
@@ -50,21 +50,30 @@ const R_PEN: usize = 7;
 const R_ERR: usize = 8;
 pub(crate) const R_E0: usize = 9;
 const R_GROWTH: usize = 11;
+pub(crate) const R_EX: usize = 12;
+pub(crate) const R_EX_ON: usize = 28;
 const R_OPEN_LOST: usize = 38;
 const R_MAX_VN: usize = 39;
 const R_MAX_VT: usize = 40;
 const R_MAX_F: usize = 41;
 const R_MAX_E: usize = 42;
-/// Outcome codes of a settled and a completed run (`SETTLED`, `COMPLETED` of steps.wgsl).
+pub(crate) const R_ROTOR: usize = 61;
+pub(crate) const R_DRIVE: usize = 64;
+pub(crate) const R_DELIVERED: usize = 70;
+pub(crate) const R_ACT_WORK: usize = 73;
+pub(crate) const R_LAND: usize = 76;
+pub(crate) const R_LANDING: usize = 80;
+/// Outcome code of a settled run (`SETTLED` of steps.wgsl).
 pub(crate) const SETTLED: f64 = 1.0;
-pub(crate) const COMPLETED: f64 = 3.0;
-/// What `check` says of a run waiting for its gravity expansion (`SWEEP` of steps.wgsl).
+/// What `check` says of a run waiting for its gravity expansion and of one whose hop at a time
+/// is due (`SWEEP`, `HOP` of steps.wgsl).
 const SWEEP: f64 = 6.0;
-/// Indices in a run's model of the step count, the settling dwell and the energy tolerance
-/// (`M_STEPS`, `M_SETTLE + 2`, `M_TOLERANCE` of lander.wgsl).
-pub(crate) const M_STEPS: usize = 71;
+pub(crate) const HOP: f64 = 7.0;
+/// Index in a run's model of the settling dwell (`M_SETTLE + 2` of lander.wgsl).
 pub(crate) const M_DWELL: usize = 77;
-pub(crate) const M_TOLERANCE: usize = 79;
+/// The step of the next hop at a time (`M_HOP_STEP` of lander.wgsl), [`NO_HOP`] where none is.
+pub(crate) const M_HOP_STEP: usize = 108;
+pub(crate) const NO_HOP: f64 = 1e300;
 /// Buffers, in binding order.
 pub(crate) const MODEL: usize = 0;
 pub(crate) const Y: usize = 4;
@@ -85,18 +94,14 @@ fn source() -> String {
 }
 
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
-pub fn unsupported(sys: &LanderSystem, s: &LanderSettings) -> Option<String> {
-    if !s.hops.iter().all(|h| matches!(h.command, HopCommand::Impulse(_))) {
-        return Some(
-            "torque profiles and aimed hops are not implemented on the GPU path (impulse hops, at a time or once settled, are)"
-                .into(),
-        );
-    }
+pub fn unsupported(sys: &LanderSystem, _s: &LanderSettings) -> Option<String> {
     if sys.sun.is_some() {
         return Some("the Sun's forces (`[lander.sun]`) are not implemented on the GPU path".into());
     }
-    if s.actuator.is_some() || sys.actuation != Default::default() {
-        return Some("the internal actuator (`lander.actuator`) is not implemented on the GPU path".into());
+    if sys.actuation != Default::default() {
+        return Some(
+            "a run that starts with the actuator's torque or rotor momentum set (a program's `LanderSystem::actuation`) is not implemented on the GPU path: its scenario's hops start from rest".into(),
+        );
     }
     if sys.contact.rolling > 0.0 && sys.vertices.len() > MAX_PATCH {
         return Some(format!(
@@ -161,18 +166,29 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     m[72] = s.output_every.max(1) as f64;
     m[73] = s.flight_steps.max(1) as f64;
     m[74] = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
-    let [speed, rate, dwell] = s.settle.map_or([0.0, 0.0, -1.0], |st| [st.speed, st.rate, st.dwell]);
+    // Without settling the despin's calm (speed below ten times the settling speed) always holds.
+    let [speed, rate, dwell] = s.settle.map_or([NO_HOP, 0.0, -1.0], |st| [st.speed, st.rate, st.dwell]);
     m[75..78].copy_from_slice(&[speed, rate, dwell]);
     m[78] = s.escape_distance.unwrap_or(-1.0);
     m[79] = s.energy_tolerance;
     m[80] = sys.expansion_radius;
+    if let Some(a) = s.actuator {
+        m[102] = if a.kind == ActuatorKind::Wheel { 1.0 } else { 2.0 };
+        m[103] = a.max_torque;
+        m[104] = a.max_momentum;
+    }
+    m[105] = 0.5 * sys.contact.mu.min(1.0) * sys.mass;
+    m[106] = sys.vertices.iter().map(|v| v.norm()).fold(f64::INFINITY, f64::min);
+    m[107] = sys.inertia.symmetric_eigenvalues().min();
+    m[M_HOP_STEP] = NO_HOP;
+    m[109] = s.energy_growth;
     Ok(m)
 }
 
 /// The buffers every run of a batch shares: the grid's samples (and a mesh grid's refinement,
 /// laid out as `refined` of surface.wgsl reads it) and the polyhedron.
 fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
-    let grid = surface_parts(sys.surface.as_ref())?.grid.map(pack_grid).unwrap_or_default();
+    let grid = pack_shared(&surface_parts(sys.surface.as_ref())?);
     let poly = (sys.gravity.as_ref() as &dyn Any).downcast_ref::<Polyhedron>().map(pack_polyhedron).unwrap_or_default();
     Ok((grid, poly))
 }
@@ -180,7 +196,7 @@ fn shared_buffers(sys: &LanderSystem) -> Result<(Vec<f64>, Vec<f64>), String> {
 /// Whether the model has data every run of a batch must share: a grid surface or a gravity
 /// polyhedron.
 pub(crate) fn has_shared_data(sys: &LanderSystem) -> bool {
-    surface_parts(sys.surface.as_ref()).is_ok_and(|p| p.grid.is_some())
+    surface_parts(sys.surface.as_ref()).is_ok_and(|p| p.grid.is_some() || p.boulders.is_some())
         || (sys.gravity.as_ref() as &dyn Any).is::<Polyhedron>()
 }
 
@@ -289,6 +305,9 @@ pub struct GpuRunEnd {
     pub impacts: ImpactMaxima,
     /// When each hop fired, s.
     pub hops: Vec<f64>,
+    /// The last aimed hop's landing's distance from its aim, m (NaN without one; tumble-sim's
+    /// `campaign::hop_miss`).
+    pub hop_miss: f64,
 }
 
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
@@ -448,13 +467,15 @@ fn step_all(
 }
 
 /// How each run ended, from the final states `y` and records.
-fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], hops: Hops) -> Vec<GpuRunEnd> {
+fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], mut hops: Hops) -> Vec<GpuRunEnd> {
     let n = runs.len();
-    let mut times = hops.times.into_iter();
+    let times = std::mem::take(&mut hops.times);
+    let mut times = times.into_iter();
     runs.iter()
         .enumerate()
         .map(|(i, r)| {
             let f = |field: usize| record[field * n + i];
+            let landing = tumble_math::Vec3::new(f(R_LANDING), f(R_LANDING + 1), f(R_LANDING + 2));
             let (dt, when) = (r.settings.dt, f(R_WHEN));
             let outcome = match f(R_OUTCOME) as u32 {
                 1 => LanderOutcome::Settled(when),
@@ -462,7 +483,7 @@ fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], hops: Hops) -> Vec<GpuRu
                 3 => LanderOutcome::Completed,
                 4 => LanderOutcome::Failed(not_finite(when, dt)),
                 _ => {
-                    let limit = r.settings.energy_tolerance + r.settings.energy_growth * hops.work[i];
+                    let limit = r.settings.energy_tolerance + r.settings.energy_growth * f(R_ACT_WORK);
                     LanderOutcome::Failed(energy_grew(f(R_GROWTH), limit, when, dt))
                 }
             };
@@ -483,6 +504,7 @@ fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], hops: Hops) -> Vec<GpuRu
                     },
                 },
                 hops: times.next().unwrap_or_default(),
+                hop_miss: hops.miss(i, f(R_LAND), landing),
             }
         })
         .collect()
@@ -514,8 +536,15 @@ mod tests {
             ("R_GROWTH", R_GROWTH),
             ("R_CALM", R_CALM),
             ("R_E0", R_E0),
-            ("M_TOLERANCE", M_TOLERANCE),
-            ("M_STEPS", M_STEPS),
+            ("M_HOP_STEP", M_HOP_STEP),
+            ("R_EX", R_EX),
+            ("R_EX_ON", R_EX_ON),
+            ("R_ROTOR", R_ROTOR),
+            ("R_DRIVE", R_DRIVE),
+            ("R_DELIVERED", R_DELIVERED),
+            ("R_ACT_WORK", R_ACT_WORK),
+            ("R_LAND", R_LAND),
+            ("R_LANDING", R_LANDING),
             ("FACE_LEN", crate::surface::FACE_LEN),
             ("MAX_DEPTH", crate::surface::MAX_DEPTH),
         ];
@@ -524,8 +553,8 @@ mod tests {
             assert!(source().contains(&decl), "the kernels lack `{decl}`");
         }
         assert!(source().contains(&format!("const SETTLED: f64 = {SETTLED:?}lf;")));
-        assert!(source().contains(&format!("const COMPLETED: f64 = {COMPLETED:?}lf;")));
         assert!(source().contains(&format!("const SWEEP: f64 = {SWEEP:?}lf;")));
+        assert!(source().contains(&format!("const HOP: f64 = {HOP:?}lf;")));
         let widening = tumble_contact::vertex_sdf::WIDENING;
         assert!(source().contains(&format!("const WIDENING: f64 = {widening:?}lf;")), "the friction's widening");
         assert!(source().contains("const M_SETTLE: u32 = 75u;") && M_DWELL == 75 + 2);

@@ -49,7 +49,19 @@ const M_EXPANSION: u32 = 80u;
 const M_CENTRE: u32 = 81u;
 const M_SPIN_J: u32 = 84u;
 const M_SPIN_J_INV: u32 = 93u;
-const MODEL_LEN: u32 = 102u;
+// The internal actuator (tumble-sim's `hop::Actuator`): kind (0 none, 1 wheel, 2 torquer), its
+// largest torque (N·m) and momentum (N·m·s), the despin's `½ min(μ, 1) m` (kg) and `r_min` (the
+// nearest vertex's distance from the centre of mass, m), the smallest principal moment of
+// inertia (kg·m²).
+const M_ACT: u32 = 102u;
+// The step at which the next hop at a time fires (1e300: none), the energy limit's growth per
+// joule of actuator work, and where in `grid` the boulder field and a latitude–longitude
+// region grid start (< 0: none).
+const M_HOP_STEP: u32 = 108u;
+const M_GROWTH: u32 = 109u;
+const M_BOULDERS: u32 = 110u;
+const M_REGION_GRID: u32 = 111u;
+const MODEL_LEN: u32 = 112u;
 const STATE: u32 = 24u;
 
 @group(0) @binding(0) var<storage, read_write> model: array<f64>;
@@ -95,8 +107,11 @@ fn reach(r_p: vec3<f64>, n: vec3<f64>, e: vec3<f64>) -> f64 {
     return far;
 }
 
-// This invocation's model and gravity expansion (set by `start`).
+// This invocation's model and gravity expansion (set by `start`), and its actuator's torque
+// and rotor momentum (body axes; zero unless the step loop loads them).
 var<private> base: u32;
+var<private> act_tau: vec3<f64>;
+var<private> act_h: vec3<f64>;
 var<private> ex_on: bool;
 var<private> ex_c: vec3<f64>;
 var<private> ex_u: f64;
@@ -296,8 +311,11 @@ fn evaluate(s: State) -> Eval {
     let a_free = grav.a + (-cross(omega, cross(omega, xc)) - 2.0lf * cross(omega, v) - cross(od, xc));
     let inertia_w = r_ts * inertia * transpose(r_ts);
     let inv_w = r_ts * inertia_inv * transpose(r_ts);
+    // The actuator's torque and its rotor's gyroscopic coupling, in T axes.
+    let internal_s = act_tau - cross(w + omega_s, act_h);
+    let internal = r_ts * internal_s;
     let a0 = a_free + force / mass;
-    let alpha0 = r_ts * angular_acceleration(inertia, inertia_inv, w, omega_s, od_s, transpose(r_ts) * torque);
+    let alpha0 = r_ts * angular_acceleration(inertia, inertia_inv, w, omega_s, od_s, transpose(r_ts) * (torque + internal));
 
     // Tangential phase.
     var friction = vec3<f64>(0.0lf); var friction_power = 0.0lf;
@@ -376,7 +394,7 @@ fn evaluate(s: State) -> Eval {
     }
 
     let f_total = force + friction + rolling_force;
-    let t_total = torque + cross(r_p, friction) + rolling_torque;
+    let t_total = torque + cross(r_p, friction) + rolling_torque + internal;
     let alpha_s = angular_acceleration(inertia, inertia_inv, w, omega_s, od_s, transpose(r_ts) * t_total);
     let a = a_free + f_total / mass;
     let qd = quat_derivative(q, w);
@@ -385,7 +403,7 @@ fn evaluate(s: State) -> Eval {
     let v_in = v + cross(omega, xc);
     out.rates = State(v.x, v.y, v.z, a.x, a.y, a.z, qd.x, qd.y, qd.z, qd.w, wd.x, wd.y, wd.z,
         bqd.x, bqd.y, bqd.z, bqd.w, od.x, od.y, od.z, damper_power, friction_power, rolling_power,
-        -mass * dot(v_in, cross(od, xc)) - dot(w + omega_s, inertia * od_s));
+        -mass * dot(v_in, cross(od, xc)) - dot(w + omega_s, inertia * od_s) + dot(w, internal_s));
     out.touching = touching;
     let ox = cross(omega, xc);
     let potential = mass * (grav.u - 0.5lf * dot(ox, ox)) - 0.5lf * dot(omega_s, inertia * omega_s);
@@ -467,6 +485,8 @@ fn load_state(i: u32, n: u32) -> State {
 fn start(i: u32) {
     if (arrayLength(&model) > MODEL_LEN) { base = i * MODEL_LEN; } else { base = 0u; }
     ex_on = false;
+    act_tau = vec3<f64>(0.0lf);
+    act_h = vec3<f64>(0.0lf);
 }
 
 // The check that the driver ran every loop to its end: Mesa's lavapipe stops every loop of an

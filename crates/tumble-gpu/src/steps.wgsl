@@ -47,7 +47,25 @@ const R_MAX_E: u32 = 42u;
 const R_SWEEP: u32 = 43u;
 const R_SUMS: u32 = 44u;
 const R_BEFORE_E: u32 = 57u;
-const REC_LEN: u32 = 58u;
+// The actuator (tumble-sim's `sim/drive.rs`): the step's torque and the rotor's momentum (body
+// axes), the torque profile being delivered (torque 3, steps left (0: none), the last step's
+// fraction, 1 where the host has just started it), the momentum it has delivered, and the
+// actuator's work (|ΔL| |ω| per step and each impulse's |ΔT|, J), which grows the energy limit.
+const R_TAU: u32 = 58u;
+const R_ROTOR: u32 = 61u;
+const R_DRIVE: u32 = 64u;
+const R_DELIVERED: u32 = 70u;
+const R_ACT_WORK: u32 = 73u;
+// The last observation's touching vertices and speed (m/s), which the despin's calm reads.
+const R_OBS: u32 = 74u;
+// The last hop's landing (tumble-sim's `find_landings`): 0 not followed, 1 waiting for the
+// lift-off, 2 lifted off at R_LIFT, 3 landed at R_LANDING (the centre of mass, m, T).
+const R_LAND: u32 = 76u;
+const R_LIFT: u32 = 77u;
+const R_LANDING: u32 = 80u;
+const REC_LEN: u32 = 83u;
+// How far from its lift-off a hop's landing is, at least, m (tumble-sim's `LANDING_AWAY`).
+const LANDING_AWAY: f64 = 1.0lf;
 // Outcomes: running, settled, escaped, completed, failed (state not finite), failed (energy grew).
 const RUNNING: f64 = 0.0lf;
 const SETTLED: f64 = 1.0lf;
@@ -55,11 +73,89 @@ const ESCAPED: f64 = 2.0lf;
 const COMPLETED: f64 = 3.0lf;
 const NOT_FINITE: f64 = 4.0lf;
 const ENERGY_GREW: f64 = 5.0lf;
-// What `check` says of a running run that waits for its expansion (`lander_sweep`).
+// What `check` says of a running run that waits for its expansion (`lander_sweep`), and of one
+// whose hop at a time is due (the host fires it).
 const SWEEP: f64 = 6.0lf;
+const HOP: f64 = 7.0lf;
 
 fn rec(i: u32, n: u32, f: u32) -> f64 { return record[f * n + i]; }
 fn set_rec(i: u32, n: u32, f: u32, v: f64) { record[f * n + i] = v; }
+
+fn rec3(i: u32, n: u32, f: u32) -> vec3<f64> { return vec3<f64>(rec(i, n, f), rec(i, n, f + 1u), rec(i, n, f + 2u)); }
+fn set_rec3(i: u32, n: u32, f: u32, v: vec3<f64>) { for (var c = 0u; c < 3u; c++) { set_rec(i, n, f + c, v[c]); } }
+
+// The torque profile being delivered (see R_DRIVE) and the actuator's work.
+var<private> drive_torque: vec3<f64>;
+var<private> drive_steps: f64;
+var<private> drive_last: f64;
+var<private> delivered: vec3<f64>;
+var<private> act_work: f64;
+
+fn load_actuator(i: u32, n: u32) {
+    act_tau = rec3(i, n, R_TAU); act_h = rec3(i, n, R_ROTOR);
+    drive_torque = rec3(i, n, R_DRIVE); drive_steps = rec(i, n, R_DRIVE + 3u); drive_last = rec(i, n, R_DRIVE + 4u);
+    delivered = rec3(i, n, R_DELIVERED); act_work = rec(i, n, R_ACT_WORK);
+    // A profile the host has just started takes its first step's torque here.
+    if (rec(i, n, R_DRIVE + 5u) == 1.0lf) {
+        drive_step();
+        set_rec(i, n, R_DRIVE + 5u, 0.0lf);
+    }
+}
+
+fn save_actuator(i: u32, n: u32) {
+    set_rec3(i, n, R_TAU, act_tau); set_rec3(i, n, R_ROTOR, act_h);
+    set_rec(i, n, R_DRIVE + 3u, drive_steps); set_rec3(i, n, R_DELIVERED, delivered);
+    set_rec(i, n, R_ACT_WORK, act_work);
+}
+
+// The momentum the actuator's limit applies to: a wheel's rotor, or what a torquer has
+// delivered in this hop (tumble-sim's `rotor`).
+fn rotor() -> vec3<f64> {
+    if (mp(M_ACT) == 2.0lf) { return -delivered; }
+    return act_h;
+}
+
+// Sets the torque of the profile's next step, ending it where it is done or the rotor would
+// pass its limit (tumble-sim's `next_drive_step`).
+fn drive_step() {
+    var torque = drive_torque;
+    if (drive_steps == 1.0lf) { torque = drive_torque * drive_last; }
+    let fits = mp(M_ACT) == 0.0lf || length(rotor() + (-torque * mp(M_DT))) <= mp(M_ACT + 2u) * (1.0lf + 1e-12lf);
+    if (drive_steps == 0.0lf || !fits) {
+        drive_steps = 0.0lf;
+        act_tau = vec3<f64>(0.0lf);
+    } else {
+        act_tau = torque;
+    }
+}
+
+// After a step of `h` s to state s (the last observation's touching vertices and speed): the
+// profile's next torque (tumble-sim's `drove`), or a wheel's despin (`despin`): once calm on the
+// ground half the smaller of the friction and tipping moments, within the actuator's torque.
+fn actuate(s: State, h: f64, obs_active: f64, obs_speed: f64) {
+    let kind = mp(M_ACT);
+    if (drive_steps == 0.0lf && kind != 1.0lf) { return; }
+    let dl = act_tau * h;
+    act_work += length(dl) * length(l3(s, 10u));
+    if (drive_steps > 0.0lf) {
+        drive_steps -= 1.0lf;
+        delivered += dl;
+        if (kind == 1.0lf) { act_h -= dl; }
+        drive_step();
+        return;
+    }
+    act_h -= dl;
+    let left = length(act_h);
+    var limit = 0.0lf;
+    if (left > 0.0lf && obs_speed < 10.0lf * mp(M_SETTLE) && obs_active > 0.0lf) {
+        limit = min(mp(M_ACT + 3u) * length(gravity(l3(s, 0u)).a) * mp(M_ACT + 4u), mp(M_ACT + 1u));
+    }
+    if (left > 0.0lf) { act_tau = act_h * (min(limit, left / mp(M_DT)) / left); } else { act_tau = act_h * 0.0lf; }
+    if (left <= 1e-12lf * mp(M_ACT + 2u)) {
+        act_h = vec3<f64>(0.0lf);
+        act_tau = vec3<f64>(0.0lf);
+    }
+}
 
 fn load_expansion(i: u32, n: u32) {
     ex_on = rec(i, n, R_EX_ON) == 1.0lf;
@@ -192,6 +288,7 @@ fn lander_init(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = evaluate(s);
     set_rec(i, n, R_E0, e.energy);
     set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, e.touching > 0u));
+    set_rec(i, n, R_OBS, f64(e.touching)); set_rec(i, n, R_OBS + 1u, e.speed);
     set_rec(i, n, R_CALM, -1.0lf);
     for (var f = R_PHASE_LOST; f <= R_MAX_E; f++) { set_rec(i, n, f, -1e300lf); }
     check[i] = checked(RUNNING);
@@ -210,6 +307,9 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= n) { return; }
     start(i);
     load_expansion(i, n);
+    load_actuator(i, n);
+    var obs_active = rec(i, n, R_OBS); var obs_speed = rec(i, n, R_OBS + 1u);
+    var land = rec(i, n, R_LAND); var lift = rec3(i, n, R_LIFT); var landing = rec3(i, n, R_LANDING);
     let dt = mp(M_DT); let steps = mp(M_STEPS); let output_every = mp(M_OUTPUT);
     let flight_steps = mp(M_FLIGHT); let reach = mp(M_REACH);
     let settle_speed = mp(M_SETTLE); let settle_rate = mp(M_SETTLE + 1u); let dwell = mp(M_SETTLE + 2u);
@@ -244,21 +344,26 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (outcome != RUNNING) { break; }
         var within = fresh;
         if (!pending && !fresh) {
+            // A hop at a time fires at the first step whose time reaches it, once no torque
+            // profile is being delivered: the host fires it.
+            if (k >= mp(M_HOP_STEP) && drive_steps == 0.0lf) { outcome = HOP; when = k * dt; break; }
             if (k >= steps) { outcome = COMPLETED; when = k * dt; break; }
             var m = 1.0lf;
             if (sub == 0.0lf) {
-                if (flight_steps > 1.0lf && e.touching == 0u) {
+                let torqued = drive_steps > 0.0lf || any(act_tau != vec3<f64>(0.0lf));
+                if (flight_steps > 1.0lf && e.touching == 0u && !torqued) {
                     let to_sample = output_every - (k - floor(k / output_every) * output_every);
-                    // tumble-sim's `flight_rate`: a step turns the body's inertial spin and the
-                    // local field's orbital rate √(|a|/r) by at most TURN rad.
-                    let spin = length(l3(s, 10u)) + length(l3(s, 17u));
+                    // tumble-sim's `flight_rate`: a step turns the body's inertial spin, a wheel's
+                    // nutation |h|/J_min and the local field's orbital rate √(|a|/r) by at most
+                    // TURN rad.
+                    let spin = max(length(l3(s, 10u)) + length(l3(s, 17u)), length(act_h) / mp(M_ACT + 5u));
                     let r = length(l3(s, 0u) - v3(M_CENTRE));
                     var orbit = 0.0lf;
                     if (r > 0.0lf) { orbit = sqrt(length(l3(e.rates, 3u)) / r); }
                     let turn = max(spin, orbit) * dt;
                     var turning = 1e300lf;
                     if (turn > 0.0lf) { turning = floor(max(TURN / turn, 1.0lf)); }
-                    let n_max = min(min(min(flight_steps, to_sample), steps - k), turning);
+                    let n_max = min(min(min(min(flight_steps, to_sample), steps - k), turning), mp(M_HOP_STEP) - k);
                     let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
                     if (e.min_distance > travel) { m = n_max; }
                 }
@@ -279,6 +384,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
                 var finite = true;
                 for (var c = 0u; c < STATE; c++) { if (!(abs(s[c]) <= 1.7976931348623157e308lf)) { finite = false; } }
                 if (!finite) { outcome = NOT_FINITE; when = k * dt; break; }
+                actuate(s, m * dt, obs_active, obs_speed);
             }
         }
         // After the step (or a sub-step): the rates; after a whole step also the expansion, the
@@ -297,6 +403,7 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (within) { continue; }
         if (pending) { remainder += e.energy - rec(i, n, R_BEFORE_E); }
         pending = false;
+        obs_active = f64(e.touching); obs_speed = e.speed;
         let err = e.energy - e0 - (0.0lf + s[20] + s[21] + s[22] + s[23] + remainder);
         max_err = max(max_err, abs(err));
         max_pen = max(max_pen, e.max_pen);
@@ -323,13 +430,20 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (touching != in_contact) {
             if (touching) { bounces += 1.0lf; }
             in_contact = touching;
+            // The last hop's lift-off, then its first touchdown away from it.
+            if (land == 1.0lf && !touching) {
+                lift = x; land = 2.0lf;
+            } else if (land == 2.0lf && touching && length(x - lift) > LANDING_AWAY) {
+                landing = x; land = 3.0lf;
+            }
         }
-        if (err > tolerance) { outcome = ENERGY_GREW; when = t; growth = err; break; }
+        if (err > tolerance + mp(M_GROWTH) * act_work) { outcome = ENERGY_GREW; when = t; growth = err; break; }
         if (escape >= 0.0lf && length(x - v3(M_CENTRE)) > escape) { outcome = ESCAPED; when = t; break; }
         if (dwell >= 0.0lf) {
-            if (e.speed < settle_speed && e.rate < settle_rate && supported(s)) {
+            // (A wheel holding momentum keeps the body turning: not calm.)
+            if (e.speed < settle_speed && e.rate < settle_rate && all(act_h == vec3<f64>(0.0lf)) && supported(s)) {
                 if (calm < 0.0lf) { calm = t; }
-                if (t - calm >= dwell) { outcome = SETTLED; when = t; break; }
+                if (t - calm >= dwell && drive_steps == 0.0lf) { outcome = SETTLED; when = t; break; }
             } else {
                 calm = -1.0lf;
             }
@@ -341,6 +455,9 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     set_rec(i, n, R_CONTACT, select(0.0lf, 1.0lf, in_contact)); set_rec(i, n, R_PEN, max_pen);
     set_rec(i, n, R_ERR, max_err); set_rec(i, n, R_REMAINDER, remainder); set_rec(i, n, R_GROWTH, growth);
     set_rec(i, n, R_PENDING, select(0.0lf, 1.0lf, pending));
+    save_actuator(i, n);
+    set_rec(i, n, R_OBS, obs_active); set_rec(i, n, R_OBS + 1u, obs_speed);
+    set_rec(i, n, R_LAND, land); set_rec3(i, n, R_LIFT, lift); set_rec3(i, n, R_LANDING, landing);
     for (var c = 0u; c < 3u; c++) {
         set_rec(i, n, R_BEFORE + c, before_v[c]);
         set_rec(i, n, R_BEFORE + 3u + c, before_w[c]);

@@ -1,29 +1,45 @@
 //! The target's surface for the lander kernels (`surface.wgsl`): tumble-geometry's plane,
-//! sampled grid (a mesh's with its exact near-surface refinement) and fBm terrain read by
-//! downcasting and packed into a run's model record and the shared `grid` buffer.
+//! sampled grid (a mesh's with its exact near-surface refinement), fBm terrain with a noise or
+//! latitude–longitude region mask, and boulder fields, read by downcasting and packed into a
+//! run's model record and the shared `grid` buffer (the grid's samples and refinement, then the
+//! boulders, then the region grid).
 
 use std::any::Any;
 use tumble_geometry::noise::Fbm;
-use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, Sdf, Terrain};
+use tumble_geometry::sdf::{BoulderField, GridSdf, HalfSpace, Region, RegionGrid, Sdf, Terrain};
 
 /// Numbers per face of a mesh grid's refinement (`FACE_LEN` of surface.wgsl) and the deepest
 /// search tree the kernel's stack holds (`MAX_DEPTH`).
 pub(crate) const FACE_LEN: usize = 30;
 pub(crate) const MAX_DEPTH: usize = 40;
 
-/// The surface a kernel evaluates: the base (plane or grid) and terrain on it.
+/// Numbers per boulder and per size class of a boulder field (`BOULDER_LEN`, `LEVEL_LEN` of
+/// surface.wgsl).
+pub(crate) const BOULDER_LEN: usize = 16;
+pub(crate) const LEVEL_LEN: usize = 7;
+
+/// The surface a kernel evaluates: the base (plane or grid), terrain on it and boulders.
 pub(crate) struct SurfaceParts<'a> {
     pub(crate) plane: Option<&'a HalfSpace>,
     pub(crate) grid: Option<&'a GridSdf>,
     pub(crate) terrain: Option<&'a Terrain>,
+    pub(crate) boulders: Option<&'a BoulderField>,
 }
 
 /// The parts of `sdf`, or why the kernels cannot evaluate it.
 pub(crate) fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
-    let any = sdf as &dyn Any;
-    if any.is::<BoulderField>() {
-        return Err("boulder fields (`target.terrain.boulders`) are not implemented on the GPU path".into());
+    let (boulders, sdf) = match (sdf as &dyn Any).downcast_ref::<BoulderField>() {
+        Some(b) => (Some(b), b.ground.as_ref()),
+        None => (None, sdf),
+    };
+    // The kernel finds each boulder's closest point with its semi-axes in decreasing order, as
+    // `place_boulders` draws them.
+    if boulders.is_some_and(|f| {
+        f.boulders().iter().any(|b| !(b.semi_axes.x >= b.semi_axes.y && b.semi_axes.y >= b.semi_axes.z))
+    }) {
+        return Err("a boulder field with semi-axes not in decreasing order is not implemented on the GPU path".into());
     }
+    let any = sdf as &dyn Any;
     let (base, terrain) = match any.downcast_ref::<Terrain>() {
         Some(t) => (t.base.as_ref(), Some(t)),
         None => (sdf, None),
@@ -33,7 +49,7 @@ pub(crate) fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
     }
     let base = base as &dyn Any;
     if let Some(p) = base.downcast_ref::<HalfSpace>() {
-        return Ok(SurfaceParts { plane: Some(p), grid: None, terrain });
+        return Ok(SurfaceParts { plane: Some(p), grid: None, terrain, boulders });
     }
     match base.downcast_ref::<GridSdf>() {
         Some(g) => {
@@ -44,9 +60,9 @@ pub(crate) fn surface_parts(sdf: &dyn Sdf) -> Result<SurfaceParts<'_>, String> {
                     "the target mesh's search tree is deeper than the {MAX_DEPTH} levels the GPU kernel's stack holds"
                 ));
             }
-            Ok(SurfaceParts { plane: None, grid: Some(g), terrain })
+            Ok(SurfaceParts { plane: None, grid: Some(g), terrain, boulders })
         }
-        None => Err("the target's surface is not a plane, a sampled grid or fBm terrain on them, the surfaces the GPU path implements".into()),
+        None => Err("the target's surface is not a plane or a sampled grid with fBm terrain and boulders on them, the surfaces the GPU path implements".into()),
     }
 }
 
@@ -75,7 +91,82 @@ pub(crate) fn pack_surface(m: &mut [f64], parts: &SurfaceParts) -> Result<(), St
         m[67] = threshold;
         m[68] = width;
     }
+    let (boulders_at, region_at) = shared_offsets(parts);
+    m[110] = boulders_at.map_or(-1.0, |a| a as f64);
+    m[111] = region_at.map_or(-1.0, |a| a as f64);
     Ok(())
+}
+
+/// Where in the shared `grid` buffer the boulder field and the region grid start.
+fn shared_offsets(parts: &SurfaceParts) -> (Option<usize>, Option<usize>) {
+    let mut len = parts.grid.map_or(0, grid_len);
+    let boulders = parts.boulders.map(|b| {
+        let at = len;
+        len += boulders_len(b);
+        at
+    });
+    (boulders, region_grid(parts).map(|_| len))
+}
+
+fn region_grid<'a>(parts: &SurfaceParts<'a>) -> Option<&'a RegionGrid> {
+    match parts.terrain.map(|t| &t.region) {
+        Some(Region::Grid(g)) => Some(g),
+        _ => None,
+    }
+}
+
+/// The shared `grid` buffer: the grid's samples and refinement ([`pack_grid`]), the boulder
+/// field and the region grid, as surface.wgsl reads them.
+pub(crate) fn pack_shared(parts: &SurfaceParts) -> Vec<f64> {
+    let mut out = parts.grid.map(pack_grid).unwrap_or_default();
+    if let Some(b) = parts.boulders {
+        pack_boulders(&mut out, b);
+    }
+    if let Some(g) = region_grid(parts) {
+        let (rows, cols, values) = g.table();
+        out.extend(g.centre.iter());
+        out.extend(g.axes.transpose().iter());
+        out.extend([rows as f64, cols as f64]);
+        out.extend(values);
+    }
+    out
+}
+
+fn boulders_len(f: &BoulderField) -> usize {
+    let levels: usize = f.levels().map(|l| LEVEL_LEN + 3 * l.keys.len() + l.starts.len() + l.items.len()).sum();
+    2 + BOULDER_LEN * f.boulders().len() + levels
+}
+
+/// Appends the boulder field (see `boulder_field` in surface.wgsl; offsets absolute in `out`).
+fn pack_boulders(out: &mut Vec<f64>, f: &BoulderField) {
+    let at = out.len();
+    let levels: Vec<_> = f.levels().collect();
+    out.extend([levels.len() as f64, f.boulders().len() as f64]);
+    for b in f.boulders() {
+        out.extend(b.centre.iter().chain(b.axes.iter()).chain(b.semi_axes.iter()));
+        out.push(b.blend);
+    }
+    let mut tables = at + 2 + BOULDER_LEN * f.boulders().len() + LEVEL_LEN * levels.len();
+    for l in &levels {
+        let (keys, starts) = (tables, tables + 3 * l.keys.len());
+        let items = starts + l.starts.len();
+        out.extend([l.cell, l.height, l.blend, l.keys.len() as f64, keys as f64, starts as f64, items as f64]);
+        tables = items + l.items.len();
+    }
+    for l in &levels {
+        out.extend(l.keys.iter().flat_map(|k| k.map(|c| c as f64)));
+        out.extend(l.starts.iter().map(|&s| s as f64));
+        out.extend(l.items.iter().map(|&i| i as f64));
+    }
+    debug_assert_eq!(out.len() - at, boulders_len(f));
+}
+
+fn grid_len(g: &GridSdf) -> usize {
+    g.values.len()
+        + g.refinement.as_ref().map_or(0, |r| {
+            let parts = r.distance().parts();
+            r.nearest().len() + 2 + FACE_LEN * parts.triangles.len() + 8 * parts.nodes.len() + parts.order.len()
+        })
 }
 
 fn fbm_parts(m: &mut [f64], at: usize, f: &Fbm) {
@@ -93,7 +184,8 @@ fn region_parts(region: &Region) -> Result<(Fbm, f64, f64), String> {
         Region::Uniform => {
             Ok((Fbm { seed: 0, octaves: 1, lacunarity: 2.0, gain: 0.5, amplitude: 0.0, frequency: 1.0 }, 1.0, 1.0))
         }
-        Region::Grid(_) => Err("the GPU path implements noise region masks, not latitude–longitude grids".into()),
+        // The kernel reads the grid itself (`region_grid` of surface.wgsl); the noise is unused.
+        Region::Grid(_) => Ok(region_parts(&Region::Uniform)?),
     }
 }
 
@@ -128,5 +220,10 @@ pub(crate) fn query_loops(sdf: &dyn Sdf) -> usize {
         .terrain
         .map_or(0, |t| octaves(&t.sandy) + octaves(&t.rocky) + region_parts(&t.region).map_or(0, |r| octaves(&r.0)));
     let refined = parts.grid.and_then(|g| g.refinement.as_ref()).map_or(0, |r| 8 + 3 * r.distance().depth());
-    6 + terrain + refined
+    // A binary search per size class and a boulder or two near the ground, each some 60
+    // bisections.
+    let boulders = parts
+        .boulders
+        .map_or(0, |b| b.levels().map(|l| 20 + (l.keys.len() as f64).log2() as usize).sum::<usize>() + 120);
+    6 + terrain + refined + boulders
 }

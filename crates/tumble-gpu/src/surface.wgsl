@@ -86,24 +86,32 @@ fn fbm(p: vec3<f64>, at: u32) -> Noise {
     return Noise(v, g);
 }
 
-// The surface's signed distance and gradient at p (T frame): the base surface, then the terrain's
+// The ground's signed distance and gradient at p (T frame): the base surface, then the terrain's
 // heights (tumble-geometry's `Terrain`: sandy and rocky fBm blended by a smoothstep of the
-// region fBm, measured from the terrain's origin).
-fn field(p0: vec3<f64>) -> Field {
+// region fBm, measured from the terrain's origin); `field` adds the boulders.
+fn ground_field(p0: vec3<f64>) -> Field {
     let base = base_field(p0);
     if (mp(M_TERRAIN) == 0.0lf) { return base; }
     let p = p0 - v3(M_TERRAIN_ORIGIN);
-    // Rocky weight w = smoothstep of the region field, and its gradient.
-    let r = fbm(p, M_TERRAIN + 15u);
-    let width = mp(M_TERRAIN + 23u);
-    let x = (r.v - mp(M_TERRAIN + 22u)) / width + 0.5lf;
+    // Rocky weight w and its gradient: a latitude–longitude grid's, or the smoothstep of the
+    // region field.
     var w = 0.0lf;
     var dw = vec3<f64>(0.0lf);
-    if (x >= 1.0lf) {
-        w = 1.0lf;
-    } else if (x > 0.0lf) {
-        w = x * x * (3.0lf - 2.0lf * x);
-        dw = 6.0lf * x * (1.0lf - x) / width * r.g;
+    let at = mp(M_REGION_GRID);
+    if (at >= 0.0lf) {
+        let rw = region_grid(p0, u32(at));
+        w = rw.v;
+        dw = rw.g;
+    } else {
+        let r = fbm(p, M_TERRAIN + 15u);
+        let width = mp(M_TERRAIN + 23u);
+        let x = (r.v - mp(M_TERRAIN + 22u)) / width + 0.5lf;
+        if (x >= 1.0lf) {
+            w = 1.0lf;
+        } else if (x > 0.0lf) {
+            w = x * x * (3.0lf - 2.0lf * x);
+            dw = 6.0lf * x * (1.0lf - x) / width * r.g;
+        }
     }
     // Inside a region only its own heights count.
     if (w == 0.0lf) {
@@ -292,4 +300,286 @@ fn refined(p: vec3<f64>, cell: vec3<u32>) -> Field {
     if (dot(p - best_c, normal) < 0.0lf) { d = -d; }
     if (abs(d) > 1e-9lf * mp(M_SURF + 4u)) { return Field(d, (p - best_c) / d); }
     return Field(d, unit_or(normal, vec3<f64>(0.0lf)));
+}
+
+// ---- Boulder fields (tumble-geometry's `BoulderField`): φ = smin(φ_ground, φ_1, φ_2, …) over
+// the boulders hashed near the point, each class skipped with its lower bound where the ground
+// is farther than its layer. At `M_BOULDERS` in `grid`: the class count L, the boulder count B,
+// B boulders of BOULDER_LEN (centre, the long, middle and short axes' directions, the semi-axes
+// a ≥ b ≥ c, the blend radius), L classes of LEVEL_LEN (cell, height, blend, occupied cells K,
+// where their keys (3 each, sorted), their K + 1 starts and their items begin).
+const BOULDER_LEN: u32 = 16u;
+const LEVEL_LEN: u32 = 7u;
+// Enough bisections for every binade of f64 (tumble-geometry's `MAX_BISECTIONS`).
+const MAX_BISECTIONS: u32 = 1100u;
+
+fn field(p: vec3<f64>) -> Field {
+    let ground = ground_field(p);
+    let at = mp(M_BOULDERS);
+    if (at < 0.0lf) { return ground; }
+    return boulder_field(p, ground, u32(at));
+}
+
+// The cell `key` of class `lv` lists boulders from `items` (its index among the keys, or K).
+fn cell_index(lv: u32, key: vec3<f64>) -> u32 {
+    let count = u32(grid[lv + 3u]);
+    let keys = u32(grid[lv + 4u]);
+    var lo = 0u; var hi = count;
+    while (lo < hi) {
+        let mid = (lo + hi) / 2u;
+        let k = gv(keys + 3u * mid);
+        var less = k.x < key.x;
+        if (k.x == key.x) { less = k.y < key.y || (k.y == key.y && k.z < key.z); }
+        if (less) { lo = mid + 1u; } else { hi = mid; }
+    }
+    if (lo < count && all(gv(keys + 3u * lo) == key)) { return lo; }
+    return count;
+}
+
+fn boulder_field(p: vec3<f64>, ground: Field, at: u32) -> Field {
+    let levels = u32(grid[at]);
+    let first = at + 2u;
+    var lv = first + BOULDER_LEN * u32(grid[at + 1u]);
+    var cur = ground;
+    var below = 1e300lf;
+    for (var l = 0u; l < levels; l++) {
+        let height = grid[lv + 1u]; let blend = grid[lv + 2u];
+        if (ground.d > height + blend) {
+            below = min(below, ground.d - height - 0.5lf * blend);
+        } else {
+            let c = cell_index(lv, floor(p / grid[lv]));
+            if (c < u32(grid[lv + 3u])) {
+                let starts = u32(grid[lv + 5u]);
+                let items = u32(grid[lv + 6u]);
+                for (var k = u32(grid[starts + c]); k < u32(grid[starts + c + 1u]); k++) {
+                    let b = first + BOULDER_LEN * u32(grid[items + k]);
+                    let kb = grid[b + 15u];
+                    if (length(p - gv(b)) - grid[b + 12u] >= cur.d + kb) { continue; }
+                    cur = smin(cur, boulder(p, b), kb);
+                }
+            }
+        }
+        lv += LEVEL_LEN;
+    }
+    if (cur.d > below) { return Field(below, ground.g); }
+    return cur;
+}
+
+// The polynomial smooth minimum of tumble-geometry's `SmoothUnion` with blend radius k.
+fn smin(a: Field, b: Field, k: f64) -> Field {
+    let h = clamp(0.5lf + 0.5lf * (b.d - a.d) / k, 0.0lf, 1.0lf);
+    return Field(b.d * (1.0lf - h) + a.d * h - k * h * (1.0lf - h), a.g * h + b.g * (1.0lf - h));
+}
+
+// Boulder b's exact signed distance and outward normal (tumble-geometry's `Ellipsoid::eval` in
+// the boulder's axes): the closest point by Eberly's method (first octant, the root of
+// Σ (rᵢ zᵢ / (s + rᵢ))² = 1 by bisection), the sign from inside the ellipsoid, the normal ∝ x/a².
+fn boulder(p0: vec3<f64>, b: u32) -> Field {
+    let axes = mat3x3<f64>(gv(b + 3u), gv(b + 6u), gv(b + 9u));
+    let e = gv(b + 12u);
+    let p = transpose(axes) * (p0 - gv(b));
+    let y = abs(p);
+    // The sub-problem: the ellipsoid's root (plane 3), an ellipse's in the plane of axes
+    // (ia, ib), or a closed form.
+    var plane = 3u; var ia = 0u; var ib = 1u;
+    var r = vec3<f64>(1.0lf); var z = vec3<f64>(0.0lf); var last = 2u; var g = 0.0lf;
+    var x = y; var d = 0.0lf; var closed = false;
+    if (y.z > 0.0lf) {
+        if (y.y > 0.0lf && y.x > 0.0lf) {
+            z = y / e;
+            g = z.x * z.x + z.y * z.y + z.z * z.z - 1.0lf;
+            closed = g == 0.0lf;
+            r = vec3<f64>((e.x / e.z) * (e.x / e.z), (e.y / e.z) * (e.y / e.z), 1.0lf);
+        } else if (y.y > 0.0lf) {
+            plane = 0u; ia = 1u; ib = 2u;
+        } else if (y.x > 0.0lf) {
+            plane = 1u; ia = 0u; ib = 2u;
+        } else {
+            x = vec3<f64>(0.0lf, 0.0lf, e.z); d = abs(y.z - e.z); closed = true;
+        }
+    } else {
+        let denom = vec2<f64>(e.x * e.x - e.z * e.z, e.y * e.y - e.z * e.z);
+        let numer = vec2<f64>(e.x * y.x, e.y * y.y);
+        plane = 2u;
+        if (numer.x < denom.x && numer.y < denom.y) {
+            let xde = numer / denom;
+            let discr = 1.0lf - xde.x * xde.x - xde.y * xde.y;
+            if (discr > 0.0lf) {
+                x = vec3<f64>(e.x * xde.x, e.y * xde.y, e.z * sqrt(discr));
+                let o = x - y;
+                d = sqrt(o.x * o.x + o.y * o.y + o.z * o.z);
+                closed = true;
+            }
+        }
+    }
+    let e2 = vec2<f64>(e[ia], e[ib]);
+    let y2 = vec2<f64>(y[ia], y[ib]);
+    var x2 = y2;
+    if (!closed && plane < 3u) {
+        // tumble-geometry's `point_ellipse` on (e2, y2).
+        if (y2.y > 0.0lf) {
+            if (y2.x > 0.0lf) {
+                z = vec3<f64>(y2.x / e2.x, y2.y / e2.y, 0.0lf);
+                g = z.x * z.x + z.y * z.y - 1.0lf;
+                closed = g == 0.0lf;
+                r = vec3<f64>((e2.x / e2.y) * (e2.x / e2.y), 1.0lf, 1.0lf);
+                last = 1u;
+            } else {
+                x2 = vec2<f64>(0.0lf, e2.y); d = abs(y2.y - e2.y); closed = true;
+            }
+        } else {
+            let numer0 = e2.x * y2.x; let denom0 = e2.x * e2.x - e2.y * e2.y;
+            if (numer0 < denom0) {
+                let xde0 = numer0 / denom0;
+                x2 = vec2<f64>(e2.x * xde0, e2.y * sqrt(1.0lf - xde0 * xde0));
+                d = sqrt((x2.x - y2.x) * (x2.x - y2.x) + x2.y * x2.y);
+            } else {
+                x2 = vec2<f64>(e2.x, 0.0lf); d = abs(y2.x - e2.x);
+            }
+            closed = true;
+        }
+    }
+    if (!closed) {
+        let s = root(r, z, last, g);
+        if (plane == 3u) {
+            x = vec3<f64>(r.x * y.x / (s + r.x), r.y * y.y / (s + r.y), y.z / (s + 1.0lf));
+            let o = x - y;
+            d = sqrt(o.x * o.x + o.y * o.y + o.z * o.z);
+        } else {
+            x2 = vec2<f64>(r.x * y2.x / (s + r.x), y2.y / (s + 1.0lf));
+            d = sqrt((x2.x - y2.x) * (x2.x - y2.x) + (x2.y - y2.y) * (x2.y - y2.y));
+        }
+    }
+    if (plane < 3u) {
+        x = vec3<f64>(0.0lf);
+        x[ia] = x2.x;
+        x[ib] = x2.y;
+    }
+    // The closest point in the boulder's octant of p, the normal there ∝ x/a².
+    let c = select(x, -x, p < vec3<f64>(0.0lf));
+    let q = p / e;
+    if (q.x * q.x + q.y * q.y + q.z * q.z < 1.0lf) { d = -d; }
+    let m = c / (e * e);
+    return Field(d, axes * (m / sqrt(m.x * m.x + m.y * m.y + m.z * m.z)));
+}
+
+// The root s of Σ (rᵢ zᵢ / (s + rᵢ))² − 1 = 0 by bisection (Eberly's GetRoot; terms past
+// `last` are zero).
+fn root(r: vec3<f64>, z: vec3<f64>, last: u32, g: f64) -> f64 {
+    let n = r * z;
+    var s0 = z[last] - 1.0lf;
+    var s1 = 0.0lf;
+    if (g >= 0.0lf) {
+        let m = max(max(abs(n.x), abs(n.y)), abs(n.z));
+        var length = 0.0lf;
+        if (m > 0.0lf) {
+            let u = n / m;
+            length = m * sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
+        }
+        s1 = length - 1.0lf;
+    }
+    var s = 0.0lf;
+    for (var it = 0u; it < MAX_BISECTIONS; it++) {
+        s = 0.5lf * (s0 + s1);
+        if (s == s0 || s == s1) { break; }
+        let t = n / (vec3<f64>(s) + r);
+        let gs = t.x * t.x + t.y * t.y + t.z * t.z - 1.0lf;
+        if (gs > 0.0lf) { s0 = s; } else if (gs < 0.0lf) { s1 = s; } else { break; }
+    }
+    return s;
+}
+
+// ---- Latitude–longitude region grids (tumble-geometry's `RegionGrid::weight`): at
+// `M_REGION_GRID` in `grid` the centre, the frame's rows (longitude 0, 90° east, the pole), the
+// row and column counts and the weights row by row (south to north; the poles' rows their mean).
+const PI: f64 = 3.141592653589793lf;
+const TAU: f64 = 6.283185307179586lf;
+
+fn region_value(at: u32, cols: u32, i: u32, j: u32) -> f64 { return grid[at + 14u + i * cols + j % cols]; }
+
+fn region_grid(p: vec3<f64>, at: u32) -> Noise {
+    let axes = transpose(mat3x3<f64>(gv(at + 3u), gv(at + 6u), gv(at + 9u)));
+    let rows = u32(grid[at + 12u]); let cols = u32(grid[at + 13u]);
+    let r = axes * (p - gv(at));
+    let rho2 = r.x * r.x + r.y * r.y;
+    let n2 = rho2 + r.z * r.z;
+    if (n2 == 0.0lf) { return Noise(region_value(at, cols, rows / 2u, 0u), vec3<f64>(0.0lf)); }
+    let lat = atan2_f64(r.z, sqrt(rho2)); let lon = atan2_f64(r.y, r.x);
+    let dlat = PI / f64(rows - 1u);
+    let dlon = TAU / f64(cols);
+    let fi = clamp((lat + 0.5lf * PI) / dlat, 0.0lf, f64(rows - 1u));
+    // (lon + π) mod 2π, lon within [−π, π].
+    var a = lon + PI;
+    if (a >= TAU) { a -= TAU; }
+    let fj = a / dlon;
+    let i = min(u32(floor(fi)), rows - 2u);
+    let j = min(u32(floor(fj)), cols - 1u);
+    let s = fi - f64(i); let t = fj - f64(j);
+    let v00 = region_value(at, cols, i, j); let v01 = region_value(at, cols, i, j + 1u);
+    let v10 = region_value(at, cols, i + 1u, j); let v11 = region_value(at, cols, i + 1u, j + 1u);
+    let w = (1.0lf - s) * ((1.0lf - t) * v00 + t * v01) + s * ((1.0lf - t) * v10 + t * v11);
+    let dw_ds = (1.0lf - t) * (v10 - v00) + t * (v11 - v01);
+    let dw_dt = (1.0lf - s) * (v01 - v00) + s * (v11 - v10);
+    if (rho2 == 0.0lf) { return Noise(w, vec3<f64>(0.0lf)); }
+    let rho = sqrt(rho2);
+    let grad_lat = (vec3<f64>(0.0lf, 0.0lf, 1.0lf) - r * (r.z / n2)) / rho;
+    let grad_lon = vec3<f64>(-r.y, r.x, 0.0lf) / rho2;
+    let g = grad_lat * (dw_ds / dlat) + grad_lon * (dw_dt / dlon);
+    return Noise(w, transpose(axes) * g);
+}
+
+// atan and atan2 in f64 (the shading language has them for 32-bit floats only): FreeBSD's
+// msun (fdlibm) `atan` and `atan2`, within one unit in the last place of the correctly rounded
+// value; the CPU's libm may round the other way.
+const ATAN_HI = array<f64, 4>(4.63647609000806093515e-01lf, 7.85398163397448278999e-01lf,
+    9.82793723247329054082e-01lf, 1.57079632679489655800e+00lf);
+const ATAN_LO = array<f64, 4>(2.26987774529616870924e-17lf, 3.06161699786838301793e-17lf,
+    1.39033110312309984516e-17lf, 6.12323399573676603587e-17lf);
+const PI_LO: f64 = 1.2246467991473531772e-16lf;
+
+fn atan_f64(x0: f64) -> f64 {
+    let ax = abs(x0);
+    if (ax >= 7.378697629483821e19lf) { return select(ATAN_HI[3] + ATAN_LO[3], -ATAN_HI[3] - ATAN_LO[3], x0 < 0.0lf); }
+    var id = -1;
+    var x = x0;
+    if (ax < 0.4375lf) {
+        if (ax < 7.450580596923828e-9lf) { return x0; }
+    } else if (ax < 0.6875lf) {
+        id = 0; x = (2.0lf * ax - 1.0lf) / (2.0lf + ax);
+    } else if (ax < 1.1875lf) {
+        id = 1; x = (ax - 1.0lf) / (ax + 1.0lf);
+    } else if (ax < 2.4375lf) {
+        id = 2; x = (ax - 1.5lf) / (1.0lf + 1.5lf * ax);
+    } else {
+        id = 3; x = -1.0lf / ax;
+    }
+    let z = x * x; let w = z * z;
+    let s1 = z * (3.33333333333329318027e-01lf + w * (1.42857142725034663711e-01lf + w * (9.09088713343650656196e-02lf
+        + w * (6.66107313738753120669e-02lf + w * (4.97687799461593236017e-02lf + w * 1.62858201153657823623e-02lf)))));
+    let s2 = w * (-1.99999999998764832476e-01lf + w * (-1.11111104054623557880e-01lf + w * (-7.69187620504482999495e-02lf
+        + w * (-5.83357013379057348645e-02lf + w * -3.65315727442169155270e-02lf))));
+    if (id < 0) { return x - x * (s1 + s2); }
+    let r = ATAN_HI[id] - ((x * (s1 + s2) - ATAN_LO[id]) - x);
+    return select(r, -r, x0 < 0.0lf);
+}
+
+fn atan2_f64(y: f64, x: f64) -> f64 {
+    if (x == 1.0lf) { return atan_f64(y); }
+    if (y == 0.0lf) {
+        if (x >= 0.0lf) { return y; }
+        return PI;
+    }
+    if (x == 0.0lf) { return select(0.5lf * PI, -0.5lf * PI, y < 0.0lf); }
+    let q = abs(y / x);
+    var z = 0.0lf;
+    if (q > 1.152921504606847e18lf) {
+        // |y| ≫ |x|: ±π/2 whatever the sign of x.
+        z = 0.5lf * PI + 0.5lf * PI_LO;
+        return select(z, -z, y < 0.0lf);
+    } else if (!(x < 0.0lf && q < 8.673617379884035e-19lf)) {
+        z = atan_f64(q);
+    }
+    if (x > 0.0lf) { return select(z, -z, y < 0.0lf); }
+    if (y >= 0.0lf) { return PI - (z - PI_LO); }
+    return (z - PI_LO) - PI;
 }

@@ -103,15 +103,13 @@ fn what_the_device_lacks_is_refused_before_any_run() {
     let out = tmp("mc_refused");
     let options = CampaignOptions { runs: 2, seed: 1, threads: 1, out: out.clone(), resume: false, shard: None };
     let load = |name: &str| Scenario::load(&scenario(name), &[]).expect("scenario");
-    // The bundled hopper (an impulse hop once settled) runs; with an actuator it does not.
+    // The bundled hopper (an impulse hop once settled) runs, and so does it with an actuator.
     let hopper = tumble_sim::registry::campaign(load("lander/hopper_comet.toml"), options.clone()).expect("campaign");
     check(&hopper).expect("impulse hops run on the device");
     let actuator = [("lander.actuator.max_torque", "0.01"), ("lander.actuator.max_momentum", "0.01")]
         .map(|(k, v)| (k.to_string(), v.to_string()));
     let limited = Scenario::load(&scenario("lander/hopper_comet.toml"), &actuator).expect("scenario");
-    let err =
-        check(&tumble_sim::registry::campaign(limited, options.clone()).expect("campaign")).expect_err("an actuator");
-    assert!(err.contains("lander.actuator") && err.contains("--backend cpu"), "{err}");
+    check(&tumble_sim::registry::campaign(limited, options.clone()).expect("campaign")).expect("an actuator runs");
     // A shape model: its grid with the mesh's exact near-surface answers runs.
     if Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").exists() {
         let mesh =

@@ -256,3 +256,78 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
         }
     }
 }
+
+/// Boulders on terrain with a latitude–longitude region mask: a plane with fBm heights blended
+/// by a 9 × 12 grid of weights about a centre 3 m below it (a tilted frame: latitudes 45–90° and
+/// every longitude over the states), and about 50 ellipsoidal boulders (0.2–0.8 m) strewn on it,
+/// their fillets blended with the ground. The states stand on the field itself (boulder tops
+/// and flanks, fillets, bare ground).
+#[test]
+fn the_rates_on_boulders_and_a_region_grid_are_the_cpu_rates() {
+    use tumble_geometry::sdf::{BoulderField, BoulderSpec, Region, RegionGrid, Terrain, place_boulders};
+    let Some(gpu) = gpu() else { return };
+    let (mass, inertia, vertices) = spacecraft();
+    let mut rng = Lcg::new(9);
+    let f = |seed, amplitude, frequency| Fbm { seed, octaves: 3, lacunarity: 2.0, gain: 0.5, amplitude, frequency };
+    let values: Vec<Vec<f64>> =
+        (0..9).map(|i| (0..12).map(|j| ((i * 5 + j * 7) % 11) as f64 / 10.0).collect()).collect();
+    let axes = UnitQuat::from_scaled_axis(Vec3::new(0.2, -0.1, 0.4)).to_rotation_matrix().into_inner();
+    let region = Region::Grid(RegionGrid::new(Vec3::new(0.3, -0.2, -3.0), axes, &values).expect("grid"));
+    let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
+    let ground = Terrain {
+        base: Box::new(plane),
+        sandy: f(31, 0.01, 2.0),
+        rocky: f(32, 0.04, 3.0),
+        region,
+        origin: Vec3::zeros(),
+    };
+    let spec = BoulderSpec {
+        seed: 3,
+        alpha: 3.0,
+        diameters: [0.2, 0.8],
+        density: 2.5,
+        axis_ratios: [0.71, 0.5],
+        burial: 0.3,
+        within: Some((Vec3::zeros(), 2.5)),
+    };
+    let r = 2.5;
+    let patch = tumble_geometry::TriMesh {
+        vertices: vec![Vec3::new(-r, -r, 0.0), Vec3::new(r, -r, 0.0), Vec3::new(r, r, 0.0), Vec3::new(-r, r, 0.0)],
+        faces: vec![[0, 1, 2], [0, 2, 3]],
+    };
+    let boulders = place_boulders(&ground, &patch, &spec, &|_| 1.0).expect("boulders");
+    assert!(boulders.len() > 30, "{} boulders", boulders.len());
+    let field = BoulderField::new(Box::new(ground), boulders);
+    // The field's zero level under a point of the disc, by Newton steps down its gradient.
+    let foot = |d: Vec3| {
+        let mut p = Vec3::new(2.0 * d.x, 2.0 * d.y, 1.0);
+        for _ in 0..20 {
+            let (phi, g) = field.eval(&p);
+            p -= g * (phi / g.norm_squared());
+        }
+        (p, field.eval(&p).1.normalize())
+    };
+    let ys = states(&mut rng, 1500, &foot, 1e-3);
+    let mut cpu = LanderSystem {
+        mass,
+        inertia,
+        inertia_inv: inertia.try_inverse().expect("pd"),
+        vertices,
+        contact: params(),
+        surface: Arc::new(field),
+        gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.3) }),
+        spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
+        expansion_radius: 0.0,
+        expansion: None,
+        actuation: Default::default(),
+        sun: None,
+    };
+    let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
+    let (worst, at, touching) = compare(&mut cpu, &got, &ys);
+    assert!(touching > 400, "{touching} of 1500 states touch");
+    // As on the grids above, plus the region grid's latitudes and longitudes (the device's
+    // atan2 is msun's, within an ulp, and may round the other way from the CPU's libm) and the
+    // boulders' bisections: measured 3.8e-14 of a component's range (1,352 states touching).
+    assert!(worst < 1e-12, "boulders: component {at} differs by {worst:e} of its range");
+}

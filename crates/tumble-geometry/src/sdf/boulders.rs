@@ -251,6 +251,39 @@ impl BoulderField {
     pub fn boulders(&self) -> &[Boulder] {
         &self.boulders
     }
+
+    /// The size classes' hashed cells, as [`Sdf::eval`] searches them (for a GPU kernel that
+    /// evaluates the same field).
+    pub fn levels(&self) -> impl Iterator<Item = LevelParts<'_>> {
+        self.levels.iter().map(|l| LevelParts {
+            cell: l.cell,
+            height: l.height,
+            blend: l.blend,
+            keys: &l.keys,
+            starts: &l.starts,
+            items: &l.items,
+        })
+    }
+}
+
+/// One size class of a [`BoulderField`] as its query reads it: a point `p` looks up the cell
+/// `⌊p/cell⌋` among the sorted `keys` and tests the boulders `items[starts[i]..starts[i + 1]]`;
+/// where the ground's distance exceeds `height + blend` the class adds the bound
+/// `φ_ground − height − blend/2` instead.
+#[derive(Clone, Copy, Debug)]
+pub struct LevelParts<'a> {
+    /// Edge of the hash cells, m.
+    pub cell: f64,
+    /// Largest height of a boulder point above its ground point, m.
+    pub height: f64,
+    /// Largest blend radius, m.
+    pub blend: f64,
+    /// The occupied cells, sorted.
+    pub keys: &'a [[i64; 3]],
+    /// `starts[i]..starts[i + 1]` indexes `items` for `keys[i]`.
+    pub starts: &'a [u32],
+    /// Boulder indices.
+    pub items: &'a [u32],
 }
 
 /// Polynomial smooth minimum and its weights (`SmoothUnion`'s).

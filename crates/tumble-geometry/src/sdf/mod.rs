@@ -15,7 +15,7 @@ mod region;
 mod terrain;
 
 pub use analytic::{BoxSdf, Capsule, Ellipsoid, HalfSpace, Sphere};
-pub use boulders::{Boulder, BoulderField, BoulderSpec, MAX_BOULDERS, diameter, place_boulders};
+pub use boulders::{Boulder, BoulderField, BoulderSpec, LevelParts, MAX_BOULDERS, diameter, place_boulders};
 pub use combine::{Placed, SmoothUnion, Union};
 pub use extract::{mesh_from_grid, mesh_from_sdf};
 pub use grid::{GridError, GridSdf, MAX_SAMPLES, REFINE_BAND, Refinement};

@@ -105,6 +105,12 @@ impl RegionGrid {
         ((r.z / n).clamp(-1.0, 1.0).asin(), r.y.atan2(r.x))
     }
 
+    /// Row count, column count and the weights row by row (south to north, each pole's row
+    /// holding its mean), as [`RegionGrid::weight`] reads them.
+    pub fn table(&self) -> (usize, usize, &[f64]) {
+        (self.rows, self.cols, &self.values)
+    }
+
     fn at(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.cols + j % self.cols]
     }
