@@ -19,13 +19,14 @@
 #
 # installs the loader where none is, links the paths the binaries were built with (the
 # repository and ../shared) to the ones there, runs every parity test binary (stopping at the
-# first failure) and then `throughput 1000,10000,100000,1000000 20000000 2000`, writing
-# $OUT/gpu_device.txt: the adapter, each test's result, and the throughput table. Sized for well
-# under ten minutes on an H100 (the tests about 1 min; the table's GPU batches 42 s there at
-# commit 77a7a7a, plus the CPU engine's 2,000-run reference on each batch). `run` also works
-# here on Mesa's lavapipe, where the table takes about 20 minutes: pass a smaller table as a
-# third argument, e.g.
-# `sh bench/gpu_device.sh run .gpu out "1000,10000 200000 200"`.
+# first failure) and then the throughput tables: `throughput 1000,10000,100000,1000000 20000000
+# 2000` for the comet drop, and `1000,10000,100000 5000000 300` for the 67P hopper (terrain,
+# boulders, its wheel) and the Phobos cubes, writing $OUT/gpu_device.txt: the adapter, each
+# test's result, and the tables. Sized for well under ten minutes on an H100 (the tests about
+# 1 min; the comet's GPU batches 42 s there at commit 77a7a7a, plus the CPU engine's 2,000-run
+# reference on each batch; the smaller tables about a minute each). `run` also works here on
+# Mesa's lavapipe, where the tables take hours: pass a smaller table as a third argument (used
+# for all three), e.g. `sh bench/gpu_device.sh run .gpu out "1000 20000 200"`.
 set -eu
 
 mode=${1:-}
@@ -53,12 +54,13 @@ for line in sys.stdin:
     # Where the binaries look for the repository and ../shared (their CARGO_MANIFEST_DIR).
     pwd >"$dir/built_at"
     cp ../shared/data/shapes/67p_sbgat_lowres.obj "$dir/shared/data/shapes/"
+    # The throughput tables read the scenarios from the repository (which travels) and 67P.
     (cd "$dir/gl" && apt-get download libvulkan1 libglvnd0 >/dev/null)
     du -sh "$dir"
     ;;
 run)
     out=${3:?"usage: gpu_device.sh run DIR OUT [\"BATCHES STEPS CPU_RUNS\"]"}
-    table=${4:-"1000,10000,100000,1000000 20000000 2000"}
+    table=${4:-}
     [ -f "$dir/bin.tar.xz" ] || { echo "$dir/bin.tar.xz: missing; run \`prepare\` first" >&2; exit 2; }
     dir=$(cd "$dir" && pwd) # absolute: the links below point into it
     mkdir -p "$out"
@@ -95,11 +97,18 @@ run)
             break
         fi
     done <"$dir/tests.txt"
-    if [ "$status" = 0 ]; then
-        echo "## throughput $table" >>"$report"
-        # shellcheck disable=SC2086 # the table is three arguments
-        "$bin/throughput" $table >>"$report" 2>&1 || status=1
-    fi
+    for case in "comet_drop 1000,10000,100000,1000000 20000000 2000" "hopper_67p 1000,10000,100000 5000000 300" \
+        "cube_phobos 1000,10000,100000 5000000 300"; do
+        [ "$status" = 0 ] || break
+        # shellcheck disable=SC2086 # a case and a table are words
+        set -- $case
+        scenario=$1
+        shift
+        # shellcheck disable=SC2086
+        [ -n "$table" ] && set -- $table
+        echo "## throughput $scenario $*" >>"$report"
+        "$bin/throughput" "$@" "scenarios/lander/$scenario.toml" >>"$report" 2>&1 || status=1
+    done
     grep -E "^(#|device|test result|FAILED|\|)" "$report" || true
     exit "$status"
     ;;

@@ -1,17 +1,20 @@
 //! Lander steps per second on the GPU backend against the CPU engine on one core and on all
-//! cores, in the same process on the same machine: the box of `scenarios/lander/comet_drop.toml`
-//! (5-octave fBm terrain on a 128-cell grid, polyhedron gravity through its expansion, rotating
-//! frame) released a few centimetres above the ground with dispersed position, velocity and
-//! spin, every step of `dt` integrated (no long free-flight steps, no settling stop).
+//! cores, in the same process on the same machine: by default the box of
+//! `scenarios/lander/comet_drop.toml` (5-octave fBm terrain on a 128-cell grid, polyhedron
+//! gravity through its expansion, rotating frame) released a few centimetres above the ground,
+//! or any lander scenario from its own start; position, velocity and spin dispersed, every step
+//! of `dt` integrated (no long free-flight steps, no settling stop, so no hop once settled).
 //!
-//!     cargo run --release -p tumble-gpu --example throughput -- [BATCHES] [LANDER_STEPS] [CPU_RUNS]
+//!     cargo run --release -p tumble-gpu --example throughput -- [BATCHES] [LANDER_STEPS] [CPU_RUNS] [SCENARIO]
 //!
 //! BATCHES: runs per batch, comma-separated (default 1000,10000,100000,1000000); LANDER_STEPS:
 //! runs × steps per batch (default 2e6: each run steps LANDER_STEPS / runs, at least 1);
 //! CPU_RUNS: at most this many of a batch's runs measure the CPU engine's rate at the same steps
-//! a run (default 2000; its rate per lander step does not depend on the batch). Every run
-//! starts with a sweep of the gravity polyhedron (its expansion), on either engine: with few
-//! steps a run that sweep dominates.
+//! a run (default 2000; its rate per lander step does not depend on the batch); SCENARIO: a
+//! lander scenario's path from the repository's root (default `scenarios/lander/comet_drop.toml`,
+//! the comet's box lowered to a few centimetres above its ground). Every run of a polyhedron
+//! target starts with a sweep of the gravity polyhedron (its expansion), on either engine: with
+//! few steps a run that sweep dominates.
 
 use rayon::prelude::*;
 use std::path::Path;
@@ -33,16 +36,17 @@ fn main() -> Result<(), String> {
     let budget: f64 = args.get(1).map_or(Ok(2e6), |s| s.parse().map_err(|_| format!("LANDER_STEPS: `{s}`")))?;
     let cpu_runs: usize = args.get(2).map_or(Ok(2000), |s| s.parse().map_err(|_| format!("CPU_RUNS: `{s}`")))?;
 
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/comet_drop.toml");
-    let sc = Scenario::load(
-        &path,
-        &[("lander.position".into(), "[-760.0, 0.0, 959.95]".into()), ("simulation.flight_steps".into(), "1".into())],
-    )
-    .map_err(|e| e.to_string())?;
+    let name = args.get(3).map_or("scenarios/lander/comet_drop.toml", String::as_str);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(name);
+    let mut set = vec![("simulation.flight_steps".to_string(), "1".to_string())];
+    if name.ends_with("comet_drop.toml") {
+        set.push(("lander.position".into(), "[-760.0, 0.0, 959.95]".into()));
+    }
+    let sc = Scenario::load(&path, &set).map_err(|e| e.to_string())?;
     let model = LanderModel::build(&sc).map_err(|e| e.to_string())?;
     let gpu = Gpu::new()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("device: {}; CPU: {cores} cores", gpu.name());
+    println!("{name}; device: {}; CPU: {cores} cores", gpu.name());
 
     // Start states: ±0.2 m in x and y, ±2 cm/s, ±0.1 rad/s about the horizontal axes.
     let starts = |n: usize| -> Vec<[f64; STATE_LEN]> {

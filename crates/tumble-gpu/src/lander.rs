@@ -7,12 +7,13 @@
 //! point-mass or polyhedron gravity (expanded to second order and refreshed exactly as on the
 //! CPU); uniform or torque-free target spin; the vertex contact with regularised friction, the
 //! stick force and rolling resistance; RK4 with free-flight steps and touchdown sub-steps;
-//! settling, escape, the energy budget and its growth stop, the largest impact loads; impulse
-//! hops at a time or once settled, which the host delivers between dispatches (`hops.rs`).
-//! Local surface models are not built (the kernel queries the surface exactly, which they
-//! approximate). Torque profiles, aimed hops, the internal actuator and boulder fields are not
-//! on the device: [`unsupported`] names what a run needs that it lacks, and such runs are
-//! refused, never simulated differently.
+//! settling, escape, the energy budget and its growth stop, the largest impact loads; hops at a
+//! time or once settled, fired by the host between dispatches (`hops.rs`: impulses, torque
+//! profiles, aimed hops) and delivered by the kernel with the internal actuator's limits, the
+//! wheel's coupling and despin; boulder fields and latitude–longitude region masks; the Sun's
+//! forces. Local surface models are not built (the kernel queries the surface exactly, which
+//! they approximate). [`unsupported`] names what a run needs that the device lacks (a program's
+//! own surface or gravity model, say), and such runs are refused, never simulated differently.
 
 use crate::gravity::{GRAVITY_WGSL, pack_polyhedron};
 use crate::hops::Hops;
@@ -35,12 +36,12 @@ pub const SURFACE_WGSL: &str = include_str!("surface.wgsl");
 pub const STEPS_WGSL: &str = include_str!("steps.wgsl");
 
 /// Length of a run's model in the `model` buffer (`MODEL_LEN` of lander.wgsl).
-pub(crate) const MODEL_LEN: usize = 112;
+pub(crate) const MODEL_LEN: usize = 117;
 /// Most touching vertices the kernel keeps for rolling resistance's contact patch
 /// (`MAX_PATCH` of lander.wgsl).
 const MAX_PATCH: usize = 32;
 /// Length of a run's record (`REC_LEN` of steps.wgsl) and the fields the host reads.
-pub(crate) const REC_LEN: usize = 83;
+pub(crate) const REC_LEN: usize = 91;
 pub(crate) const R_K: usize = 0;
 pub(crate) const R_OUTCOME: usize = 2;
 pub(crate) const R_WHEN: usize = 3;
@@ -63,6 +64,7 @@ pub(crate) const R_DELIVERED: usize = 70;
 pub(crate) const R_ACT_WORK: usize = 73;
 pub(crate) const R_LAND: usize = 76;
 pub(crate) const R_LANDING: usize = 80;
+const R_FIRST: usize = 83;
 /// Outcome code of a settled run (`SETTLED` of steps.wgsl).
 pub(crate) const SETTLED: f64 = 1.0;
 /// What `check` says of a run waiting for its gravity expansion and of one whose hop at a time
@@ -95,9 +97,6 @@ fn source() -> String {
 
 /// Why the GPU path cannot run this model with these settings, or `None` when it can.
 pub fn unsupported(sys: &LanderSystem, _s: &LanderSettings) -> Option<String> {
-    if sys.sun.is_some() {
-        return Some("the Sun's forces (`[lander.sun]`) are not implemented on the GPU path".into());
-    }
     if sys.actuation != Default::default() {
         return Some(
             "a run that starts with the actuator's torque or rotor momentum set (a program's `LanderSystem::actuation`) is not implemented on the GPU path: its scenario's hops start from rest".into(),
@@ -182,6 +181,11 @@ fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> R
     m[107] = sys.inertia.symmetric_eigenvalues().min();
     m[M_HOP_STEP] = NO_HOP;
     m[109] = s.energy_growth;
+    if let Some(sun) = sys.sun {
+        m[112..115].copy_from_slice(sun.direction.as_slice());
+        m[115] = sun.radiation;
+        m[116] = sun.tide;
+    }
     Ok(m)
 }
 
@@ -308,6 +312,9 @@ pub struct GpuRunEnd {
     /// The last aimed hop's landing's distance from its aim, m (NaN without one; tumble-sim's
     /// `campaign::hop_miss`).
     pub hop_miss: f64,
+    /// The first touchdown: its time (s), the centre of mass (T, m) and the target's attitude
+    /// `Q_NT` (`[w, x, y, z]`); none without one.
+    pub first_touchdown: Option<(f64, tumble_math::Vec3, [f64; 4])>,
 }
 
 /// The most runs one batch on `gpu` can hold: its largest buffer (the models) and the
@@ -505,6 +512,10 @@ fn run_ends(runs: &[GpuRun], y: &[f64], record: &[f64], mut hops: Hops) -> Vec<G
                 },
                 hops: times.next().unwrap_or_default(),
                 hop_miss: hops.miss(i, f(R_LAND), landing),
+                first_touchdown: (f(R_BOUNCES) > 0.0).then(|| {
+                    let x = tumble_math::Vec3::new(f(R_FIRST + 1), f(R_FIRST + 2), f(R_FIRST + 3));
+                    (f(R_FIRST), x, std::array::from_fn(|c| f(R_FIRST + 4 + c)))
+                }),
             }
         })
         .collect()
@@ -545,6 +556,7 @@ mod tests {
             ("R_ACT_WORK", R_ACT_WORK),
             ("R_LAND", R_LAND),
             ("R_LANDING", R_LANDING),
+            ("R_FIRST", R_FIRST),
             ("FACE_LEN", crate::surface::FACE_LEN),
             ("MAX_DEPTH", crate::surface::MAX_DEPTH),
         ];

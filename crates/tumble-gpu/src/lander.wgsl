@@ -61,7 +61,10 @@ const M_HOP_STEP: u32 = 108u;
 const M_GROWTH: u32 = 109u;
 const M_BOULDERS: u32 = 110u;
 const M_REGION_GRID: u32 = 111u;
-const MODEL_LEN: u32 = 112u;
+// The Sun's forces (tumble-sim's `SunForces`): the unit vector to the Sun (N axes, held at the
+// epoch's), the radiation pressure's acceleration (m/s²) and GM/r³ of its tide (1/s²; 0: none).
+const M_SUN: u32 = 112u;
+const MODEL_LEN: u32 = 117u;
 const STATE: u32 = 24u;
 
 @group(0) @binding(0) var<storage, read_write> model: array<f64>;
@@ -308,7 +311,10 @@ fn evaluate(s: State) -> Eval {
     let grav = gravity(x);
     // The frame terms about the target's centre of mass.
     let xc = x - v3(M_CENTRE);
-    let a_free = grav.a + (-cross(omega, cross(omega, xc)) - 2.0lf * cross(omega, v) - cross(od, xc));
+    // The Sun's radiation pressure and tide (zero without `[lander.sun]`).
+    let sun = transpose(rotation(big_q)) * v3(M_SUN);
+    let a_sun = -sun * mp(M_SUN + 3u) + (sun * (3.0lf * dot(sun, xc)) - xc) * mp(M_SUN + 4u);
+    let a_free = grav.a + a_sun + (-cross(omega, cross(omega, xc)) - 2.0lf * cross(omega, v) - cross(od, xc));
     let inertia_w = r_ts * inertia * transpose(r_ts);
     let inv_w = r_ts * inertia_inv * transpose(r_ts);
     // The actuator's torque and its rotor's gyroscopic coupling, in T axes.
@@ -403,7 +409,7 @@ fn evaluate(s: State) -> Eval {
     let v_in = v + cross(omega, xc);
     out.rates = State(v.x, v.y, v.z, a.x, a.y, a.z, qd.x, qd.y, qd.z, qd.w, wd.x, wd.y, wd.z,
         bqd.x, bqd.y, bqd.z, bqd.w, od.x, od.y, od.z, damper_power, friction_power, rolling_power,
-        -mass * dot(v_in, cross(od, xc)) - dot(w + omega_s, inertia * od_s) + dot(w, internal_s));
+        -mass * dot(v_in, cross(od, xc)) - dot(w + omega_s, inertia * od_s) + dot(w, internal_s) + mass * dot(a_sun, v));
     out.touching = touching;
     let ox = cross(omega, xc);
     let potential = mass * (grav.u - 0.5lf * dot(ox, ox)) - 0.5lf * dot(omega_s, inertia * omega_s);

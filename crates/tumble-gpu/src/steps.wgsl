@@ -1,5 +1,5 @@
-// ---- The step loop (tumble-sim's `lander::simulate`; hops are the host's, local surface models
-// not built):
+// ---- The step loop (tumble-sim's `lander::simulate`; hops are fired by the host and their
+// torque profiles delivered here, local surface models not built):
 // RK4 at dt; in free flight up to `flight_steps` dt at once (ending on an output sample) when
 // no vertex can reach the surface within twice the step at the current speed and rate; 16
 // sub-steps when a vertex touches down within the step; after each step the gravity expansion
@@ -63,7 +63,10 @@ const R_OBS: u32 = 74u;
 const R_LAND: u32 = 76u;
 const R_LIFT: u32 = 77u;
 const R_LANDING: u32 = 80u;
-const REC_LEN: u32 = 83u;
+// The first touchdown: its time (s), the centre of mass (T, m) and the target's attitude Q_NT
+// (w, x, y, z), for the Sun's elevation there.
+const R_FIRST: u32 = 83u;
+const REC_LEN: u32 = 91u;
 // How far from its lift-off a hop's landing is, at least, m (tumble-sim's `LANDING_AWAY`).
 const LANDING_AWAY: f64 = 1.0lf;
 // Outcomes: running, settled, escaped, completed, failed (state not finite), failed (energy grew).
@@ -428,7 +431,14 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         before_v = l3(s, 3u); before_w = rotation(unit_quat(s, 6u)) * l3(s, 10u); lost = lost_now;
         if (touching != in_contact) {
-            if (touching) { bounces += 1.0lf; }
+            if (touching) {
+                if (bounces == 0.0lf) {
+                    set_rec(i, n, R_FIRST, t);
+                    set_rec3(i, n, R_FIRST + 1u, x);
+                    for (var c = 0u; c < 4u; c++) { set_rec(i, n, R_FIRST + 4u + c, s[13u + c]); }
+                }
+                bounces += 1.0lf;
+            }
             in_contact = touching;
             // The last hop's lift-off, then its first touchdown away from it.
             if (land == 1.0lf && !touching) {

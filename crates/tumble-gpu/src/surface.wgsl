@@ -492,8 +492,8 @@ fn root(r: vec3<f64>, z: vec3<f64>, last: u32, g: f64) -> f64 {
 // ---- Latitude–longitude region grids (tumble-geometry's `RegionGrid::weight`): at
 // `M_REGION_GRID` in `grid` the centre, the frame's rows (longitude 0, 90° east, the pole), the
 // row and column counts and the weights row by row (south to north; the poles' rows their mean).
-const PI: f64 = 3.141592653589793lf;
-const TAU: f64 = 6.283185307179586lf;
+const PI: f64 = PI_64;
+const TAU: f64 = 6.283185307179586lf; // 2π
 
 fn region_value(at: u32, cols: u32, i: u32, j: u32) -> f64 { return grid[at + 14u + i * cols + j % cols]; }
 
@@ -504,7 +504,8 @@ fn region_grid(p: vec3<f64>, at: u32) -> Noise {
     let rho2 = r.x * r.x + r.y * r.y;
     let n2 = rho2 + r.z * r.z;
     if (n2 == 0.0lf) { return Noise(region_value(at, cols, rows / 2u, 0u), vec3<f64>(0.0lf)); }
-    let lat = atan2_f64(r.z, sqrt(rho2)); let lon = atan2_f64(r.y, r.x);
+    // (math.wgsl's atan2, within a few ulps of the C library's.)
+    let lat = atan2_64(r.z, sqrt(rho2)); let lon = atan2_64(r.y, r.x);
     let dlat = PI / f64(rows - 1u);
     let dlon = TAU / f64(cols);
     let fi = clamp((lat + 0.5lf * PI) / dlat, 0.0lf, f64(rows - 1u));
@@ -526,60 +527,4 @@ fn region_grid(p: vec3<f64>, at: u32) -> Noise {
     let grad_lon = vec3<f64>(-r.y, r.x, 0.0lf) / rho2;
     let g = grad_lat * (dw_ds / dlat) + grad_lon * (dw_dt / dlon);
     return Noise(w, transpose(axes) * g);
-}
-
-// atan and atan2 in f64 (the shading language has them for 32-bit floats only): FreeBSD's
-// msun (fdlibm) `atan` and `atan2`, within one unit in the last place of the correctly rounded
-// value; the CPU's libm may round the other way.
-const ATAN_HI = array<f64, 4>(4.63647609000806093515e-01lf, 7.85398163397448278999e-01lf,
-    9.82793723247329054082e-01lf, 1.57079632679489655800e+00lf);
-const ATAN_LO = array<f64, 4>(2.26987774529616870924e-17lf, 3.06161699786838301793e-17lf,
-    1.39033110312309984516e-17lf, 6.12323399573676603587e-17lf);
-const PI_LO: f64 = 1.2246467991473531772e-16lf;
-
-fn atan_f64(x0: f64) -> f64 {
-    let ax = abs(x0);
-    if (ax >= 7.378697629483821e19lf) { return select(ATAN_HI[3] + ATAN_LO[3], -ATAN_HI[3] - ATAN_LO[3], x0 < 0.0lf); }
-    var id = -1;
-    var x = x0;
-    if (ax < 0.4375lf) {
-        if (ax < 7.450580596923828e-9lf) { return x0; }
-    } else if (ax < 0.6875lf) {
-        id = 0; x = (2.0lf * ax - 1.0lf) / (2.0lf + ax);
-    } else if (ax < 1.1875lf) {
-        id = 1; x = (ax - 1.0lf) / (ax + 1.0lf);
-    } else if (ax < 2.4375lf) {
-        id = 2; x = (ax - 1.5lf) / (1.0lf + 1.5lf * ax);
-    } else {
-        id = 3; x = -1.0lf / ax;
-    }
-    let z = x * x; let w = z * z;
-    let s1 = z * (3.33333333333329318027e-01lf + w * (1.42857142725034663711e-01lf + w * (9.09088713343650656196e-02lf
-        + w * (6.66107313738753120669e-02lf + w * (4.97687799461593236017e-02lf + w * 1.62858201153657823623e-02lf)))));
-    let s2 = w * (-1.99999999998764832476e-01lf + w * (-1.11111104054623557880e-01lf + w * (-7.69187620504482999495e-02lf
-        + w * (-5.83357013379057348645e-02lf + w * -3.65315727442169155270e-02lf))));
-    if (id < 0) { return x - x * (s1 + s2); }
-    let r = ATAN_HI[id] - ((x * (s1 + s2) - ATAN_LO[id]) - x);
-    return select(r, -r, x0 < 0.0lf);
-}
-
-fn atan2_f64(y: f64, x: f64) -> f64 {
-    if (x == 1.0lf) { return atan_f64(y); }
-    if (y == 0.0lf) {
-        if (x >= 0.0lf) { return y; }
-        return PI;
-    }
-    if (x == 0.0lf) { return select(0.5lf * PI, -0.5lf * PI, y < 0.0lf); }
-    let q = abs(y / x);
-    var z = 0.0lf;
-    if (q > 1.152921504606847e18lf) {
-        // |y| ≫ |x|: ±π/2 whatever the sign of x.
-        z = 0.5lf * PI + 0.5lf * PI_LO;
-        return select(z, -z, y < 0.0lf);
-    } else if (!(x < 0.0lf && q < 8.673617379884035e-19lf)) {
-        z = atan_f64(q);
-    }
-    if (x > 0.0lf) { return select(z, -z, y < 0.0lf); }
-    if (y >= 0.0lf) { return PI - (z - PI_LO); }
-    return (z - PI_LO) - PI;
 }

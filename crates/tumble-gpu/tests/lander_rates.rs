@@ -261,7 +261,8 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
 /// by a 9 × 12 grid of weights about a centre 3 m below it (a tilted frame: latitudes 45–90° and
 /// every longitude over the states), and about 50 ellipsoidal boulders (0.2–0.8 m) strewn on it,
 /// their fillets blended with the ground. The states stand on the field itself (boulder tops
-/// and flanks, fillets, bare ground).
+/// and flanks, fillets, bare ground); the Sun's radiation pressure and tide act (exaggerated, a
+/// tenth of gravity, to be seen in the comparison).
 #[test]
 fn the_rates_on_boulders_and_a_region_grid_are_the_cpu_rates() {
     use tumble_geometry::sdf::{BoulderField, BoulderSpec, Region, RegionGrid, Terrain, place_boulders};
@@ -321,13 +322,17 @@ fn the_rates_on_boulders_and_a_region_grid_are_the_cpu_rates() {
         expansion_radius: 0.0,
         expansion: None,
         actuation: Default::default(),
-        sun: None,
+        sun: Some(tumble_sim::lander::ephemeris::SunForces {
+            direction: Vec3::new(0.6, -0.48, 0.64),
+            radiation: 0.03,
+            tide: 0.01,
+        }),
     };
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 400, "{touching} of 1500 states touch");
     // As on the grids above, plus the region grid's latitudes and longitudes (the device's
-    // atan2 is msun's, within an ulp, and may round the other way from the CPU's libm) and the
-    // boulders' bisections: measured 3.8e-14 of a component's range (1,352 states touching).
+    // atan2, math.wgsl's, is within a few ulps of the CPU's libm) and the boulders'
+    // bisections: measured 3.8e-14 of a component's range (1,352 states touching).
     assert!(worst < 1e-12, "boulders: component {at} differs by {worst:e} of its range");
 }
