@@ -168,6 +168,7 @@ impl Hops {
                 });
                 let mut now = sys.clone();
                 now.actuation.momentum = run.rec3(R_ROTOR);
+                now.expansion = None;
                 if run.rec(R_EX_ON) == 1.0 {
                     now.refresh_gravity(&run.rec3(R_EX));
                 }

@@ -11,8 +11,11 @@
 //!
 //! **Ballistic estimate.** From there the centre of mass flies as a point in T:
 //! `ẍ = g(x) − 2Ω × ẋ − Ω × (Ω × x_c) − Ω̇ × x_c` (the lander's gravity and frame terms, `Ω` held
-//! at its value at launch), RK4 with 400 steps over twice the flat-ground flight time, until it
-//! comes back to its resting height above the surface (`φ(x) = φ(x₀)`, interpolated). Newton's
+//! at its value at launch; `g` as the run's steps see it: a polyhedron through its second-order
+//! expansion, re-expanded wherever the path leaves the expansion radius, which costs one sweep
+//! of the faces per radius of flight instead of four per step), RK4 with 400 steps over twice
+//! the flat-ground flight time, until it comes back to its resting height above the surface
+//! (`φ(x) = φ(x₀)`, interpolated). Newton's
 //! method on the azimuth of `d` and `L`, with finite differences and backtracking, drives the
 //! landing point's tangential offset from the aim below 0.1 % of the range (at most
 //! 16 iterations). Where no halved step helps (the finite differences straddle a kink of the
@@ -87,9 +90,11 @@ impl Launch<'_> {
         (a, self.v + a.cross(&r) * (l / i_p))
     }
 
-    fn accel(&self, x: &Vec3, v: &Vec3) -> Vec3 {
+    /// The acceleration at `x` with velocity `v` in T, gravity from `field` (the run's system,
+    /// with its expansion where it has one).
+    fn accel(&self, field: &LanderSystem, x: &Vec3, v: &Vec3) -> Vec3 {
         let xc = x - self.sys.centre;
-        self.sys.gravity.acceleration(x) + frame_acceleration(&self.omega, &self.omega_dot, &xc, v)
+        field.gravity_at(x).0 + frame_acceleration(&self.omega, &self.omega_dot, &xc, v)
     }
 
     /// Where the centre of mass comes back to its resting height, from `x0` with velocity `v0`,
@@ -99,8 +104,11 @@ impl Launch<'_> {
         let h = t_max / steps as f64;
         let (mut x, mut v) = (x0, v0);
         let mut risen = false;
+        let mut field = self.sys.clone();
+        field.refresh_gravity(&x);
+        let mut g0 = self.sys.surface.distance(&x) - self.rest;
         for _ in 0..4 * steps {
-            let f = |x: &Vec3, v: &Vec3| (*v, self.accel(x, v));
+            let f = |x: &Vec3, v: &Vec3| (*v, self.accel(&field, x, v));
             let (k1x, k1v) = f(&x, &v);
             let (k2x, k2v) = f(&(x + k1x * (h / 2.0)), &(v + k1v * (h / 2.0)));
             let (k3x, k3v) = f(&(x + k2x * (h / 2.0)), &(v + k2v * (h / 2.0)));
@@ -109,13 +117,14 @@ impl Launch<'_> {
                 x + (k1x + 2.0 * k2x + 2.0 * k3x + k4x) * (h / 6.0),
                 v + (k1v + 2.0 * k2v + 2.0 * k3v + k4v) * (h / 6.0),
             );
-            let (g0, g1) = (self.sys.surface.distance(&x) - self.rest, self.sys.surface.distance(&x1) - self.rest);
+            let g1 = self.sys.surface.distance(&x1) - self.rest;
             risen |= g1 > 0.0;
             if risen && g1 <= 0.0 {
                 let s = if g0 > g1 { g0 / (g0 - g1) } else { 1.0 };
                 return x + (x1 - x) * s.clamp(0.0, 1.0);
             }
-            (x, v) = (x1, v1);
+            (x, v, g0) = (x1, v1, g1);
+            field.refresh_gravity(&x);
         }
         x
     }
@@ -187,7 +196,7 @@ pub fn aim(sys: &LanderSystem, y: &[f64], target: &Vec3, actuator: &Actuator, dt
     let tangential = to - n * n.dot(&to);
     let range = tangential.norm().max(1e-6);
     let psi = tangential.dot(&launch.e[1]).atan2(tangential.dot(&launch.e[0]));
-    let g = launch.accel(&x, &Vec3::zeros()).norm().max(1e-12);
+    let g = launch.accel(sys, &x, &Vec3::zeros()).norm().max(1e-12);
     let (_, unit) = launch.velocity(psi, 1.0);
     let rise = (unit - v).normalize();
     let sin2 = (2.0 * rise.dot(&n).clamp(0.05, 1.0).asin()).sin().max(0.05);

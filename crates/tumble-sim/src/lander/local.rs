@@ -30,8 +30,8 @@ pub struct LocalModel {
 }
 
 impl LocalModel {
-    fn new(sdf: &dyn Sdf, center: Vec3, step: f64) -> Self {
-        let (phi, grad) = sdf.eval(&center);
+    /// The model about `center`, where the field is `(phi, grad)`.
+    fn new(sdf: &dyn Sdf, center: Vec3, (phi, grad): (f64, Vec3), step: f64) -> Self {
         let mut hess = Mat3::zeros();
         for k in 0..3 {
             let e = Vec3::ith(k, step);
@@ -114,11 +114,11 @@ impl LocalSurface {
             *m = match p {
                 None => Slot::Empty,
                 Some(p) => {
-                    let gap = sys.surface.distance(&p);
-                    if gap > NEAR * radius {
-                        Slot::Far { center: p, gap }
+                    let at = sys.surface.eval(&p);
+                    if at.0 > NEAR * radius {
+                        Slot::Far { center: p, gap: at.0 }
                     } else {
-                        Slot::Near(LocalModel::new(sys.surface.as_ref(), p, step))
+                        Slot::Near(LocalModel::new(sys.surface.as_ref(), p, at, step))
                     }
                 }
             };
