@@ -453,15 +453,15 @@ fn mc_on_the_gpu_writes_the_campaign_outputs_and_refuses_clearly() {
     assert!(line.contains("--backend cpu"), "{err}");
     assert!(!d.join("gpu/runs.csv").exists());
 
-    // A scenario with what the device lacks (the hop's actuator): refused, whatever the driver.
+    // A scenario with what the device lacks (rolling resistance on more vertices than the
+    // kernel's contact patch holds): refused, whatever the driver.
     let hopper = scenario("lander/hopper_comet.toml");
-    let limits = ["--set", "lander.actuator.max_torque=0.01", "--set", "lander.actuator.max_momentum=0.01"];
-    let mut args_hopper = vec!["mc", &hopper, "--runs", "2", "--out", &out_dir, "--backend", "gpu"];
-    args_hopper.extend(limits);
+    let many = r#"lander.vertices={ type = "mesh", path = "../contact/models/drogue.obj", unit = "m", sample = 40 }"#;
+    let args_hopper = ["mc", &hopper, "--runs", "2", "--out", &out_dir, "--backend", "gpu", "--set", many];
     let out = tumble(&args_hopper);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("lander.actuator") && err.contains("--backend cpu") && err.lines().count() == 1, "{err}");
+    assert!(err.contains("32 vertices") && err.contains("--backend cpu") && err.lines().count() == 1, "{err}");
 
     let out = tumble(&args);
     let err = String::from_utf8_lossy(&out.stderr);

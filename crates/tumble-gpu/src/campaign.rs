@@ -3,13 +3,12 @@
 //! threads and stepped on the device in batches.
 
 use crate::Gpu;
-use crate::lander::{GpuRun, GpuRunEnd, has_shared_data, max_batch, simulate, unsupported};
+use crate::lander::{GpuRun, has_shared_data, max_batch, simulate, unsupported};
 use rayon::prelude::*;
-use tumble_math::Vec3;
 use tumble_sim::campaign::{Campaign, RunRow};
 use tumble_sim::lander::LanderModel;
 use tumble_sim::lander::campaign::{LanderEnd, LanderRuns, lander_model, lander_results};
-use tumble_sim::lander::ephemeris::sun_elevation;
+use tumble_sim::lander::ephemeris::illumination_at;
 
 /// Runs per batch unless told otherwise: enough to fill a large GPU (an H200 keeps ~270,000
 /// invocations resident), few enough for the memory of a small one (~400 MB of buffers).
@@ -92,28 +91,13 @@ pub fn execute(
                     max_balance_error: end.max_balance_error,
                     impacts: end.impacts,
                     hop_miss: end.hop_miss,
-                    illumination: illumination(&m, &end),
+                    illumination: illumination_at(&m, end.first_touchdown, end.final_time, &end.final_state),
                 });
                 done(RunRow { index, values, status: f.status, results: f.results, note: f.note });
             }
         }
         Ok(())
     })
-}
-
-/// The Sun's elevation at the first touchdown and at rest (tumble-sim's
-/// `ephemeris::illumination`, from what the device recorded of them), degrees.
-fn illumination(m: &LanderModel, end: &GpuRunEnd) -> [f64; 2] {
-    let Some(sun) = m.ephemeris.as_ref().and_then(|e| e.sun) else { return [f64::NAN; 2] };
-    let at = |t: f64, x: &Vec3, q_nt: &[f64; 4]| sun_elevation(&sun, t, q_nt, &m.system.surface.eval(x).1);
-    let first = end.first_touchdown.map_or(f64::NAN, |(t, x, q)| at(t, &x, &q));
-    let y = &end.final_state;
-    let rest = if m.system.on_surface(y) {
-        at(end.final_time, &Vec3::new(y[0], y[1], y[2]), &[y[13], y[14], y[15], y[16]])
-    } else {
-        f64::NAN
-    };
-    [first, rest]
 }
 
 /// A run's model and dispersed values, or its `invalid` row.

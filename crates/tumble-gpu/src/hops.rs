@@ -15,7 +15,8 @@
 //!   saturate, and a wheel's despin follows it as on the CPU;
 //! - an aimed hop: `tumble_sim::lander::aim::aim` on the host, from the run's state, its
 //!   rotor's momentum and gravity expansion, as a torque profile at the actuator's largest
-//!   torque.
+//!   torque; the aims of the runs due together are computed on every core (each from its own
+//!   run: the same whatever the threads).
 //!
 //! It then resets the calm clock and the outcome, sets the step and settling rule of the hop
 //! after, starts following the hop's landing (for `hop_miss`), and the kernel runs on.
@@ -25,8 +26,9 @@ use crate::lander::{
     HOP, M_DWELL, M_HOP_STEP, MODEL, MODEL_LEN, R_ACT_WORK, R_CALM, R_DELIVERED, R_DRIVE, R_E0, R_EX, R_EX_ON, R_K,
     R_LAND, R_LANDING, R_OUTCOME, R_ROTOR, R_WHEN, RECORD, SETTLED, Y,
 };
+use rayon::prelude::*;
 use tumble_math::Vec3;
-use tumble_sim::lander::aim::{aim, pulse_steps};
+use tumble_sim::lander::aim::{Aimed, aim, pulse_steps};
 use tumble_sim::lander::hop::{Actuator, ActuatorKind, HopCommand, HopTrigger};
 use tumble_sim::lander::{LanderSettings, STATE_LEN};
 
@@ -73,9 +75,6 @@ impl RunView<'_> {
     fn set3(&mut self, f: usize, v: &Vec3) {
         (0..3).for_each(|c| self.set(f + c, v[c]));
     }
-    fn state(&self) -> [f64; STATE_LEN] {
-        std::array::from_fn(|c| self.y[c * self.n + self.i])
-    }
 }
 
 impl Hops {
@@ -118,9 +117,18 @@ impl Hops {
         let (mut y, mut record) = (vec![0.0; STATE_LEN * n], vec![0.0; crate::lander::REC_LEN * n]);
         k.read_into(Y, &mut y)?;
         k.read_into(RECORD, &mut record)?;
-        for &i in due {
+        // The aims first, on every core (each from its own run's state: the same whatever the
+        // threads), then every hop in order.
+        let aims: Vec<Option<Aimed>> = due
+            .par_iter()
+            .map(|&i| match runs[i].settings.hops[self.next[i]].command {
+                HopCommand::Aim(target) => Some(aim_from(runs[i], &target, &y, &record, (i, n))),
+                _ => None,
+            })
+            .collect();
+        for (&i, aimed) in due.iter().zip(aims) {
             let mut run = RunView { y: &mut y, record: &mut record, i, n };
-            self.fire(runs[i], &mut run)?;
+            self.fire(runs[i], &mut run, aimed);
         }
         k.write(Y, &y);
         k.write(RECORD, &record);
@@ -128,8 +136,8 @@ impl Hops {
         Ok(())
     }
 
-    /// Fires run `run.i`'s next hop.
-    fn fire(&mut self, r: GpuRun, run: &mut RunView) -> Result<(), String> {
+    /// Fires run `run.i`'s next hop (`aimed`: an aimed hop's aim, from [`aim_from`]).
+    fn fire(&mut self, r: GpuRun, run: &mut RunView, aimed: Option<Aimed>) {
         let (sys, s, i) = (r.system, r.settings, run.i);
         let hop = s.hops[self.next[i]];
         self.next[i] += 1;
@@ -160,25 +168,12 @@ impl Hops {
             }
             HopCommand::Torque { torque, duration } => start_drive(run, s, torque, duration),
             HopCommand::Aim(target) => {
-                // As the CPU: without an actuator, an unlimited torquer of 1 N·m.
-                let a = s.actuator.unwrap_or(Actuator {
-                    kind: ActuatorKind::Torquer,
-                    max_torque: 1.0,
-                    max_momentum: f64::INFINITY,
-                });
-                let mut now = sys.clone();
-                now.actuation.momentum = run.rec3(R_ROTOR);
-                now.expansion = None;
-                if run.rec(R_EX_ON) == 1.0 {
-                    now.refresh_gravity(&run.rec3(R_EX));
-                }
-                let aimed = aim(&now, &run.state(), &target, &a, s.dt);
+                let (a, aimed) = (actuator(s), aimed.expect("the aim of an aimed hop"));
                 start_drive(run, s, aimed.axis * a.max_torque, aimed.impulse / a.max_torque);
                 aimed_at = Some(target);
             }
         }
         self.aims[i].push((aimed_at, None));
-        Ok(())
     }
 
     /// Records run `i`'s last hop's landing where the kernel found one (`land` 3, at `at`).
@@ -196,6 +191,26 @@ impl Hops {
         self.close_landing(i, land, at);
         self.aims[i].iter().rev().find_map(|&(aim, landing)| Some((landing? - aim?).norm())).unwrap_or(f64::NAN)
     }
+}
+
+/// The actuator an aimed hop is shaped by: the run's, or (as on the CPU, where a program set
+/// none) an unlimited torquer of 1 N·m.
+fn actuator(s: &LanderSettings) -> Actuator {
+    s.actuator.unwrap_or(Actuator { kind: ActuatorKind::Torquer, max_torque: 1.0, max_momentum: f64::INFINITY })
+}
+
+/// The aim at `target` of run `i` of `n` (tumble-sim's `aim::aim`) from its state `y` and
+/// record on the device: its rotor's momentum and its gravity expansion.
+fn aim_from(r: GpuRun, target: &Vec3, y: &[f64], record: &[f64], (i, n): (usize, usize)) -> Aimed {
+    let rec3 = |f: usize| Vec3::new(record[f * n + i], record[(f + 1) * n + i], record[(f + 2) * n + i]);
+    let mut now = r.system.clone();
+    now.actuation.momentum = rec3(R_ROTOR);
+    now.expansion = None;
+    if record[R_EX_ON * n + i] == 1.0 {
+        now.refresh_gravity(&rec3(R_EX));
+    }
+    let state: [f64; STATE_LEN] = std::array::from_fn(|c| y[c * n + i]);
+    aim(&now, &state, target, &actuator(r.settings), r.settings.dt)
 }
 
 /// Starts a torque profile of `torque` (within the actuator's largest, body axes, N·m) for

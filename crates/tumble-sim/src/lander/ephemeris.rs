@@ -10,6 +10,7 @@
 
 use super::model::LanderModel;
 use super::sim::LanderRun;
+use super::system::STATE_LEN;
 use crate::scenario::Scenario;
 use crate::scenario::check::{Check, err, positive};
 use crate::scenario::lander::{SunForcesSpec, TargetSpec};
@@ -174,12 +175,24 @@ pub fn sun_elevation(sun: &SunState, t: f64, q_nt: &[f64; 4], normal: &Vec3) -> 
 /// spacecraft is on the surface, above the local horizon (the plane normal to the surface's
 /// gradient under its centre of mass); NaN without the Sun or a touchdown.
 pub fn illumination(model: &LanderModel, run: &LanderRun) -> [f64; 2] {
+    let first = run.contacts.iter().find(|c| c.start).map(|c| (c.time, c.position, c.q_nt));
+    illumination_at(model, first, run.final_time, &run.final_state)
+}
+
+/// [`illumination`] from the first touchdown's time, centre of mass and `Q_NT` (none without
+/// one) and the run's final time and state: what a backend that keeps no contact events
+/// records of a run.
+pub fn illumination_at(
+    model: &LanderModel,
+    first: Option<(f64, Vec3, [f64; 4])>,
+    final_time: f64,
+    y: &[f64; STATE_LEN],
+) -> [f64; 2] {
     let Some(sun) = model.ephemeris.as_ref().and_then(|e| e.sun) else { return [f64::NAN; 2] };
     let at = |t: f64, x: &Vec3, q_nt: &[f64; 4]| sun_elevation(&sun, t, q_nt, &model.system.surface.eval(x).1);
-    let first = run.contacts.iter().find(|c| c.start).map_or(f64::NAN, |c| at(c.time, &c.position, &c.q_nt));
-    let y = &run.final_state;
+    let first = first.map_or(f64::NAN, |(t, x, q)| at(t, &x, &q));
     let end = if model.system.on_surface(y) {
-        at(run.final_time, &Vec3::new(y[0], y[1], y[2]), &[y[13], y[14], y[15], y[16]])
+        at(final_time, &Vec3::new(y[0], y[1], y[2]), &[y[13], y[14], y[15], y[16]])
     } else {
         f64::NAN
     };
