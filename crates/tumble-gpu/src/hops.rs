@@ -168,7 +168,8 @@ impl Hops {
             }
             HopCommand::Torque { torque, duration } => start_drive(run, s, torque, duration),
             HopCommand::Aim(target) => {
-                let (a, aimed) = (actuator(s), aimed.expect("the aim of an aimed hop"));
+                let aimed = aimed.unwrap_or_else(|| aim_from(r, &target, run.y, run.record, (i, run.n)));
+                let a = actuator(s);
                 start_drive(run, s, aimed.axis * a.max_torque, aimed.impulse / a.max_torque);
                 aimed_at = Some(target);
             }
