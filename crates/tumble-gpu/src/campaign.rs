@@ -26,7 +26,7 @@ pub fn check(c: &Campaign) -> Result<(), String> {
     };
     let (sc, _) = c.scenario_of(0)?;
     let m = lander_model(shared.as_ref(), &sc)?;
-    if let Some(why) = unsupported(&m.system, &m.settings) {
+    if let Some(why) = unsupported(&m.system) {
         return Err(format!("{path}: {why}; run this campaign with `--backend cpu`"));
     }
     if shared.is_none() && has_shared_data(&m.system) {
@@ -69,7 +69,7 @@ pub fn execute(
             // A dispersion may give one run a feature the device lacks: stop rather than
             // simulate it differently (the rows so far stay for a resume on the CPU).
             for (i, (m, _)) in &models {
-                if let Some(why) = unsupported(&m.system, &m.settings) {
+                if let Some(why) = unsupported(&m.system) {
                     return Err(format!("run {i}: {why}; run this campaign with `--backend cpu`"));
                 }
             }

@@ -62,6 +62,12 @@ struct RunView<'a> {
     n: usize,
 }
 
+/// Fields `f..f + 3` of run `i` of `n` in a structure-of-arrays buffer (the state or the
+/// record).
+fn field3(buf: &[f64], f: usize, (i, n): (usize, usize)) -> Vec3 {
+    Vec3::new(buf[f * n + i], buf[(f + 1) * n + i], buf[(f + 2) * n + i])
+}
+
 impl RunView<'_> {
     fn rec(&self, f: usize) -> f64 {
         self.record[f * self.n + self.i]
@@ -70,7 +76,7 @@ impl RunView<'_> {
         self.record[f * self.n + self.i] = v;
     }
     fn rec3(&self, f: usize) -> Vec3 {
-        Vec3::new(self.rec(f), self.rec(f + 1), self.rec(f + 2))
+        field3(self.record, f, (self.i, self.n))
     }
     fn set3(&mut self, f: usize, v: &Vec3) {
         (0..3).for_each(|c| self.set(f + c, v[c]));
@@ -160,7 +166,7 @@ impl Hops {
                     rotor -= j;
                     run.set3(R_ROTOR, &rotor);
                 }
-                let w = Vec3::new(run.y[10 * run.n + i], run.y[11 * run.n + i], run.y[12 * run.n + i]);
+                let w = field3(run.y, 10, (i, run.n));
                 let (w_new, work) = sys.spun(w, j);
                 (0..3).for_each(|c| run.y[(10 + c) * run.n + i] = w_new[c]);
                 run.set(R_E0, run.rec(R_E0) + work);
@@ -203,12 +209,11 @@ fn actuator(s: &LanderSettings) -> Actuator {
 /// The aim at `target` of run `i` of `n` (tumble-sim's `aim::aim`) from its state `y` and
 /// record on the device: its rotor's momentum and its gravity expansion.
 fn aim_from(r: GpuRun, target: &Vec3, y: &[f64], record: &[f64], (i, n): (usize, usize)) -> Aimed {
-    let rec3 = |f: usize| Vec3::new(record[f * n + i], record[(f + 1) * n + i], record[(f + 2) * n + i]);
     let mut now = r.system.clone();
-    now.actuation.momentum = rec3(R_ROTOR);
+    now.actuation.momentum = field3(record, R_ROTOR, (i, n));
     now.expansion = None;
     if record[R_EX_ON * n + i] == 1.0 {
-        now.refresh_gravity(&rec3(R_EX));
+        now.refresh_gravity(&field3(record, R_EX, (i, n)));
     }
     let state: [f64; STATE_LEN] = std::array::from_fn(|c| y[c * n + i]);
     aim(&now, &state, target, &actuator(r.settings), r.settings.dt)

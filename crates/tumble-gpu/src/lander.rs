@@ -95,8 +95,9 @@ fn source() -> String {
     format!("{MATH_WGSL}\n{GRAVITY_WGSL}\n{LANDER_WGSL}\n{SURFACE_WGSL}\n{STEPS_WGSL}")
 }
 
-/// Why the GPU path cannot run this model with these settings, or `None` when it can.
-pub fn unsupported(sys: &LanderSystem, _s: &LanderSettings) -> Option<String> {
+/// Why the GPU path cannot run this model, or `None` when it can (it runs every setting of
+/// `LanderSettings`: hops, the actuator, settling, escape, the energy budget).
+pub fn unsupported(sys: &LanderSystem) -> Option<String> {
     if sys.actuation != Default::default() {
         return Some(
             "a run that starts with the actuator's torque or rotor momentum set (a program's `LanderSystem::actuation`) is not implemented on the GPU path: its scenario's hops start from rest".into(),
@@ -123,7 +124,7 @@ pub fn unsupported(sys: &LanderSystem, _s: &LanderSettings) -> Option<String> {
 /// A run's `model` record: spacecraft, contact, target, step-loop settings; its vertices start
 /// at `vertex_offset` in `verts`.
 fn pack_model(sys: &LanderSystem, s: &LanderSettings, vertex_offset: usize) -> Result<[f64; MODEL_LEN], String> {
-    if let Some(why) = unsupported(sys, s) {
+    if let Some(why) = unsupported(sys) {
         return Err(why);
     }
     let mut m = [0.0; MODEL_LEN];

@@ -86,6 +86,8 @@ fn set_rec(i: u32, n: u32, f: u32, v: f64) { record[f * n + i] = v; }
 
 fn rec3(i: u32, n: u32, f: u32) -> vec3<f64> { return vec3<f64>(rec(i, n, f), rec(i, n, f + 1u), rec(i, n, f + 2u)); }
 fn set_rec3(i: u32, n: u32, f: u32, v: vec3<f64>) { for (var c = 0u; c < 3u; c++) { set_rec(i, n, f + c, v[c]); } }
+// The matrix whose columns are fields f..f + 3, f + 3..f + 6 and f + 6..f + 9.
+fn rec_columns(i: u32, n: u32, f: u32) -> mat3x3<f64> { return mat3x3<f64>(rec3(i, n, f), rec3(i, n, f + 3u), rec3(i, n, f + 6u)); }
 
 // The torque profile being delivered (see R_DRIVE) and the actuator's work.
 var<private> drive_torque: vec3<f64>;
@@ -162,20 +164,17 @@ fn actuate(s: State, h: f64, obs_active: f64, obs_speed: f64) {
 
 fn load_expansion(i: u32, n: u32) {
     ex_on = rec(i, n, R_EX_ON) == 1.0lf;
-    ex_c = vec3<f64>(rec(i, n, R_EX), rec(i, n, R_EX + 1u), rec(i, n, R_EX + 2u));
+    ex_c = rec3(i, n, R_EX);
     ex_u = rec(i, n, R_EX + 3u);
-    ex_a = vec3<f64>(rec(i, n, R_EX + 4u), rec(i, n, R_EX + 5u), rec(i, n, R_EX + 6u));
-    let g = R_EX + 7u;
-    ex_g = transpose(mat3x3<f64>(
-        vec3<f64>(rec(i, n, g), rec(i, n, g + 1u), rec(i, n, g + 2u)),
-        vec3<f64>(rec(i, n, g + 3u), rec(i, n, g + 4u), rec(i, n, g + 5u)),
-        vec3<f64>(rec(i, n, g + 6u), rec(i, n, g + 7u), rec(i, n, g + 8u))));
+    ex_a = rec3(i, n, R_EX + 4u);
+    // (Stored row-major.)
+    ex_g = transpose(rec_columns(i, n, R_EX + 7u));
 }
 
 // Asks for the model's expansion about x (tumble-dynamics' `Expansion::new`): `lander_sweep`
 // computes it between dispatches, a polyhedron's sums in as many as lavapipe's loop limit needs.
 fn request_expansion(i: u32, n: u32, x: vec3<f64>) {
-    for (var c = 0u; c < 3u; c++) { set_rec(i, n, R_EX + c, x[c]); }
+    set_rec3(i, n, R_EX, x);
     set_rec(i, n, R_EX_ON, 0.0lf);
     set_rec(i, n, R_SWEEP, 1.0lf);
     for (var c = 0u; c < 13u; c++) { set_rec(i, n, R_SUMS + c, 0.0lf); }
@@ -205,7 +204,7 @@ fn lander_sweep(@builtin(global_invocation_id) gid: vec3<u32>) {
     var value = check[i];
     let at = rec(i, n, R_SWEEP);
     if (at > 0.0lf) {
-        let x = vec3<f64>(rec(i, n, R_EX), rec(i, n, R_EX + 1u), rec(i, n, R_EX + 2u));
+        let x = rec3(i, n, R_EX);
         value = RUNNING;
         if (mp(M_GRAV) != 3.0lf) {
             install_expansion(i, n, x, field_sample(x));
@@ -213,19 +212,14 @@ fn lander_sweep(@builtin(global_invocation_id) gid: vec3<u32>) {
             let first = u32(at) - 1u;
             let end = min(first + u32(settings[0]), polyhedron_terms());
             let r = R_SUMS + 4u;
-            var sums = Gravity(rec(i, n, R_SUMS), vec3<f64>(rec(i, n, R_SUMS + 1u), rec(i, n, R_SUMS + 2u), rec(i, n, R_SUMS + 3u)),
-                mat3x3<f64>(vec3<f64>(rec(i, n, r), rec(i, n, r + 1u), rec(i, n, r + 2u)),
-                    vec3<f64>(rec(i, n, r + 3u), rec(i, n, r + 4u), rec(i, n, r + 5u)),
-                    vec3<f64>(rec(i, n, r + 6u), rec(i, n, r + 7u), rec(i, n, r + 8u))));
+            var sums = Gravity(rec(i, n, R_SUMS), rec3(i, n, R_SUMS + 1u), rec_columns(i, n, r));
             sums = polyhedron_partial(x, first, end, sums);
             if (end == polyhedron_terms()) {
                 install_expansion(i, n, x, polyhedron_scaled(sums));
             } else {
                 set_rec(i, n, R_SUMS, sums.u);
-                for (var c = 0u; c < 3u; c++) {
-                    set_rec(i, n, R_SUMS + 1u + c, sums.a[c]);
-                    for (var row = 0u; row < 3u; row++) { set_rec(i, n, r + 3u * c + row, sums.grad[c][row]); }
-                }
+                set_rec3(i, n, R_SUMS + 1u, sums.a);
+                for (var c = 0u; c < 3u; c++) { set_rec3(i, n, r + 3u * c, sums.grad[c]); }
                 set_rec(i, n, R_SWEEP, f64(end) + 1.0lf);
                 value = SWEEP;
             }
@@ -327,8 +321,8 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The last observation's kinematics: the state itself unless the dispatch resumes inside a
     // step (touchdown sub-steps, or an observation waiting for the expansion), so that an
     // impulse the host gave between dispatches counts.
-    var before_v = vec3<f64>(rec(i, n, R_BEFORE), rec(i, n, R_BEFORE + 1u), rec(i, n, R_BEFORE + 2u));
-    var before_w = vec3<f64>(rec(i, n, R_BEFORE + 3u), rec(i, n, R_BEFORE + 4u), rec(i, n, R_BEFORE + 5u));
+    var before_v = rec3(i, n, R_BEFORE);
+    var before_w = rec3(i, n, R_BEFORE + 3u);
     var lost = rec(i, n, R_LOST);
     if (sub == 0.0lf && !pending) {
         before_v = l3(s, 3u); before_w = rotation(unit_quat(s, 6u)) * l3(s, 10u); lost = dissipated(s);
@@ -468,10 +462,8 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
     save_actuator(i, n);
     set_rec(i, n, R_OBS, obs_active); set_rec(i, n, R_OBS + 1u, obs_speed);
     set_rec(i, n, R_LAND, land); set_rec3(i, n, R_LIFT, lift); set_rec3(i, n, R_LANDING, landing);
-    for (var c = 0u; c < 3u; c++) {
-        set_rec(i, n, R_BEFORE + c, before_v[c]);
-        set_rec(i, n, R_BEFORE + 3u + c, before_w[c]);
-    }
+    set_rec3(i, n, R_BEFORE, before_v);
+    set_rec3(i, n, R_BEFORE + 3u, before_w);
     set_rec(i, n, R_LOST, lost); set_rec(i, n, R_PHASE_LOST, phase_lost); set_rec(i, n, R_OPEN_LOST, open_lost);
     set_rec(i, n, R_MAX_VN, max_vn); set_rec(i, n, R_MAX_VT, max_vt);
     set_rec(i, n, R_MAX_F, max_f); set_rec(i, n, R_MAX_E, max_e);

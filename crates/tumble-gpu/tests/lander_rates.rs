@@ -42,6 +42,27 @@ fn spacecraft() -> (f64, Mat3, Vec<Vec3>) {
     (m, i, v)
 }
 
+/// The box of [`spacecraft`] with [`params`] on `surface` under `gravity`, the target
+/// uniformly turning about T's origin, without the actuator or the Sun.
+fn box_system(surface: Arc<dyn Sdf>, gravity: Arc<dyn tumble_dynamics::Gravity>) -> LanderSystem {
+    let (mass, inertia, vertices) = spacecraft();
+    LanderSystem {
+        mass,
+        inertia,
+        inertia_inv: inertia.try_inverse().expect("pd"),
+        vertices,
+        contact: params(),
+        surface,
+        gravity,
+        spin: TargetSpin::Uniform,
+        centre: Vec3::zeros(),
+        expansion_radius: 0.0,
+        expansion: None,
+        actuation: Default::default(),
+        sun: None,
+    }
+}
+
 /// Random states with the centre of mass `0.05 ± 0.01` m above the surface point under
 /// `foot(u)`, random attitude (some corners in, some out), speeds from 0 (sticking) to 0.2 m/s.
 /// Two states in three hold their quaternions off the unit sphere by ∓1e-6, as RK4's stages
@@ -88,28 +109,12 @@ fn compare(cpu: &mut LanderSystem, gpu_rates: &[[f64; STATE_LEN]], ys: &[[f64; S
 #[test]
 fn the_rates_on_the_device_are_the_cpu_rates() {
     let Some(gpu) = gpu() else { return };
-    let (mass, inertia, vertices) = spacecraft();
-    let inv = inertia.try_inverse().expect("pd");
     let mut rng = Lcg::new(42);
 
     // A plane tilted 10° about x, uniform gravity, uniform spin.
     let normal = Vec3::new(0.0, -(10f64.to_radians()).sin(), (10f64.to_radians()).cos());
     let g = Vec3::new(0.0, 0.0, -0.3);
-    let mut cpu = LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inv,
-        vertices: vertices.clone(),
-        contact: params(),
-        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
-        gravity: Arc::new(Uniform { g }),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: None,
-    };
+    let mut cpu = box_system(Arc::new(HalfSpace { point: Vec3::zeros(), normal }), Arc::new(Uniform { g }));
     let ys = states(&mut rng, 2000, &|d| (Vec3::new(d.x, d.y, 0.0) * 2.0, normal), 1e-3);
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
@@ -171,7 +176,6 @@ fn the_rates_on_the_device_are_the_cpu_rates() {
 #[test]
 fn the_rates_on_a_mesh_target_are_the_cpu_rates() {
     let Some(gpu) = gpu() else { return };
-    let (mass, inertia, vertices) = spacecraft();
     let mut rng = Lcg::new(7);
     let mesh = tumble_geometry::TriMesh::ellipsoid([5.0; 3], 2);
     let grid = GridSdf::from_mesh(&mesh, 96, 0.5).expect("grid");
@@ -183,21 +187,7 @@ fn the_rates_on_a_mesh_target_are_the_cpu_rates() {
         region: tumble_geometry::sdf::Region::Noise { field: f(23, 1.0, 0.4), threshold: 0.0, width: 0.3 },
         origin: Vec3::new(0.4, -0.3, 0.2),
     };
-    let mut cpu = LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact: params(),
-        surface: Arc::new(terrain(grid.clone())),
-        gravity: Arc::new(PointMass { center: Vec3::zeros(), mu: 0.05 }),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: None,
-    };
+    let mut cpu = box_system(Arc::new(terrain(grid.clone())), Arc::new(PointMass { center: Vec3::zeros(), mu: 0.05 }));
     let on_sphere = |d: Vec3| (d.normalize() * 4.97, d.normalize());
     let ys = states(&mut rng, 2000, &on_sphere, 1e-3);
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
@@ -267,7 +257,6 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
 fn the_rates_on_boulders_and_a_region_grid_are_the_cpu_rates() {
     use tumble_geometry::sdf::{BoulderField, BoulderSpec, Region, RegionGrid, Terrain, place_boulders};
     let Some(gpu) = gpu() else { return };
-    let (mass, inertia, vertices) = spacecraft();
     let mut rng = Lcg::new(9);
     let f = |seed, amplitude, frequency| Fbm { seed, octaves: 3, lacunarity: 2.0, gain: 0.5, amplitude, frequency };
     let values: Vec<Vec<f64>> =
@@ -309,28 +298,29 @@ fn the_rates_on_boulders_and_a_region_grid_are_the_cpu_rates() {
         (p, field.eval(&p).1.normalize())
     };
     let ys = states(&mut rng, 1500, &foot, 1e-3);
+    // States standing on a boulder (its field more than 1 mm above the bare ground's at the
+    // centre of mass's foot), so that the boulders' branch is what the comparison exercises.
+    let on_boulders = ys
+        .iter()
+        .filter(|y| {
+            let p = Vec3::new(y[0], y[1], y[2]) - field.eval(&Vec3::new(y[0], y[1], y[2])).1.normalize() * 0.05;
+            (field.eval(&p).0 - field.ground.eval(&p).0).abs() > 1e-3
+        })
+        .count();
+    let sun = tumble_sim::lander::ephemeris::SunForces {
+        direction: Vec3::new(0.6, -0.48, 0.64),
+        radiation: 0.03,
+        tide: 0.01,
+    };
     let mut cpu = LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact: params(),
-        surface: Arc::new(field),
-        gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.3) }),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: Some(tumble_sim::lander::ephemeris::SunForces {
-            direction: Vec3::new(0.6, -0.48, 0.64),
-            radiation: 0.03,
-            tide: 0.01,
-        }),
+        sun: Some(sun),
+        ..box_system(Arc::new(field), Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.3) }))
     };
     let got = rates(&gpu, &cpu, &ys).expect("kernel runs");
     let (worst, at, touching) = compare(&mut cpu, &got, &ys);
     assert!(touching > 400, "{touching} of 1500 states touch");
+    // Measured 585; bound 300, a fifth of the states.
+    assert!(on_boulders > 300, "{on_boulders} of 1500 states stand on boulders");
     // As on the grids above, plus the region grid's latitudes and longitudes (the device's
     // atan2, math.wgsl's, is within a few ulps of the CPU's libm) and the boulders'
     // bisections: measured 3.8e-14 of a component's range (1,352 states touching).

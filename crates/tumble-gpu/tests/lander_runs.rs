@@ -297,7 +297,7 @@ fn boxes_that_hop_once_settled_follow_the_cpu_runs() {
         energy_tolerance: 1e-3,
         ..LanderSettings::plain(2e-3, 12.0)
     };
-    assert!(tumble_gpu::lander::unsupported(&sys, &settings).is_none());
+    assert!(tumble_gpu::lander::unsupported(&sys).is_none());
     let mut rng = Lcg::new(5);
     let runs: Vec<GpuRun> = (0..4)
         .map(|_| {
@@ -382,8 +382,9 @@ fn spread_ratio(runs: &[GpuRun], sys: &LanderSystem, s: &LanderSettings) -> (f64
         if !mc.is_nan() {
             miss = miss.max((mc - mg).abs() / ((mc - hop_miss(&c2.hops)).abs() + 1e-9));
         }
-        // The largest balance errors: within 5 % where the runs stay together, and within ten
-        // times the CPU's own spread where bounces part them.
+        // The largest balance errors: within 5 % where the runs stay together (measured up to
+        // 0.67 % after the aimed hop's launch, 2e-6 before it), and within ten times the CPU's
+        // own spread where bounces part them (the settled story: up to 28 %, the CPU's own 32 %).
         let (ec, eg) = (c.max_balance_error, g.max_balance_error);
         let near = 0.05 * ec + 10.0 * (ec - c2.max_balance_error).abs();
         assert!(eg < s.energy_tolerance && (ec - eg).abs() < near, "run {k}: balance {ec:.3e} vs {eg:.3e}");
@@ -417,7 +418,7 @@ fn actuated_hops_follow_the_cpu_runs() {
         energy_tolerance: 1e-3,
         ..LanderSettings::plain(2e-3, 3.2)
     };
-    assert!(tumble_gpu::lander::unsupported(&sys, &settings).is_none());
+    assert!(tumble_gpu::lander::unsupported(&sys).is_none());
     let mut rng = Lcg::new(8);
     let runs: Vec<GpuRun> = (0..3)
         .map(|_| {
@@ -450,6 +451,14 @@ fn actuated_hops_follow_the_cpu_runs() {
     assert!(cut.hops[0].saturated && cut.hops[0].impulse.norm() < 8.001e-3, "{:?}", cut.hops[0]);
     let (position, _, _) = spread_ratio(&runs, &sys, &torquer);
     assert!(position < 10.0, "torquer: final positions {position:.2} times the CPU's own spread apart");
+
+    // Without an actuator a profile is an unlimited torquer's (the CPU's rule for a program
+    // that sets none): the same profile, the wheel's despin absent (measured 0.013 of the
+    // CPU's spread apart).
+    let free = LanderSettings { actuator: None, duration: 2.49, ..settings.clone() };
+    let runs: Vec<GpuRun> = runs.iter().map(|r| GpuRun { settings: &free, ..*r }).collect();
+    let (position, _, _) = spread_ratio(&runs, &sys, &free);
+    assert!(position < 10.0, "no actuator: final positions {position:.2} times the CPU's own spread apart");
 
     // The whole story with the aimed hop once settled and the runs settling after it: the
     // landing (the first touchdown 1 m from the lift-off) and its miss from the aim, measured

@@ -30,6 +30,13 @@ BAR_R, BAR_RADIUS, BAR_HALF = 0.80, 0.012, 0.05  # capture fitting bar: radius f
 MATED = 0.04  # the PCBM face's height above the ACBM face when mated (on the standoffs), m
 
 
+# The steel faces' contact set (the ACBM's structure and the latches' hooks): stiff and damped
+# on the surface, a volume law for deep overlaps, Coulomb friction, above the PCBM's set.
+STEEL = """law = { k = 2e6, c = 2e4 }                # N/m, N·s/m
+volume_law = { k = 1e10, c = 1e8 }       # N/m³, N·s/m³
+friction = { model = "coulomb", mu = 0.2, v_star = 0.005 }
+priority = 1"""
+
 def freudenstein(t2):
     a, b, c, d = CRANK, COUPLER, ROCKER, GROUND
     k1, k2, k3 = d / a, d / c, (a * a - b * b + c * c + d * d) / (2 * a * c)
@@ -107,10 +114,7 @@ def active():
 name = "cbm_active"
 
 [contact.steel]
-law = {{ k = 2e6, c = 2e4 }}                # N/m, N·s/m
-volume_law = {{ k = 1e10, c = 1e8 }}       # N/m³, N·s/m³
-friction = {{ model = "coulomb", mu = 0.2, v_star = 0.005 }}
-priority = 1
+{STEEL}
 
 [contact.bumper]
 law = {{ k = 2e5, c = 4e3 }}                # N/m, N·s/m: a duckhead bumper's spring
@@ -215,10 +219,7 @@ def hook():
 name = "cbm_hook"
 
 [contact.hook]
-law = {{ k = 2e6, c = 2e4 }}                # N/m, N·s/m
-volume_law = {{ k = 1e10, c = 1e8 }}       # N/m³, N·s/m³
-friction = {{ model = "coulomb", mu = 0.2, v_star = 0.005 }}
-priority = 1
+{STEEL}
 
 [object]
 bv = "obb"
