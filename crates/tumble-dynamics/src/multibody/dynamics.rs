@@ -5,8 +5,8 @@
 //! forces are slices of the model's `nq` and `nv`: a shorter one panics (callers size them from
 //! [`Multibody::nq`] and [`Multibody::nv`]; no scenario or binding passes its own).
 
-use super::spatial::{SMat, SVec, Transform, cross_force, cross_motion, join, parts};
-use super::{Kinematics, Multibody, Workspace};
+use super::spatial::{RigidInertia, SMat, SVec, cross_force, cross_motion, join, parts};
+use super::{Kinematics, Multibody, NO_COLUMN, Workspace};
 use tumble_math::nalgebra::{DMatrix, DVector};
 use tumble_math::{Mat3, Vec3};
 
@@ -98,55 +98,63 @@ impl Multibody {
         if h.shape() != (nv, nv) {
             *h = DMatrix::zeros(nv, nv);
         }
-        h.fill(0.0);
+        // A serial chain writes every entry below.
+        if !self.serial {
+            h.fill(0.0);
+        }
         let Workspace { kin, ic, f: cols, .. } = w;
-        kin.pose.clear();
-        ic.clear();
-        cols.clear();
-        for (k, l) in self.links.iter().enumerate() {
+        // Sized once and written in place; a link no joint moves keeps a stale inertia and no
+        // column, which nothing reads.
+        kin.pose.resize(n, (Mat3::identity(), Vec3::zeros()));
+        ic.resize(n, RigidInertia::default());
+        cols.resize(nv, SVec::zeros());
+        for k in 0..n {
             // Positions from each tree's root origin, not the world's: `H` does not depend on
             // the point the inertias and columns are taken about, and a base 7,000 km out (an
             // orbit frame) would otherwise cancel `m |p|²` against itself (6.8e-3 of `H` lost).
             let (rl, pl) = self.placed(k, q);
-            let (r, p) = match l.parent {
-                Some(i) => (kin.pose[i].0 * rl, kin.pose[i].1 + kin.pose[i].0 * pl),
+            let (r, p) = match self.links[k].parent {
+                Some(i) => {
+                    let (rp, pp) = &kin.pose[i];
+                    (rp * rl, pp + rp * pl)
+                }
                 None => (rl, Vec3::zeros()),
             };
-            kin.pose.push((r, p));
-            ic.push(self.ri[k].back(&Transform { rot: r.transpose(), pos: p }));
+            kin.pose[k] = (r, p);
+            if !self.mobile[k] {
+                continue;
+            }
+            ic[k] = self.ri[k].to_world(&r, &p);
             // The joint's columns in world axes: [R ω; R v + p × R ω] (a revolute joint's
             // `v` is zero: one rotation).
-            for d in 0..self.s[k].ncols() {
-                let sd = if self.s[k].ncols() == 1 { self.s1[k] } else { SVec::ith(d, 1.0) };
+            let nd = self.v_at[k + 1] - self.v_at[k];
+            for d in 0..nd {
+                let sd = if nd == 1 { self.s1[k] } else { SVec::ith(d, 1.0) };
                 let (wd, vd) = parts(&sd);
                 let rw = r * wd;
                 let lin = if vd == Vec3::zeros() { p.cross(&rw) } else { r * vd + p.cross(&rw) };
-                cols.push(join(&rw, &lin));
+                cols[self.v_at[k] + d] = join(&rw, &lin);
             }
         }
         for i in (0..n).rev() {
-            if let Some(p) = self.links[i].parent {
+            if let Some(p) = self.links[i].parent.filter(|&p| self.mobile[p]) {
                 let add = ic[i];
                 ic[p] += add;
             }
         }
-        // Column-major: `H[c, d]` at `c + d nv`.
+        // Column-major: `H[c, d]` at `c + d nv`; each column's ancestors through the expanded
+        // parent array (Featherstone's λ over columns).
         let hs = h.as_mut_slice();
         for i in 0..n {
-            let vi = self.v_at[i];
-            for c in vi..self.v_at[i + 1] {
+            for c in self.v_at[i]..self.v_at[i + 1] {
                 let f = ic[i].mul(&cols[c]);
-                for d in vi..self.v_at[i + 1] {
-                    hs[c + d * nv] = cols[d].dot(&f);
-                }
-                let mut j = i;
-                while let Some(p) = self.links[j].parent {
-                    j = p;
-                    for d in self.v_at[j]..self.v_at[j + 1] {
-                        let hij = cols[d].dot(&f);
-                        hs[c + d * nv] = hij;
-                        hs[d + c * nv] = hij;
-                    }
+                hs[c + c * nv] = cols[c].dot(&f);
+                let mut d = self.column_parent[c];
+                while d != NO_COLUMN {
+                    let hij = cols[d].dot(&f);
+                    hs[c + d * nv] = hij;
+                    hs[d + c * nv] = hij;
+                    d = self.column_parent[d];
                 }
             }
         }

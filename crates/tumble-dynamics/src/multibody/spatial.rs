@@ -100,8 +100,8 @@ impl Transform {
 /// A rigid body's spatial inertia kept as its ten parameters: mass `m` (kg), first moment
 /// `h = m c` (kg·m) and rotational inertia about the frame's origin `Ī = I_c − m [c×]²`
 /// (kg·m²), the matrix `[Ī, [h×]; [h×]ᵀ, m 1]` that [`inertia`] builds. Sums of them (the
-/// composite inertias of the mass matrix) stay rigid-body inertias.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// composite inertias of the mass matrix) stay rigid-body inertias; the default is no mass.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RigidInertia {
     /// Mass, kg.
     pub mass: f64,
@@ -156,6 +156,52 @@ impl RigidInertia {
         }
         Self { mass: m, h: h_a + m * r, ibar }
     }
+
+    /// [`RigidInertia::back`] through the pose `(R, p)` of this inertia's frame in the world
+    /// (`E = Rᵀ`, `r = p`): `Ī` turned by [`rotate_symmetric`] and only its upper triangle
+    /// shifted, the mass matrix's per-link step.
+    #[inline(always)]
+    pub fn to_world(&self, rot: &Mat3, p: &Vec3) -> Self {
+        let m = self.mass;
+        let h_a = rot * self.h;
+        let mut ibar = rotate_symmetric(rot, &self.ibar);
+        let g = h_a + 0.5 * m * p;
+        let d = 2.0 * g.dot(p);
+        for j in 0..3 {
+            for i in 0..j {
+                let s = ibar[(i, j)] - (p[i] * g[j] + g[i] * p[j]);
+                ibar[(i, j)] = s;
+                ibar[(j, i)] = s;
+            }
+            ibar[(j, j)] += d - 2.0 * p[j] * g[j];
+        }
+        Self { mass: m, h: h_a + m * p, ibar }
+    }
+}
+
+/// `R S Rᵀ` of a symmetric `S` in 33 multiplications where the two 3×3 products take 54:
+/// with `λ = S₂₂` and `S − λ1 = L + Lᵀ` (`L` lower triangular, its diagonal half of
+/// `S − λ1`'s and its last column zero), `R S Rᵀ = λ1 + M + Mᵀ` with `M = (R L) Rᵀ`, where
+/// `R L` has two nonzero columns (the symmetric rotation of Pinocchio's `Symmetric3`, by
+/// another split).
+#[inline(always)]
+pub fn rotate_symmetric(r: &Mat3, s: &Mat3) -> Mat3 {
+    let lam = s[(2, 2)];
+    let (l00, l10, l20) = (0.5 * (s[(0, 0)] - lam), s[(1, 0)], s[(2, 0)]);
+    let (l11, l21) = (0.5 * (s[(1, 1)] - lam), s[(2, 1)]);
+    let (c0, c1, c2) = (r.column(0), r.column(1), r.column(2));
+    let a: Vec3 = c0 * l00 + c1 * l10 + c2 * l20;
+    let b: Vec3 = c1 * l11 + c2 * l21;
+    let mut out = Mat3::zeros();
+    for j in 0..3 {
+        for i in 0..j {
+            let v = a[i] * r[(j, 0)] + b[i] * r[(j, 1)] + a[j] * r[(i, 0)] + b[j] * r[(i, 1)];
+            out[(i, j)] = v;
+            out[(j, i)] = v;
+        }
+        out[(j, j)] = 2.0 * (a[j] * r[(j, 0)] + b[j] * r[(j, 1)]) + lam;
+    }
+    out
 }
 
 impl std::ops::AddAssign for RigidInertia {
@@ -222,6 +268,13 @@ mod tests {
         assert!((ri.mul(&m) - ri.matrix() * m).norm() < 1e-14 * (ri.matrix() * m).norm());
         let full = xm.transpose() * ri.matrix() * xm;
         assert!((ri.back(&x).matrix() - full).norm() < 1e-14 * full.norm());
+        // The same through the world pose (E = Rᵀ), by the symmetric rotation.
+        let world = ri.to_world(&x.rot.transpose(), &x.pos);
+        assert!((world.matrix() - full).norm() < 1e-14 * full.norm());
+        assert!((world.ibar - world.ibar.transpose()).norm() == 0.0);
+        let s = ri.ibar;
+        let rot = x.rot;
+        assert!((rotate_symmetric(&rot, &s) - rot * s * rot.transpose()).norm() < 1e-15 * s.norm());
         // A general symmetric matrix (an articulated inertia).
         let a = full + SMat::from_fn(|i, j| ((i * 7 + j * 3) % 5) as f64 * 0.1 + ((j * 7 + i * 3) % 5) as f64 * 0.1);
         let want = xm.transpose() * a * xm;
