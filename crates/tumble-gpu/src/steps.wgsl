@@ -1,7 +1,8 @@
 // ---- The step loop (tumble-sim's `lander::simulate`; hops are fired by the host and their
 // torque profiles delivered here, local surface models not built):
-// RK4 at dt; in free flight up to `flight_steps` dt at once (ending on an output sample) when
-// no vertex can reach the surface within twice the step at the current speed and rate; 16
+// RK4 at dt; in free flight up to `flight_steps` dt at once (ending on an output sample), as
+// many as keep every vertex from reaching the surface within twice the step at the current
+// speed and rate; 16
 // sub-steps when a vertex touches down within the step; after each step the gravity expansion
 // refreshed when the run has moved beyond its radius (the Taylor remainder carried as work),
 // the energy budget, touchdowns and impact loads, the energy-growth stop, escape and settling.
@@ -361,8 +362,15 @@ fn lander_steps(@builtin(global_invocation_id) gid: vec3<u32>) {
                     var turning = 1e300lf;
                     if (turn > 0.0lf) { turning = floor(max(TURN / turn, 1.0lf)); }
                     let n_max = min(min(min(min(flight_steps, to_sample), steps - k), turning), mp(M_HOP_STEP) - k);
-                    let travel = (e.speed + e.rate * reach) * 2.0lf * n_max * dt;
-                    if (e.min_distance > travel) { m = n_max; }
+                    // tumble-sim's `graded_span`: as many steps as the travel bound fits in the
+                    // gap, not all or one.
+                    let per_step = (e.speed + e.rate * reach) * 2.0lf * dt;
+                    if (e.min_distance > per_step * n_max) {
+                        m = n_max;
+                    } else if (e.min_distance > per_step) {
+                        let n = floor(e.min_distance / per_step);
+                        if (e.min_distance > per_step * n) { m = n; } else { m = max(n - 1.0lf, 1.0lf); }
+                    }
                 }
                 if (m == 1.0lf && e.time_to_contact < dt) { sub = 1.0lf; }
             }

@@ -12,9 +12,12 @@
 //! `|∇³φ| ≈ 0.5 m⁻²` from the finest octave: about 7e-10 m at `R` = 2 mm); on a trilinear grid, whose gradient jumps across cell faces, it
 //! smooths the kink over `s`. The application point, which is not a material point, uses its
 //! own model while it stays within 4 R of the centre and the exact field beyond. Points more
-//! than 50 R outside the surface (a spacecraft in flight, the far side of a lander) answer a
-//! lower bound of the distance, enough to know they cannot touch, and are checked again once
-//! they have moved a quarter of their distance.
+//! than 4 R outside the surface (a spacecraft in flight, the far side of a lander), and more
+//! than 8 `u dt` at their speed `u`, answer a lower bound of the distance, enough to know they
+//! cannot touch, and are checked again once they have moved a quarter of their distance: one
+//! evaluation per quarter gap where a quadratic model costs seven per `R`, so a far point is
+//! never dearer than a near one, and within a step of `dt` (a quarter gap plus `u dt`, an
+//! eighth) the bound stays above a quarter of the gap: no touchdown inside the step is missed.
 
 use super::system::{LanderSystem, STATE_LEN};
 use tumble_geometry::sdf::Sdf;
@@ -61,20 +64,27 @@ enum Slot {
     Near(LocalModel),
 }
 
-/// Points farther than this many radii from the surface are answered exactly.
-const NEAR: f64 = 50.0;
+/// Points farther than this many radii from the surface (and [`FAR_STEPS`] steps of their
+/// speed) answer the far slot's lower bound.
+const NEAR: f64 = 4.0;
+
+/// A far point's gap spans at least this many steps of `dt` at its speed.
+const FAR_STEPS: f64 = 8.0;
 
 /// The models of one run: one per vertex, then one for the application point.
 #[derive(Clone, Debug)]
 pub struct LocalSurface {
     radius: f64,
+    /// The run's step, s.
+    dt: f64,
     models: Vec<Slot>,
 }
 
 impl LocalSurface {
-    /// Models of radius `radius` (m) for `vertices` vertices; 0 turns them off.
-    pub fn new(radius: f64, vertices: usize) -> Self {
-        Self { radius, models: vec![Slot::Empty; if radius > 0.0 { vertices + 1 } else { 0 }] }
+    /// Models of radius `radius` (m) for `vertices` vertices of a run stepped at `dt` (s); a
+    /// radius of 0 turns them off.
+    pub fn new(radius: f64, vertices: usize, dt: f64) -> Self {
+        Self { radius, dt, models: vec![Slot::Empty; if radius > 0.0 { vertices + 1 } else { 0 }] }
     }
 
     /// The field at `p` for query `j` (vertex index, or the vertex count for the application
@@ -107,6 +117,10 @@ impl LocalSurface {
             return;
         }
         let (step, radius) = (0.1 * self.radius, self.radius);
+        // A bound of every material point's speed: |v| + |ω| |r|.
+        let reach = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        let speed = Vec3::new(y[3], y[4], y[5]).norm() + Vec3::new(y[10], y[11], y[12]).norm() * reach;
+        let far = (NEAR * radius).max(FAR_STEPS * speed * self.dt);
         for (p, m) in Self::points(sys, y, r_p).zip(self.models.iter_mut()) {
             if !Self::moved_from(radius, p, m) {
                 continue;
@@ -115,7 +129,7 @@ impl LocalSurface {
                 None => Slot::Empty,
                 Some(p) => {
                     let at = sys.surface.eval(&p);
-                    if at.0 > NEAR * radius {
+                    if at.0 > far {
                         Slot::Far { center: p, gap: at.0 }
                     } else {
                         Slot::Near(LocalModel::new(sys.surface.as_ref(), p, at, step))
@@ -137,6 +151,56 @@ impl LocalSurface {
             (Some(_), Slot::Empty) => true,
             (None, Slot::Empty) => false,
             (None, _) => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lander::system::pack;
+    use std::sync::Arc;
+    use tumble_contact::VertexContactParams;
+    use tumble_geometry::sdf::HalfSpace;
+
+    #[test]
+    fn a_point_that_can_reach_the_surface_within_a_few_steps_keeps_its_model() {
+        // A 10 cm box whose corners sit 1 cm above the plane z = 0 (5 R at R = 2 mm), stepped at
+        // 2 ms. Drifting at 1 cm/s the corners are far: a lower bound, no gradient. Falling at
+        // 5 m/s (a centimetre a step) they could touch within the next step, where a point with
+        // no gradient has no time to contact and the step would not be cut into touchdown
+        // sub-steps: they keep quadratic models, whose gradient is the plane's normal.
+        let contact = VertexContactParams {
+            stiffness: 1e4,
+            damping: 50.0,
+            mu: 0.5,
+            mu_static: 0.6,
+            rolling: 0.0,
+            v_star: 1e-3,
+            w_star: 1e-3,
+            stable_dt: 0.0,
+        };
+        let sys = LanderSystem::builder()
+            .mass(1.0)
+            .box_shape(Vec3::repeat(0.1))
+            .contact(contact)
+            .surface(Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }))
+            .build()
+            .expect("valid");
+        let id = UnitQuat::identity();
+        for (speed, far) in [(0.01, true), (5.0, false)] {
+            let y = pack(Vec3::new(0.0, 0.0, 0.06), Vec3::new(0.0, 0.0, -speed), id, Vec3::zeros(), id, Vec3::zeros());
+            let mut local = LocalSurface::new(2e-3, sys.vertices.len(), 2e-3);
+            local.refresh(&sys, &y, None);
+            let j = sys.vertices.iter().position(|v| v.z < 0.0).expect("a lower corner");
+            let (phi, grad) = local.field(sys.surface.as_ref(), j, &(sys.vertices[j] + Vec3::new(0.0, 0.0, 0.06)));
+            if far {
+                assert_eq!(grad, Vec3::zeros(), "{speed} m/s");
+                assert!(phi > 0.0 && phi <= 0.01);
+            } else {
+                assert!((grad - Vec3::z()).norm() < 1e-12, "{speed} m/s: {grad:?}");
+                assert!((phi - 0.01).abs() < 1e-12);
+            }
         }
     }
 }
