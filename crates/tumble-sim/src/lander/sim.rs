@@ -59,10 +59,10 @@ pub struct LanderSettings {
     /// scenario's `simulation.max_energy_growth`, as `energy_tolerance` is of the initial
     /// energy scale).
     pub energy_growth: f64,
-    /// In free flight, steps of up to this many `dt` (1: always `dt`). A long step is taken
-    /// only when no vertex can reach the surface within twice its length at the current
-    /// speed and rate, so contact is always integrated at `dt`; the choice depends on the
-    /// state alone, so runs stay reproducible.
+    /// In free flight, steps of up to this many `dt` (1: always `dt`). A step spans as many
+    /// `dt` as keep every vertex from reaching the surface within twice its length at the
+    /// current speed and rate, so contact is always integrated at `dt`; the choice depends on
+    /// the state alone, so runs stay reproducible.
     pub flight_steps: u64,
     /// Radius of the local surface models around each vertex, m (0: query the surface
     /// exactly; see [`super::local`]).
