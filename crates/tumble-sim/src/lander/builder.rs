@@ -223,11 +223,12 @@ fn check_contact(c: &VertexContactParams) -> Result<(), BuildError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use tumble_geometry::sdf::HalfSpace;
 
-    fn contact() -> VertexContactParams {
+    /// A stiff, grippy vertex contact for the lander's unit tests.
+    pub(crate) fn contact() -> VertexContactParams {
         VertexContactParams {
             stiffness: 1e4,
             damping: 50.0,

@@ -160,7 +160,6 @@ mod tests {
     use super::*;
     use crate::lander::system::pack;
     use std::sync::Arc;
-    use tumble_contact::VertexContactParams;
     use tumble_geometry::sdf::HalfSpace;
 
     #[test]
@@ -170,20 +169,10 @@ mod tests {
         // 5 m/s (a centimetre a step) they could touch within the next step, where a point with
         // no gradient has no time to contact and the step would not be cut into touchdown
         // sub-steps: they keep quadratic models, whose gradient is the plane's normal.
-        let contact = VertexContactParams {
-            stiffness: 1e4,
-            damping: 50.0,
-            mu: 0.5,
-            mu_static: 0.6,
-            rolling: 0.0,
-            v_star: 1e-3,
-            w_star: 1e-3,
-            stable_dt: 0.0,
-        };
         let sys = LanderSystem::builder()
             .mass(1.0)
             .box_shape(Vec3::repeat(0.1))
-            .contact(contact)
+            .contact(crate::lander::builder::tests::contact())
             .surface(Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }))
             .build()
             .expect("valid");
