@@ -207,9 +207,27 @@ fn bench(file: &Path, calls: usize) -> Result<(), String> {
         mb.mass_matrix_into(&x[0], w, h);
         h[(0, 0)]
     });
+    // Forward dynamics the other way: the bias by RNEA at zero acceleration, the mass matrix,
+    // and nalgebra's Cholesky on a copy of it (the one allocation per call), solved in place.
+    let zero = vec![0.0; n];
+    let bias = std::cell::RefCell::new((vec![0.0; n], DVector::zeros(n)));
+    let route = time(&|x| {
+        let (w, _, h) = &mut *ws.borrow_mut();
+        let (c, rhs) = &mut *bias.borrow_mut();
+        mb.inverse_dynamics_into(&x[0], &x[1], &zero, &[], w, c);
+        mb.mass_matrix_into(&x[0], w, h);
+        for (i, r) in rhs.iter_mut().enumerate() {
+            *r = x[2][i] - c[i];
+        }
+        h.clone().cholesky().map_or(f64::NAN, |f| {
+            f.solve_mut(rhs);
+            rhs[0]
+        })
+    });
     say!("{}: {n} degrees of freedom, best of 5 × {calls} calls, one core", model.name);
     say!("  forward dynamics (ABA)   {aba:8.3} µs/call");
     say!("  inverse dynamics (RNEA)  {rnea:8.3} µs/call");
     say!("  mass matrix (CRBA)       {crba:8.3} µs/call");
+    say!("  forward dynamics (RNEA bias, CRBA, Cholesky) {route:8.3} µs/call");
     Ok(())
 }
