@@ -46,21 +46,15 @@ fn spacecraft() -> (f64, Mat3, Vec<Vec3>) {
 /// uniformly turning about T's origin, without the actuator or the Sun.
 fn box_system(surface: Arc<dyn Sdf>, gravity: Arc<dyn tumble_dynamics::Gravity>) -> LanderSystem {
     let (mass, inertia, vertices) = spacecraft();
-    LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact: params(),
-        surface,
-        gravity,
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: None,
-    }
+    LanderSystem::builder()
+        .mass(mass)
+        .inertia(inertia)
+        .vertices(vertices)
+        .contact(params())
+        .surface(surface)
+        .gravity(gravity)
+        .build()
+        .expect("a valid box")
 }
 
 /// Random states with the centre of mass `0.05 ± 0.01` m above the surface point under
@@ -213,22 +207,8 @@ fn a_loop_the_driver_cuts_short_is_an_error_not_a_wrong_answer() {
         tumble_geometry::bodies::body_mesh(tumble_geometry::bodies::BodyKind::BilobedComet, 4000.0, 7, false, 48)
             .expect("comet mesh");
     let poly = tumble_dynamics::Polyhedron::new(&mesh, 533.0).expect("polyhedron");
-    let (mass, inertia, vertices) = spacecraft();
-    let cpu = LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact: params(),
-        surface: Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -3000.0), normal: Vec3::z() }),
-        gravity: Arc::new(poly),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: None,
-    };
+    let cpu =
+        box_system(Arc::new(HalfSpace { point: Vec3::new(0.0, 0.0, -3000.0), normal: Vec3::z() }), Arc::new(poly));
     let y = pack(
         Vec3::new(0.0, 0.0, 3000.0),
         Vec3::zeros(),

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_dynamics::Uniform;
-use tumble_dynamics::rotating::TargetSpin;
 use tumble_geometry::sdf::HalfSpace;
 use tumble_gpu::lander::{GpuRun, GpuRunEnd, simulate};
 use tumble_math::{Lcg, Mat3, UnitQuat, Vec3};
@@ -100,28 +99,15 @@ fn box_on_plane(normal: Vec3) -> LanderSystem {
         stable_dt: 1e-3,
     };
     let (mass, a) = (1.0, 0.2);
-    let inertia = Mat3::identity() * (mass * a * a / 6.0);
-    let vertices: Vec<Vec3> = (0..8)
-        .map(|k| {
-            let s = |bit: usize| if k & bit == 0 { 0.1 } else { -0.1 };
-            Vec3::new(s(1), s(2), s(4))
-        })
-        .collect();
-    LanderSystem {
-        mass,
-        inertia,
-        inertia_inv: inertia.try_inverse().expect("pd"),
-        vertices,
-        contact,
-        surface: Arc::new(HalfSpace { point: Vec3::zeros(), normal }),
-        gravity: Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.5) }),
-        spin: TargetSpin::Uniform,
-        centre: Vec3::zeros(),
-        expansion_radius: 0.0,
-        expansion: None,
-        actuation: Default::default(),
-        sun: None,
-    }
+    LanderSystem::builder()
+        .mass(mass)
+        .box_shape(Vec3::repeat(a))
+        .inertia(Mat3::identity() * (mass * a * a / 6.0))
+        .contact(contact)
+        .surface(Arc::new(HalfSpace { point: Vec3::zeros(), normal }))
+        .gravity(Arc::new(Uniform { g: Vec3::new(0.0, 0.0, -0.5) }))
+        .build()
+        .expect("a valid box")
 }
 
 #[test]

@@ -310,7 +310,7 @@ impl<S: DerefMut<Target = LanderSystem>> LanderSim<S> {
         if y0.iter().any(|x| !x.is_finite()) {
             return Err(BuildError::new("lander", "the initial state must be finite"));
         }
-        let local = LocalSurface::new(s.surface_expansion, sys.vertices.len(), s.dt);
+        let local = LocalSurface::new(s.surface_expansion, &sys.vertices, s.dt);
         let mut obs = Observing::new(sys, local);
         obs.sys.refresh_gravity(&Vec3::new(y0[0], y0[1], y0[2]));
         obs.local.refresh(&obs.sys, &y0, None);

@@ -1,8 +1,8 @@
 //! The dynamics algorithms against the textbook's 6×6 matrices (Featherstone 2008, Tables 5.1,
 //! 6.2, 7.1, with [`plucker`] transforms and [`inertia`] matrices, as the engine computed them
 //! before it applied transforms and inertias by blocks): forward and inverse dynamics and the
-//! mass matrix agree to 1e-14 relative on the branched tree of every joint type, a 20-link
-//! chain and the KUKA iiwa; the `_into` calls allocate nothing once their working memory has
+//! mass matrix agree to 1e-14 relative on the branched tree of every joint type, the same
+//! joints as one serial chain, a 20-link chain and the KUKA iiwa; the `_into` calls allocate nothing once their working memory has
 //! served the model.
 
 use super::super::spatial::{inertia, plucker};
@@ -116,8 +116,25 @@ fn chain(n: usize) -> Multibody {
     Multibody::new(links, Vec3::new(0.0, 0.0, -9.81)).expect("valid")
 }
 
+/// The tree's floating base and its first arm (revolute, revolute, prismatic, spherical) as one
+/// serial chain, with a fixed tool and a revolute wrist after it: a chain whose mass matrix is
+/// written whole without being cleared, across multi-degree-of-freedom and fixed joints.
+fn serial_chain() -> Multibody {
+    let mut links: Vec<Link> = tree(Vec3::new(0.0, 0.0, -9.81)).links.into_iter().take(5).collect();
+    let tool = Link { name: "tool".into(), parent: Some(4), joint: Joint::Fixed, ..links[2].clone() };
+    let wrist = Link { name: "wrist".into(), parent: Some(5), joint: Joint::Revolute(Vec3::y()), ..links[1].clone() };
+    links.extend([tool, wrist]);
+    let mb = Multibody::new(links, Vec3::new(0.0, 0.0, -9.81)).expect("valid");
+    assert!(mb.serial && !tree(Vec3::zeros()).serial);
+    mb
+}
+
 fn models() -> Vec<(String, Multibody)> {
-    let mut out = vec![("tree".to_string(), tree(Vec3::new(0.0, 0.0, -9.81))), ("chain of 20".to_string(), chain(20))];
+    let mut out = vec![
+        ("tree".to_string(), tree(Vec3::new(0.0, 0.0, -9.81))),
+        ("chain of 20".to_string(), chain(20)),
+        ("serial chain of every joint type".to_string(), serial_chain()),
+    ];
     let iiwa =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/robots/kuka_iiwa_bullet3.urdf");
     if iiwa.exists() {
