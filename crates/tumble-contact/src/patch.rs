@@ -33,36 +33,40 @@ pub(crate) fn record<T>(f: impl FnOnce(&mut Vec<Vec3>) -> T) -> T {
 /// The ray leaves the hull through one of its edges, and every segment between two vertices
 /// lies in the hull: so the exit is the farthest crossing of the ray with any such segment (or
 /// any vertex on the ray itself). `O(n²)` in the touching vertices; it stops at the first
-/// crossing at or beyond `e`'s end.
+/// crossing at or beyond `e`'s end. Seen along `n`, the cross product of two vectors is
+/// `(a × b)·n = b·(n × a)`, which their components along `n` do not change: no vertex is
+/// projected onto the plane.
 pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
-    let cross = |a: &Vec3, b: &Vec3| a.cross(b).dot(n);
-    let flat = |p: &Vec3| {
-        let d = p - r_p;
-        d - n * n.dot(&d)
-    };
-    let (ee, e_norm) = (e.norm_squared(), e.norm());
+    let (ee, ne) = (e.norm_squared(), n.cross(e));
     PATCH.with(|patch| {
         let patch = patch.borrow();
         let mut far: f64 = 0.0;
         for (i, pi) in patch.iter().enumerate() {
-            let di = flat(pi);
-            // A vertex on the ray.
-            if di.dot(e) > 0.0 && cross(e, &di).abs() <= 1e-12 * e_norm * di.norm() {
-                far = far.max(di.dot(e) / ee);
-            }
+            let di = pi - r_p;
+            let nd = n.cross(&di);
+            // The segment to `pj` crosses the ray at `t = w·nd / den`, along the segment at
+            // `u = e·nd / den`: compared multiplied through by `den` (a division only for a
+            // crossing farther than the last); one at or beyond `e`'s end settles it.
+            let t_e = e.dot(&nd);
             for pj in &patch[i + 1..] {
-                let w = flat(pj) - di;
-                let den = cross(e, &w);
-                if den == 0.0 {
-                    continue;
-                }
-                let (t, u) = (cross(&di, &w) / den, cross(&di, e) / den);
-                if (0.0..=1.0).contains(&u) && t > far {
-                    far = t;
+                let w = pj - pi;
+                let den = w.dot(&ne);
+                let (t_den, sign) = (w.dot(&nd), den.signum());
+                let within = t_e * sign >= 0.0 && t_e * sign <= den * sign;
+                if den != 0.0 && within && t_den * sign > far * den * sign {
+                    if t_den * sign >= den * sign {
+                        return 1.0;
+                    }
+                    far = t_den / den;
                 }
             }
-            if far >= 1.0 {
-                return 1.0;
+            // A vertex on the ray: |e × d| ≤ 1e-12 |e| |d| (d seen along n).
+            let (along, across) = (di.dot(e), di.dot(&ne));
+            if along > 0.0 && across * across <= 1e-24 * ee * (di.norm_squared() - n.dot(&di).powi(2)) {
+                far = far.max(along / ee);
+                if far >= 1.0 {
+                    return 1.0;
+                }
             }
         }
         far

@@ -65,6 +65,7 @@ impl TargetSpin {
 }
 
 /// Frame terms of the translational equation: `−Ω × (Ω × x) − 2 Ω × v − Ω̇ × x`.
+#[inline]
 pub fn frame_acceleration(omega: &Vec3, omega_dot: &Vec3, x: &Vec3, v: &Vec3) -> Vec3 {
     -omega.cross(&omega.cross(x)) - 2.0 * omega.cross(v) - omega_dot.cross(x)
 }
@@ -84,6 +85,7 @@ pub fn angular_acceleration(
 
 /// `P_frame`: power of the frame's non-uniform rotation on the energy `E` (zero when `Ω̇ = 0`),
 /// from the inertial velocity `v_in = v + Ω × x` and angular velocity `ω*` (S axes).
+#[inline]
 pub fn frame_power(
     mass: f64,
     inertia: &Mat3,

@@ -54,6 +54,7 @@ pub fn quat_to_wxyz(q: &UnitQuat) -> [f64; 4] {
 ///
 /// The derivative is orthogonal to `q` (`q·q̇ = 0`), so the exact flow keeps `|q| = 1`;
 /// integrators only need to project out the truncation error (see `tumble-dynamics`).
+#[inline]
 pub fn quat_derivative(q: &Quat, w_B: &Vec3) -> Quat {
     q * Quat::new(0.0, w_B.x, w_B.y, w_B.z) * 0.5
 }

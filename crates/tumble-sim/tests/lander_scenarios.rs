@@ -218,7 +218,10 @@ dwell = 10.0
 #[test]
 fn the_bundled_cube_cases_settle_in_each_gravity_regime() {
     // Same initial conditions, gravity of Phobos, 67P and Itokawa: each bounces and settles
-    // (the document's §5.1), later and farther the weaker the gravity.
+    // (the document's §5.1), later the weaker the gravity, and first touches down farther out
+    // (a longer fall at the same drift). Where it comes to rest after its bounces is chaotic (a
+    // change in the last bits of the arithmetic put the 67P cube to rest nearer its start than
+    // the Phobos one), so that is not ordered.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander");
     let mut last = (0.0, 0.0);
     for name in ["cube_phobos", "cube_67p", "cube_itokawa"] {
@@ -227,8 +230,9 @@ fn the_bundled_cube_cases_settle_in_each_gravity_regime() {
         assert!(m.warnings.is_empty(), "{name}: {:?}", m.warnings);
         let r = simulate(&mut m.system, m.initial_state, &m.settings, &mut |_| {});
         let LanderOutcome::Settled(t) = r.outcome else { panic!("{name}: {:?}", r.outcome) };
-        let reach = (r.final_state[0].powi(2) + r.final_state[1].powi(2)).sqrt();
-        assert!(t > last.0 && reach > last.1, "{name}: settled at {t} s, {reach} m from the start");
+        let first = r.contacts.first().expect("a touchdown").position;
+        let reach = (first.x.powi(2) + first.y.powi(2)).sqrt();
+        assert!(t > last.0 && reach > last.1, "{name}: settled at {t} s, first touchdown {reach} m from the start");
         // Resting on a face of the 0.3 m cube.
         assert!((r.final_state[2] - 0.15).abs() < 1e-3, "{name}: height {}", r.final_state[2]);
         last = (t, reach);

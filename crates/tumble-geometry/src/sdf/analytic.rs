@@ -34,6 +34,7 @@ pub struct HalfSpace {
 }
 
 impl Sdf for HalfSpace {
+    #[inline]
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
         ((p - self.point).dot(&self.normal), self.normal)
     }

@@ -29,6 +29,13 @@ use tumble_math::Vec3;
 pub trait Sdf: std::any::Any + Send + Sync {
     /// Signed distance at `p` (m) and its gradient.
     fn eval(&self, p: &Vec3) -> (f64, Vec3);
+    /// [`Sdf::eval`] at every point of `points` into `out` (of the same length): one call
+    /// through a trait object answers a body's vertices together.
+    fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        for (p, o) in points.iter().zip(out) {
+            *o = self.eval(p);
+        }
+    }
     /// Signed distance at `p`, m.
     fn distance(&self, p: &Vec3) -> f64 {
         self.eval(p).0

@@ -20,6 +20,7 @@
 //! eighth) the bound stays above a quarter of the gap: no touchdown inside the step is missed.
 
 use super::system::{LanderSystem, STATE_LEN};
+use tumble_contact::vertex_sdf::ContactField;
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3};
 
@@ -71,6 +72,30 @@ const NEAR: f64 = 4.0;
 /// A far point's gap spans at least this many steps of `dt` at its speed.
 const FAR_STEPS: f64 = 8.0;
 
+/// A surface answered through the local models where they are built (the contact's view of it
+/// within a step).
+pub struct LocalField<'a> {
+    local: &'a LocalSurface,
+    sdf: &'a dyn Sdf,
+}
+
+impl ContactField for LocalField<'_> {
+    #[inline]
+    fn vertices(&self, index: &[usize], points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        if self.local.models.is_empty() {
+            return self.sdf.eval_many(points, out);
+        }
+        for ((&j, p), o) in index.iter().zip(points).zip(out) {
+            *o = self.local.field(self.sdf, j, p);
+        }
+    }
+
+    #[inline]
+    fn application(&self, p: &Vec3) -> (f64, Vec3) {
+        self.local.field(self.sdf, self.local.models.len().saturating_sub(1), p)
+    }
+}
+
 /// The models of one run: one per vertex, then one for the application point.
 #[derive(Clone, Debug)]
 pub struct LocalSurface {
@@ -91,8 +116,14 @@ impl LocalSurface {
         Self { radius, dt, reach, models }
     }
 
+    /// The surface `sdf` as the contact sees it through these models.
+    pub fn over<'a>(&'a self, sdf: &'a dyn Sdf) -> LocalField<'a> {
+        LocalField { local: self, sdf }
+    }
+
     /// The field at `p` for query `j` (vertex index, or the vertex count for the application
     /// point).
+    #[inline]
     pub fn field(&self, sdf: &dyn Sdf, j: usize, p: &Vec3) -> (f64, Vec3) {
         let limit = if j + 1 == self.models.len() { 4.0 * self.radius } else { f64::INFINITY };
         match self.models.get(j) {

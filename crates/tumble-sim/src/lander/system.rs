@@ -12,9 +12,11 @@ use std::ops::DerefMut;
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
 use tumble_contact::vertex_sdf::{
-    BodyKinematics, Mobility, NormalContact, TangentialContact, normal_phase_with, tangential_phase,
+    BodyKinematics, ContactField, Mobility, NormalContact, TangentialContact, normal_forces_with,
+    normal_phase_recording, normal_phase_with, tangential_phase,
 };
-use tumble_dynamics::rotating::{TargetSpin, angular_acceleration, frame_acceleration, frame_power};
+use tumble_dynamics::multibody::spatial::rotate_symmetric;
+use tumble_dynamics::rotating::{TargetSpin, frame_acceleration, frame_power};
 use tumble_dynamics::{Expansion, Gravity, OdeSystem};
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3, quat_derivative};
@@ -72,37 +74,78 @@ pub struct Actuation {
     pub momentum: Vec3,
 }
 
+impl Actuation {
+    /// `τ − ω* × h` (body axes, N·m) at the absolute rate `ω*`; `None` with neither torque nor
+    /// momentum.
+    #[inline(always)]
+    fn on(&self, ws: &Vec3) -> Option<Vec3> {
+        (self.torque != Vec3::zeros() || self.momentum != Vec3::zeros()).then(|| self.torque - ws.cross(&self.momentum))
+    }
+}
+
 /// The system as the step loop drives it: RK4's first stage of a step evaluates the state the
 /// loop has just observed, so the rates of that observation are reused (bit-identical, one
 /// evaluation of the pipeline fewer per step).
+///
+/// The observation also records each vertex's `φ`: the later stages of the step skip the
+/// vertices that were farther out than they can have moved since (see
+/// [`tumble_contact::vertex_sdf::normal_forces_with`]): on a resting cube, the four upper
+/// corners.
 pub(crate) struct Observing<S> {
     pub sys: S,
     /// Local surface models (see [`LocalSurface`]).
     pub local: LocalSurface,
     y: [f64; STATE_LEN],
     rates: Option<[f64; STATE_LEN]>,
+    /// `φ` of each vertex at `y`, its position `x` and attitude, and the farthest vertex from
+    /// the centre of mass (m).
+    recorded: Recorded,
+}
+
+/// What an observation recorded of the vertices' clearance.
+#[derive(Clone, Debug, Default)]
+struct Recorded {
+    gaps: Vec<f64>,
+    x: Vec3,
+    turn: Mat3,
+    reach: f64,
+}
+
+impl Recorded {
+    /// The square of a bound on how far any vertex at `x` and attitude `turn` may be from where
+    /// it was recorded, m²: `(|Δx| + ‖ΔR‖_F r_max)² ≤ 2 (|Δx|² + ‖ΔR‖_F² r_max²)` (the
+    /// Frobenius norm bounds the spectral one).
+    #[inline]
+    fn moved2(&self, x: &Vec3, turn: &Mat3) -> f64 {
+        2.0 * ((x - self.x).norm_squared() + (turn - self.turn).norm_squared() * self.reach * self.reach)
+    }
 }
 
 impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn new(sys: S, local: LocalSurface) -> Self {
-        Self { sys, local, y: [0.0; STATE_LEN], rates: None }
+        let reach = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
+        let recorded = Recorded { gaps: Vec::new(), reach, ..Default::default() };
+        Self { sys, local, y: [0.0; STATE_LEN], rates: None, recorded }
     }
 
     /// Snapshot of `y` without remembering it.
     pub fn look(&self, y: &[f64]) -> Snapshot {
-        let surface = self.sys.surface.as_ref();
-        self.sys.snapshot_with(y, &|j, p| self.local.field(surface, j, p))
+        self.sys.snapshot_with(y, &self.local.over(self.sys.surface.as_ref()))
     }
 
     /// [`LanderSystem::supported`] on the surface as the steps see it.
     pub fn supported(&self, y: &[f64], touching: &mut Vec<Vec3>) -> bool {
-        let surface = self.sys.surface.as_ref();
-        self.sys.supported(y, &|j, p| self.local.field(surface, j, p), touching)
+        self.sys.supported(y, &self.local.over(self.sys.surface.as_ref()), touching)
     }
 
-    /// Snapshot of `y`, remembered for the next step's first stage.
+    /// Snapshot of `y`, remembered for the next step's first stage and its vertices' `φ` for
+    /// the later stages.
     pub fn observe(&mut self, y: &[f64; STATE_LEN]) -> Snapshot {
-        let s = self.look(y);
+        let field = self.local.over(self.sys.surface.as_ref());
+        let recorded = &mut self.recorded;
+        recorded.gaps.resize(self.sys.vertices.len(), f64::NEG_INFINITY);
+        let s = self.sys.snapshot_recording(y, &field, &mut recorded.gaps);
+        (recorded.x, recorded.turn) = (s.kin.x, s.kin.R_WB);
         self.y = *y;
         self.rates = Some(s.rates);
         s
@@ -119,7 +162,9 @@ impl<S: DerefMut<Target = LanderSystem>> OdeSystem for Observing<S> {
             Some(r) if y == self.y.as_slice() => dydt.copy_from_slice(&r),
             _ => {
                 let _ = t;
-                dydt.copy_from_slice(&self.look(y).rates)
+                let field = self.local.over(self.sys.surface.as_ref());
+                let skip = self.rates.is_some().then_some(&self.recorded);
+                self.sys.pipeline::<_, false>(y, &field, dydt, Gaps::Skip(skip));
             }
         }
     }
@@ -127,6 +172,75 @@ impl<S: DerefMut<Target = LanderSystem>> OdeSystem for Observing<S> {
     fn project(&self, y: &mut [f64]) {
         self.sys.project(y)
     }
+}
+
+/// The target's rotation as one state sees it (T axes unless marked S), zero for a target that
+/// does not turn, and the Sun's acceleration (m/s²).
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    turning: bool,
+    omega: Vec3,
+    omega_dot: Vec3,
+    omega_s: Vec3,
+    omega_dot_s: Vec3,
+    /// `Q̇_NT`.
+    q_dot: Quat,
+    a_sun: Vec3,
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        let zero = Vec3::zeros();
+        Frame {
+            turning: false,
+            omega: zero,
+            omega_dot: zero,
+            omega_s: zero,
+            omega_dot_s: zero,
+            q_dot: Quat::new(0.0, 0.0, 0.0, 0.0),
+            a_sun: zero,
+        }
+    }
+}
+
+impl Frame {
+    /// The frame's terms of the translational equation at `xc`, moving at `v`.
+    #[inline(always)]
+    fn acceleration(&self, xc: &Vec3, v: &Vec3) -> Vec3 {
+        if self.turning { frame_acceleration(&self.omega, &self.omega_dot, xc, v) } else { Vec3::zeros() }
+    }
+
+    /// `ω* × Ω_S − Ω̇_S`, the rotational equation's frame terms (S axes) at `ω* = ω + Ω_S`
+    /// (none for a target that does not turn).
+    #[inline(always)]
+    fn relative(&self, ws: &Vec3) -> Option<Vec3> {
+        self.turning.then(|| ws.cross(&self.omega_s) - self.omega_dot_s)
+    }
+
+    /// Power of the frame's non-uniform rotation.
+    #[inline(always)]
+    fn power(&self, sys: &LanderSystem, xc: &Vec3, v: &Vec3, ws: &Vec3) -> f64 {
+        if !self.turning {
+            return 0.0;
+        }
+        let v_in = v + self.omega.cross(xc);
+        frame_power(sys.mass, &sys.inertia, xc, &v_in, &self.omega_dot, ws, &self.omega_dot_s)
+    }
+}
+
+/// What a look does with the vertices' clearance: records it, or skips by an earlier record.
+enum Gaps<'a> {
+    Record(&'a mut [f64]),
+    Skip(Option<&'a Recorded>),
+}
+
+/// What the pipeline found at a state, for the snapshot's energies.
+struct Look {
+    kin: BodyKinematics,
+    normal: NormalContact,
+    tangential: TangentialContact,
+    /// The target's rotation rate in S axes, rad/s.
+    omega_s: Vec3,
 }
 
 /// Everything known about one state: kinematics, contact and energy.
@@ -156,14 +270,17 @@ impl Snapshot {
     }
 }
 
+#[inline]
 fn vec3(y: &[f64], i: usize) -> Vec3 {
     Vec3::new(y[i], y[i + 1], y[i + 2])
 }
 
 /// The attitude held at `y[i..i + 4]`, normalised: RK4's stages leave a quaternion off the unit
 /// sphere by O(h²|q̇|²), and a rotation built from it would scale (or shear) the body by that.
+#[inline]
 fn quat(y: &[f64], i: usize) -> UnitQuat {
-    UnitQuat::new_normalize(Quat::new(y[i], y[i + 1], y[i + 2], y[i + 3]))
+    let q = Quat::new(y[i], y[i + 1], y[i + 2], y[i + 3]);
+    UnitQuat::new_unchecked(q * (1.0 / q.norm()))
 }
 
 fn put(d: &mut [f64], i: usize, v: &Vec3) {
@@ -206,81 +323,140 @@ impl LanderSystem {
 
     /// Evaluates the whole pipeline at state `y`.
     pub fn snapshot(&self, y: &[f64]) -> Snapshot {
-        self.snapshot_with(y, &|_, p| self.surface.eval(p))
+        self.snapshot_with(y, self.surface.as_ref())
     }
 
-    /// [`LanderSystem::snapshot`] with the surface answered per query by `field` (see
+    /// [`LanderSystem::snapshot`] with the surface answered by `field` (see
     /// [`normal_phase_with`]).
-    pub fn snapshot_with(&self, y: &[f64], field: &dyn Fn(usize, &Vec3) -> (f64, Vec3)) -> Snapshot {
-        let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
-        let (big_q, omega) = (quat(y, 13), vec3(y, 17));
-        let r_ts = q.to_rotation_matrix().into_inner();
-        let omega_s = r_ts.transpose() * omega;
-        let omega_dot = self.spin.omega_dot(&omega);
-        let omega_dot_s = r_ts.transpose() * omega_dot;
-        let kin = BodyKinematics { x, R_WB: r_ts, v, w: r_ts * w };
+    pub fn snapshot_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F) -> Snapshot {
+        self.snapshot_in(y, field, Gaps::Skip(None))
+    }
 
-        // Normal forces, then the accelerations they and every non-contact term give.
-        let normal = normal_phase_with(field, &self.contact, &kin, &self.vertices);
-        let (g, u) = self.gravity_at(&x);
+    /// [`LanderSystem::snapshot_with`], writing each vertex's `φ` into `gaps`.
+    fn snapshot_recording<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: &mut [f64]) -> Snapshot {
+        self.snapshot_in(y, field, Gaps::Record(gaps))
+    }
+
+    #[inline(always)]
+    fn snapshot_in<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: Gaps) -> Snapshot {
+        let mut rates = [0.0; STATE_LEN];
+        let look = self.pipeline::<F, true>(y, field, &mut rates, gaps);
+        let (x, w, omega) = (vec3(y, 0), vec3(y, 10), vec3(y, 17));
+        let xc = x - self.centre;
+        let u = match &self.expansion {
+            Some(e) => e.eval(&x).1,
+            None => self.gravity.potential(&x),
+        };
+        Snapshot {
+            kin: look.kin,
+            normal: look.normal,
+            tangential: look.tangential,
+            kinetic_linear: 0.5 * self.mass * look.kin.v.norm_squared(),
+            kinetic_angular: 0.5 * w.dot(&(self.inertia * w)),
+            potential: self.mass * (u - 0.5 * omega.cross(&xc).norm_squared())
+                - 0.5 * look.omega_s.dot(&(self.inertia * look.omega_s)),
+            rates,
+        }
+    }
+
+    /// The derivative of the state `y` into `dydt`, the surface answered by `field`: the
+    /// pipeline of [`LanderSystem::snapshot_with`] without the energies.
+    pub fn rates_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, dydt: &mut [f64]) {
+        self.pipeline::<F, false>(y, field, dydt, Gaps::Skip(None));
+    }
+
+    /// Kinematics, contact, accelerations: the rates of `y` into `rates`.
+    #[inline(always)]
+    fn pipeline<F: ContactField + ?Sized, const OBSERVE: bool>(
+        &self,
+        y: &[f64],
+        field: &F,
+        rates: &mut [f64],
+        gaps: Gaps,
+    ) -> Look {
+        let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
+        let r_ts = q.to_rotation_matrix().into_inner();
+        let kin = BodyKinematics { x, R_WB: r_ts, v, w: r_ts * w };
         // Position from the axis of rotation's point: the frame terms are taken about it.
         let xc = x - self.centre;
-        // The Sun's forces (none without `[lander.sun]`), their power booked with the frame's.
-        let a_sun = self.sun.map_or(Vec3::zeros(), |s| s.acceleration(big_q.to_rotation_matrix().matrix(), &xc));
-        let a_free = g + a_sun + frame_acceleration(&omega, &omega_dot, &xc, &v);
-        let inertia_w = r_ts * self.inertia * r_ts.transpose();
-        let body =
-            Mobility { mass: self.mass, inertia: inertia_w, inertia_inv: r_ts * self.inertia_inv * r_ts.transpose() };
-        let alpha = |torque_w: &Vec3| {
-            r_ts * angular_acceleration(
-                &self.inertia,
-                &self.inertia_inv,
-                &w,
-                &omega_s,
-                &omega_dot_s,
-                &(r_ts.transpose() * torque_w),
-            )
+        let frame = self.frame(y, &r_ts, &xc);
+
+        // Normal forces, then the accelerations they and every non-contact term give.
+        let normal = match gaps {
+            Gaps::Record(gaps) => normal_phase_recording(field, &self.contact, &kin, &self.vertices, gaps),
+            Gaps::Skip(_) if OBSERVE => normal_phase_with(field, &self.contact, &kin, &self.vertices),
+            Gaps::Skip(skip) => {
+                let skip = skip.map(|r| (r.gaps.as_slice(), r.moved2(&x, &r_ts)));
+                normal_forces_with(field, &self.contact, &kin, &self.vertices, skip)
+            }
         };
-        // The actuator's torque and its rotor's gyroscopic coupling, in T axes.
-        let Actuation { torque: tau, momentum: h } = self.actuation;
-        let internal_s = tau - (w + omega_s).cross(&h);
-        let internal = r_ts * internal_s;
-        let a0 = a_free + normal.force / self.mass;
-        let alpha0 = alpha(&(normal.torque + internal));
-        let tangential = tangential_phase(&self.contact, &kin, &body, &normal, &a0, &alpha0);
+        let g = match &self.expansion {
+            Some(e) => e.eval(&x).0,
+            None => self.gravity.acceleration(&x),
+        };
+        let a_free = g + frame.a_sun + frame.acceleration(&xc, &v);
+        let body = Mobility { mass: self.mass, inertia_inv: rotate_symmetric(&r_ts, &self.inertia_inv) };
+        // `ω̇` (S axes) under a torque `L` (S axes): `J⁻¹ (L − ω* × J ω*) + ω* × Ω_S − Ω̇_S` with
+        // `ω* = ω + Ω_S`; the part without the torque once.
+        let ws = w + frame.omega_s;
+        let gyro = ws.cross(&(self.inertia * ws));
+        let (free_s, j_free_s) = match frame.relative(&ws) {
+            Some(extra) => (extra - self.inertia_inv * gyro, self.inertia * extra - gyro),
+            None => (-(self.inertia_inv * gyro), -gyro),
+        };
+        // The actuator's torque and its rotor's gyroscopic coupling, S and T axes (none without
+        // an actuator).
+        let internal_s = self.actuation.on(&ws);
+        let internal = internal_s.map_or(Vec3::zeros(), |l| r_ts * l);
+        let a0 = a_free + normal.force * (1.0 / self.mass);
+        // `α₀` and `J α₀` (T axes) under the normal forces and the actuator.
+        let torque0 = normal.torque + internal;
+        let alpha0 = r_ts * free_s + body.inertia_inv * torque0;
+        let j_alpha0 = r_ts * j_free_s + torque0;
+        let tangential = tangential_phase(&self.contact, &kin, &body, &normal, &a0, (&alpha0, &j_alpha0));
 
         let force = normal.force + tangential.friction + tangential.rolling_force;
         let torque = normal.torque + normal.r_p.cross(&tangential.friction) + tangential.rolling_torque + internal;
-        let mut rates = [0.0; STATE_LEN];
-        put(&mut rates, 0, &v);
-        put(&mut rates, 3, &(a_free + force / self.mass));
-        put_quat(&mut rates, 6, &quat_derivative(q.quaternion(), &w));
-        put(&mut rates, 10, &(r_ts.transpose() * alpha(&torque)));
-        put_quat(&mut rates, 13, &quat_derivative(big_q.quaternion(), &omega));
-        put(&mut rates, 17, &omega_dot);
+        put(rates, 0, &v);
+        put(rates, 3, &(a_free + force * (1.0 / self.mass)));
+        put_quat(rates, 6, &quat_derivative(q.quaternion(), &w));
+        put(rates, 10, &(free_s + self.inertia_inv * r_ts.tr_mul(&torque)));
+        put_quat(rates, 13, &frame.q_dot);
+        put(rates, 17, &frame.omega_dot);
         rates[WORK] = normal.damper_power;
         rates[WORK + 1] = tangential.friction_power;
         rates[WORK + 2] = tangential.rolling_power;
-        rates[WORK + 3] = frame_power(
-            self.mass,
-            &self.inertia,
-            &xc,
-            &(v + omega.cross(&xc)),
-            &omega_dot,
-            &(w + omega_s),
-            &omega_dot_s,
-        ) + w.dot(&internal_s)
-            + self.mass * a_sun.dot(&v);
+        rates[WORK + 3] =
+            frame.power(self, &xc, &v, &ws) + internal_s.map_or(0.0, |l| w.dot(&l)) + self.mass * frame.a_sun.dot(&v);
+        Look { kin, normal, tangential, omega_s: frame.omega_s }
+    }
 
-        Snapshot {
-            kin,
-            normal,
-            tangential,
-            kinetic_linear: 0.5 * self.mass * v.norm_squared(),
-            kinetic_angular: 0.5 * w.dot(&(self.inertia * w)),
-            potential: self.mass * (u - 0.5 * omega.cross(&xc).norm_squared())
-                - 0.5 * omega_s.dot(&(self.inertia * omega_s)),
-            rates,
+    /// The target's rotation at `y` seen from the spacecraft (attitude `r_ts`, `xc` from the
+    /// target's centre of mass), and the Sun's acceleration.
+    #[inline(always)]
+    fn frame(&self, y: &[f64], r_ts: &Mat3, xc: &Vec3) -> Frame {
+        let omega = vec3(y, 17);
+        let big_q = (omega != Vec3::zeros() || self.sun.is_some()).then(|| quat(y, 13));
+        let a_sun = match (&self.sun, &big_q) {
+            (Some(s), Some(big_q)) => s.acceleration(big_q.to_rotation_matrix().matrix(), xc),
+            _ => Vec3::zeros(),
+        };
+        match big_q {
+            // A target that does not turn (`Ω = 0`, and so `Ω̇ = 0` for either law): no frame
+            // terms.
+            Some(big_q) if omega != Vec3::zeros() => {
+                let omega_dot = self.spin.omega_dot(&omega);
+                Frame {
+                    turning: true,
+                    omega,
+                    omega_dot,
+                    omega_s: r_ts.tr_mul(&omega),
+                    omega_dot_s: r_ts.tr_mul(&omega_dot),
+                    q_dot: quat_derivative(big_q.quaternion(), &omega),
+                    a_sun,
+                }
+            }
+            _ => Frame { a_sun, ..Frame::default() },
         }
     }
 
@@ -296,14 +472,16 @@ impl LanderSystem {
     /// `u_b` less than half a turn ahead of it counter-clockwise (`(u_a × u_b)·ĝ > 0`); a gap
     /// of half a turn or more between neighbours would leave the line on or outside the edge
     /// between them.
-    pub fn supported(&self, y: &[f64], field: &dyn Fn(usize, &Vec3) -> (f64, Vec3), touching: &mut Vec<Vec3>) -> bool {
+    pub fn supported<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, touching: &mut Vec<Vec3>) -> bool {
         let (x, q, omega) = (vec3(y, 0), quat(y, 6), vec3(y, 17));
         let r_ts = q.to_rotation_matrix().into_inner();
         touching.clear();
         let mut normal = Vec3::zeros();
         for (j, r) in self.vertices.iter().enumerate() {
             let r = r_ts * r;
-            let (phi, grad) = field(j, &(x + r));
+            let mut at = [(0.0, Vec3::zeros())];
+            field.vertices(&[j], &[x + r], &mut at);
+            let (phi, grad) = at[0];
             if phi < 0.0 {
                 touching.push(r);
                 normal += grad;
@@ -354,13 +532,14 @@ impl OdeSystem for LanderSystem {
     }
 
     fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
-        dydt.copy_from_slice(&self.snapshot(y).rates);
+        self.rates_with(y, self.surface.as_ref(), dydt);
     }
 
     fn project(&self, y: &mut [f64]) {
         for i in [6, 13] {
             let n = (y[i] * y[i] + y[i + 1] * y[i + 1] + y[i + 2] * y[i + 2] + y[i + 3] * y[i + 3]).sqrt();
-            y[i..i + 4].iter_mut().for_each(|c| *c /= n);
+            let inv = 1.0 / n;
+            y[i..i + 4].iter_mut().for_each(|c| *c *= inv);
         }
     }
 }

@@ -1,0 +1,202 @@
+//! Unit tests of the vertex contact: the regularisation, the stick force, the tangent basis, the
+//! power of friction and rolling resistance.
+
+use super::*;
+use tumble_geometry::sdf::HalfSpace;
+
+fn params() -> VertexContactParams {
+    VertexContactParams {
+        stiffness: 1e4,
+        damping: 50.0,
+        mu: 0.5,
+        mu_static: 0.6,
+        rolling: 0.01,
+        v_star: 1e-3,
+        w_star: 1e-3,
+        stable_dt: 0.0,
+    }
+}
+
+fn cube_body() -> Mobility {
+    let i = Mat3::identity() * (2.0 * 0.04 / 6.0);
+    Mobility { mass: 2.0, inertia_inv: i.try_inverse().expect("pd") }
+}
+
+#[test]
+fn the_tangent_basis_is_orthonormal_and_right_handed() {
+    let mut rng = tumble_math::Lcg::new(3u64);
+    let mut normals: Vec<Vec3> =
+        (0..1000).map(|_| Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()).normalize()).collect();
+    normals.extend([Vec3::z(), -Vec3::z(), Vec3::x(), Vec3::new(0.0, 0.0, -0.0) - Vec3::z()]);
+    for n in normals {
+        let (t1, t2) = tangent_basis(&n);
+        for (a, b, want) in [(t1, t1, 1.0), (t2, t2, 1.0), (t1, t2, 0.0), (t1, n, 0.0), (t2, n, 0.0)] {
+            assert!((a.dot(&b) - want).abs() < 1e-15, "{n:?}");
+        }
+        assert!((t1.cross(&t2) - n).norm() < 1e-15, "{n:?}");
+    }
+}
+
+#[test]
+fn eta_ramps_smoothly_from_stick_to_slip() {
+    assert_eq!(eta(0.0), 0.0);
+    assert_eq!(eta(1.0), 1.0);
+    assert_eq!(eta(3.0), 1.0);
+    assert!((eta(1e-6) / 1e-6 - 2.0).abs() < 1e-5, "linear near zero");
+    assert!((eta(1.0 - 1e-6) - 1.0).abs() < 1e-11, "C¹ at s = 1");
+}
+
+#[test]
+fn stick_force_cancels_the_tangential_acceleration_and_stays_in_the_cone() {
+    // A tilted body resting on a plane with two corners in, pushed sideways.
+    let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
+    let r_B = [Vec3::new(0.1, 0.1, -0.1), Vec3::new(-0.1, 0.1, -0.1), Vec3::new(0.1, -0.1, 0.1)];
+    let kin =
+        BodyKinematics { x: Vec3::new(0.0, 0.0, 0.0999), R_WB: Mat3::identity(), v: Vec3::zeros(), w: Vec3::zeros() };
+    let body = cube_body();
+    let p = params();
+    let normal = normal_phase(&plane, &p, &kin, &r_B);
+    assert_eq!(normal.active, 2);
+    // Small push: the stick force holds the point still.
+    let a0 = Vec3::new(0.3, -0.2, 0.0) + normal.force / body.mass;
+    let alpha0 = body.inertia_inv * normal.torque;
+    let t = tangential_phase(
+        &p,
+        &kin,
+        &body,
+        &normal,
+        &a0,
+        (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
+    );
+    let a_p =
+        a0 + t.friction / body.mass + (alpha0 + body.inertia_inv * normal.r_p.cross(&t.friction)).cross(&normal.r_p);
+    let n = normal.n_p;
+    assert!((a_p - n * n.dot(&a_p)).norm() < 1e-12, "tangential acceleration {a_p}");
+    assert!(t.friction.dot(&n).abs() < 1e-12);
+    // A large push: capped at μ_s F_N.
+    let a0 = Vec3::new(300.0, 0.0, 0.0) + normal.force / body.mass;
+    let t = tangential_phase(
+        &p,
+        &kin,
+        &body,
+        &normal,
+        &a0,
+        (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
+    );
+    assert!((t.friction.norm() - p.mu_static * normal.load).abs() < 1e-9);
+}
+
+#[test]
+fn friction_and_rolling_never_do_positive_work() {
+    let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
+    let r_B: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { 0.1 } else { -0.1 },
+                if i & 2 == 0 { 0.1 } else { -0.1 },
+                if i & 4 == 0 { 0.1 } else { -0.1 },
+            )
+        })
+        .collect();
+    let body = cube_body();
+    let p = params();
+    let mut rng = tumble_math::Lcg::new(5u64);
+    let mut u = || rng.symmetric();
+    for _ in 0..2000 {
+        let kin = BodyKinematics {
+            x: Vec3::new(0.0, 0.0, 0.1 + 0.002 * u()),
+            R_WB: tumble_math::UnitQuat::from_scaled_axis(Vec3::new(u(), u(), u()) * 0.05)
+                .to_rotation_matrix()
+                .into_inner(),
+            v: Vec3::new(u(), u(), u()) * 2e-3,
+            w: Vec3::new(u(), u(), u()) * 2e-3,
+        };
+        let normal = normal_phase(&plane, &p, &kin, &r_B);
+        if normal.active == 0 {
+            continue;
+        }
+        let a0 = Vec3::new(u(), u(), u()) * 10.0;
+        let alpha0 = Vec3::new(u(), u(), u()) * 100.0;
+        let t = tangential_phase(
+            &p,
+            &kin,
+            &body,
+            &normal,
+            &a0,
+            (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
+        );
+        assert!(t.friction_power <= 1e-15, "friction power {}", t.friction_power);
+        assert!(t.rolling_power <= 1e-15, "rolling power {}", t.rolling_power);
+        assert!(t.friction.norm() <= p.mu_static.max(p.mu) * normal.load * (1.0 + 1e-12), "Coulomb cone");
+        assert!(t.rolling_torque.norm() <= p.rolling * normal.load * (1.0 + 1e-12));
+        // The pair's moment about the contact point is bounded by the normal load's lever
+        // arm.
+        let moment = t.rolling_torque - normal.r_p.cross(&t.rolling_force);
+        assert!(moment.norm() <= p.rolling * normal.load * (1.0 + 1e-12), "moment {}", moment.norm());
+        assert!(normal.damper_power <= 0.0);
+    }
+}
+
+/// A plane that counts the vertices it is asked about.
+struct Counting(HalfSpace, std::cell::Cell<usize>);
+
+impl ContactField for Counting {
+    fn vertices(&self, index: &[usize], points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        self.1.set(self.1.get() + index.len());
+        self.0.vertices(index, points, out)
+    }
+    fn application(&self, p: &Vec3) -> (f64, Vec3) {
+        self.0.eval(p)
+    }
+}
+
+#[test]
+fn skipped_vertices_give_the_forces_of_querying_them() {
+    // A 0.2 m cube tilted onto two corners, its upper corners 0.1 to 0.3 m out; recorded at one
+    // state, then evaluated at states up to 5 mm and 0.05 rad away, with and without the record.
+    let r_B: Vec<Vec3> =
+        (0..8).map(|i| Vec3::new([0.1, -0.1][i & 1], [0.1, -0.1][(i >> 1) & 1], [0.1, -0.1][(i >> 2) & 1])).collect();
+    let field = Counting(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }, 0.into());
+    let turn = |a: Vec3| tumble_math::UnitQuat::from_scaled_axis(a).to_rotation_matrix().into_inner();
+    let tilt = turn(Vec3::new(0.3, 0.1, 0.0));
+    // The lowest corner 2 mm in.
+    let low = r_B.iter().map(|r| (tilt * r).z).fold(f64::INFINITY, f64::min);
+    let kin0 = BodyKinematics {
+        x: Vec3::new(0.0, 0.0, -low - 0.002),
+        R_WB: tilt,
+        v: Vec3::new(0.01, 0.0, -0.02),
+        w: Vec3::new(0.0, 0.1, 0.0),
+    };
+    let mut gaps = vec![0.0; 8];
+    let recorded = normal_phase_recording(&field, &params(), &kin0, &r_B, &mut gaps);
+    assert!(recorded.active > 0 && recorded.active < 8);
+    let mut rng = tumble_math::Lcg::new(11u64);
+    let (mut skipped, mut compared) = (0, 0);
+    for _ in 0..500 {
+        let mut u = || rng.symmetric();
+        let kin = BodyKinematics {
+            x: kin0.x + Vec3::new(u(), u(), u()) * 3e-3,
+            R_WB: turn(Vec3::new(0.3 + 0.03 * u(), 0.1 + 0.03 * u(), 0.03 * u())),
+            ..kin0
+        };
+        // The bound the caller gives: 2 (|Δx|² + ‖ΔR‖_F² r_max²), r_max² = 0.03 m².
+        let moved2 = 2.0 * ((kin.x - kin0.x).norm_squared() + (kin.R_WB - kin0.R_WB).norm_squared() * 0.03);
+        field.1.set(0);
+        let with = normal_forces_with(&field, &params(), &kin, &r_B, Some((&gaps, moved2)));
+        let queried = field.1.get();
+        let without = normal_forces_with(&field, &params(), &kin, &r_B, None);
+        assert_eq!(field.1.get() - queried, 8, "without a record every vertex is queried");
+        skipped += 8 - queried;
+        compared += 1;
+        assert_eq!(with.active, without.active);
+        for (a, b) in [(with.force, without.force), (with.torque, without.torque), (with.r_p, without.r_p)] {
+            assert_eq!(a, b, "the same figures, to the bit");
+        }
+        assert_eq!((with.load, with.damper_power), (without.load, without.damper_power));
+    }
+    assert!(skipped >= 3 * compared, "the far corners are skipped: {skipped} in {compared} looks");
+    // A bound larger than the gaps skips nothing.
+    field.1.set(0);
+    normal_forces_with(&field, &params(), &kin0, &r_B, Some((&gaps, 1.0)));
+    assert_eq!(field.1.get(), 8);
+}
