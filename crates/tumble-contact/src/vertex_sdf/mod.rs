@@ -207,8 +207,9 @@ pub fn normal_phase_with<F: ContactField + ?Sized>(
     normal_phase_in::<F, true>(field, params, kin, r_B, Gaps::None)
 }
 
-/// [`normal_phase_with`], also writing each vertex's `φ` into `gaps` (one per vertex) for
-/// [`normal_forces_with`] to skip the vertices that cannot have reached the surface since.
+/// [`normal_phase_with`], also writing each vertex's `φ` into `gaps` (one per vertex; a shorter
+/// slice records the first vertices only) for [`normal_forces_with`] to skip the vertices that
+/// cannot have reached the surface since.
 pub fn normal_phase_recording<F: ContactField + ?Sized>(
     field: &F,
     params: &VertexContactParams,
@@ -293,7 +294,9 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
             field.vertices(&index[..m], &points[..m], &mut at[..m]);
             if let Gaps::Record(gaps) = &mut gaps {
                 for (&j, &(phi, _)) in index[..m].iter().zip(&at[..m]) {
-                    gaps[j] = phi;
+                    if let Some(g) = gaps.get_mut(j) {
+                        *g = phi;
+                    }
                 }
             }
             let mut touching = 0;

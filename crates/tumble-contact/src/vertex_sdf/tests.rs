@@ -17,6 +17,19 @@ fn params() -> VertexContactParams {
     }
 }
 
+/// The tangential phase with `J α₀` from the body's own inertia.
+fn tangential(
+    p: &VertexContactParams,
+    kin: &BodyKinematics,
+    body: &Mobility,
+    normal: &NormalContact,
+    a0: &Vec3,
+    alpha0: &Vec3,
+) -> TangentialContact {
+    let inertia = body.inertia_inv.try_inverse().expect("positive definite");
+    tangential_phase(p, kin, body, normal, a0, (alpha0, &(inertia * alpha0)))
+}
+
 fn cube_body() -> Mobility {
     let i = Mat3::identity() * (2.0 * 0.04 / 6.0);
     Mobility { mass: 2.0, inertia_inv: i.try_inverse().expect("pd") }
@@ -60,14 +73,7 @@ fn stick_force_cancels_the_tangential_acceleration_and_stays_in_the_cone() {
     // Small push: the stick force holds the point still.
     let a0 = Vec3::new(0.3, -0.2, 0.0) + normal.force / body.mass;
     let alpha0 = body.inertia_inv * normal.torque;
-    let t = tangential_phase(
-        &p,
-        &kin,
-        &body,
-        &normal,
-        &a0,
-        (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
-    );
+    let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
     let a_p =
         a0 + t.friction / body.mass + (alpha0 + body.inertia_inv * normal.r_p.cross(&t.friction)).cross(&normal.r_p);
     let n = normal.n_p;
@@ -75,14 +81,7 @@ fn stick_force_cancels_the_tangential_acceleration_and_stays_in_the_cone() {
     assert!(t.friction.dot(&n).abs() < 1e-12);
     // A large push: capped at μ_s F_N.
     let a0 = Vec3::new(300.0, 0.0, 0.0) + normal.force / body.mass;
-    let t = tangential_phase(
-        &p,
-        &kin,
-        &body,
-        &normal,
-        &a0,
-        (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
-    );
+    let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
     assert!((t.friction.norm() - p.mu_static * normal.load).abs() < 1e-9);
 }
 
@@ -117,14 +116,7 @@ fn friction_and_rolling_never_do_positive_work() {
         }
         let a0 = Vec3::new(u(), u(), u()) * 10.0;
         let alpha0 = Vec3::new(u(), u(), u()) * 100.0;
-        let t = tangential_phase(
-            &p,
-            &kin,
-            &body,
-            &normal,
-            &a0,
-            (&alpha0, &(body.inertia_inv.try_inverse().expect("pd") * alpha0)),
-        );
+        let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
         assert!(t.friction_power <= 1e-15, "friction power {}", t.friction_power);
         assert!(t.rolling_power <= 1e-15, "rolling power {}", t.rolling_power);
         assert!(t.friction.norm() <= p.mu_static.max(p.mu) * normal.load * (1.0 + 1e-12), "Coulomb cone");
