@@ -20,7 +20,7 @@
 //! eighth) the bound stays above a quarter of the gap: no touchdown inside the step is missed.
 
 use super::system::{LanderSystem, STATE_LEN};
-use tumble_contact::vertex_sdf::ContactField;
+use tumble_contact::vertex_sdf::{ContactField, SLOPE};
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3};
 
@@ -116,6 +116,11 @@ impl LocalSurface {
         Self { radius, dt, reach, models }
     }
 
+    /// The farthest vertex from the centre of mass, m.
+    pub fn reach(&self) -> f64 {
+        self.reach
+    }
+
     /// The surface `sdf` as the contact sees it through these models.
     pub fn over<'a>(&'a self, sdf: &'a dyn Sdf) -> LocalField<'a> {
         LocalField { local: self, sdf }
@@ -128,7 +133,7 @@ impl LocalSurface {
         let limit = if j + 1 == self.models.len() { 4.0 * self.radius } else { f64::INFINITY };
         match self.models.get(j) {
             Some(Slot::Near(m)) if (p - m.center).norm() <= limit => m.eval(p),
-            Some(Slot::Far { center, gap }) => (gap - 2.0 * (p - center).norm(), Vec3::zeros()),
+            Some(Slot::Far { center, gap }) => (gap - SLOPE * (p - center).norm(), Vec3::zeros()),
             _ => sdf.eval(p),
         }
     }

@@ -123,8 +123,7 @@ impl Recorded {
 
 impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn new(sys: S, local: LocalSurface) -> Self {
-        let reach = sys.vertices.iter().map(|v| v.norm()).fold(0.0, f64::max);
-        let recorded = Recorded { gaps: Vec::new(), reach, ..Default::default() };
+        let recorded = Recorded { gaps: Vec::new(), reach: local.reach(), ..Default::default() };
         Self { sys, local, y: [0.0; STATE_LEN], rates: None, recorded }
     }
 
