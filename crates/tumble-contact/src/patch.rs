@@ -15,14 +15,20 @@ thread_local! {
     static PATCH: RefCell<Vec<Vec3>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` with the patch store emptied, for it to push the touching vertices (from the
-/// centre of mass, W axes) of one normal phase: the store is borrowed once, not per vertex.
-pub(crate) fn record<T>(f: impl FnOnce(&mut Vec<Vec3>) -> T) -> T {
-    PATCH.with(|p| {
-        let mut p = p.borrow_mut();
-        p.clear();
-        f(&mut p)
-    })
+/// The patch store of this thread, emptied, for one normal phase to push the touching vertices
+/// (from the centre of mass, W axes) into; [`keep`] gives it back. Taken, not borrowed through
+/// a closure: the phase's loop stays in the function that calls it, and is compiled with it.
+#[inline]
+pub(crate) fn take() -> Vec<Vec3> {
+    let mut patch = PATCH.with_borrow_mut(std::mem::take);
+    patch.clear();
+    patch
+}
+
+/// Gives the store [`take`] took back to this thread, for [`reach`] to read.
+#[inline]
+pub(crate) fn keep(patch: Vec<Vec3>) {
+    PATCH.with_borrow_mut(|p| *p = patch);
 }
 
 /// How far along `e` (tangent to the surface of normal `n`), as a fraction of `e` capped at 1,
@@ -36,41 +42,48 @@ pub(crate) fn record<T>(f: impl FnOnce(&mut Vec<Vec3>) -> T) -> T {
 /// crossing at or beyond `e`'s end. Seen along `n`, the cross product of two vectors is
 /// `(a × b)·n = b·(n × a)`, which their components along `n` do not change: no vertex is
 /// projected onto the plane.
+#[inline]
 pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
+    let patch = PATCH.with_borrow_mut(std::mem::take);
+    let k = reach_over(&patch, r_p, n, e);
+    keep(patch);
+    k
+}
+
+/// [`reach`] over the touching vertices `patch`.
+#[inline(always)]
+fn reach_over(patch: &[Vec3], r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
     let (ee, ne) = (e.norm_squared(), n.cross(e));
-    PATCH.with(|patch| {
-        let patch = patch.borrow();
-        let mut far: f64 = 0.0;
-        for (i, pi) in patch.iter().enumerate() {
-            let di = pi - r_p;
-            let nd = n.cross(&di);
-            // The segment to `pj` crosses the ray at `t = w·nd / den`, along the segment at
-            // `u = e·nd / den`: compared multiplied through by `den` (a division only for a
-            // crossing farther than the last); one at or beyond `e`'s end settles it.
-            let t_e = e.dot(&nd);
-            for pj in &patch[i + 1..] {
-                let w = pj - pi;
-                let den = w.dot(&ne);
-                let (t_den, sign) = (w.dot(&nd), den.signum());
-                let within = t_e * sign >= 0.0 && t_e * sign <= den * sign;
-                if den != 0.0 && within && t_den * sign > far * den * sign {
-                    if t_den * sign >= den * sign {
-                        return 1.0;
-                    }
-                    far = t_den / den;
-                }
-            }
-            // A vertex on the ray: |e × d| ≤ 1e-12 |e| |d| (d seen along n).
-            let (along, across) = (di.dot(e), di.dot(&ne));
-            if along > 0.0 && across * across <= 1e-24 * ee * (di.norm_squared() - n.dot(&di).powi(2)) {
-                far = far.max(along / ee);
-                if far >= 1.0 {
+    let mut far: f64 = 0.0;
+    for (i, pi) in patch.iter().enumerate() {
+        let di = pi - r_p;
+        let nd = n.cross(&di);
+        // The segment to `pj` crosses the ray at `t = w·nd / den`, along the segment at
+        // `u = e·nd / den`: compared multiplied through by `den` (a division only for a
+        // crossing farther than the last); one at or beyond `e`'s end settles it.
+        let t_e = e.dot(&nd);
+        for pj in &patch[i + 1..] {
+            let w = pj - pi;
+            let den = w.dot(&ne);
+            let (t_den, sign) = (w.dot(&nd), den.signum());
+            let within = t_e * sign >= 0.0 && t_e * sign <= den * sign;
+            if den != 0.0 && within && t_den * sign > far * den * sign {
+                if t_den * sign >= den * sign {
                     return 1.0;
                 }
+                far = t_den / den;
             }
         }
-        far
-    })
+        // A vertex on the ray: |e × d| ≤ 1e-12 |e| |d| (d seen along n).
+        let (along, across) = (di.dot(e), di.dot(&ne));
+        if along > 0.0 && across * across <= 1e-24 * ee * (di.norm_squared() - n.dot(&di).powi(2)) {
+            far = far.max(along / ee);
+            if far >= 1.0 {
+                return 1.0;
+            }
+        }
+    }
+    far
 }
 
 #[cfg(test)]
@@ -78,7 +91,9 @@ mod tests {
     use super::*;
 
     fn patch(points: &[Vec3]) {
-        record(|p| p.extend_from_slice(points));
+        let mut p = take();
+        p.extend_from_slice(points);
+        keep(p);
     }
 
     #[test]

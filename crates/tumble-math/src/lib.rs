@@ -30,6 +30,7 @@ mod pose;
 mod quat;
 mod spatial;
 pub mod special;
+pub mod wide;
 
 pub use lcg::Lcg;
 pub use nalgebra;

@@ -272,8 +272,10 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
         Gaps::Skip(gaps, bound2) => (gaps, *bound2),
         _ => (&[], f64::INFINITY),
     };
-    // The sums live in registers: the touching vertices go to the patch a chunk at a time.
-    let (mut out, sum_d, sum_dr) = patch::record(|patch| {
+    // The store of the touching vertices is taken from the thread and given back after: no
+    // closure between this loop and the kernel it is inlined into (`tumble_math::wide`).
+    let mut patch = patch::take();
+    let (mut out, sum_d, sum_dr) = {
         let mut out =
             NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
         let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
@@ -334,14 +336,14 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
                 }
                 sum_d += delta;
                 sum_dr += r * delta;
-                arms[touching] = r;
+                patch.push(r);
                 touching += 1;
             }
             out.active += touching;
-            patch.extend_from_slice(&arms[..touching]);
         }
         (out, sum_d, sum_dr)
-    });
+    };
+    patch::keep(patch);
     if out.active > 0 {
         out.r_p = sum_dr * (1.0 / sum_d);
         let (_, g) = field.application(&(kin.x + out.r_p));
@@ -363,6 +365,30 @@ pub fn tangential_phase(
     a0: &Vec3,
     (alpha0, torque0): (&Vec3, &Vec3),
 ) -> TangentialContact {
+    tumble_math::wide::dispatch(Tangential { params, kin, body, normal, a0, alpha0, torque0 })
+}
+
+/// The arguments of [`tangential_phase`], a kernel [`tumble_math::wide::dispatch`] builds twice.
+struct Tangential<'a> {
+    params: &'a VertexContactParams,
+    kin: &'a BodyKinematics,
+    body: &'a Mobility,
+    normal: &'a NormalContact,
+    a0: &'a Vec3,
+    alpha0: &'a Vec3,
+    torque0: &'a Vec3,
+}
+
+impl tumble_math::wide::Kernel for Tangential<'_> {
+    type Output = TangentialContact;
+    #[inline(always)]
+    fn run(self) -> TangentialContact {
+        tangential(self)
+    }
+}
+
+#[inline(always)]
+fn tangential(Tangential { params, kin, body, normal, a0, alpha0, torque0 }: Tangential) -> TangentialContact {
     let mut out = TangentialContact::default();
     if normal.active == 0 {
         return out;
@@ -417,6 +443,7 @@ fn clamp(v: &mut Vec3, cap: f64) {
 
 /// Rolling resistance: the stick torque against every other torque, friction's included; the
 /// blend; the pair's power and moment; the centre of pressure kept on the patch.
+#[inline(always)]
 fn rolling(
     params: &VertexContactParams,
     kin: &BodyKinematics,

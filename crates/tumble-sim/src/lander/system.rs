@@ -7,7 +7,7 @@
 //! (J), integrated alongside so that the energy budget closes to the integrator's accuracy.
 
 use super::ephemeris::SunForces;
-use super::local::LocalSurface;
+use super::local::{LocalField, LocalSurface};
 use std::ops::DerefMut;
 use std::sync::Arc;
 use tumble_contact::VertexContactParams;
@@ -19,6 +19,7 @@ use tumble_dynamics::multibody::spatial::rotate_symmetric;
 use tumble_dynamics::rotating::{TargetSpin, frame_acceleration, frame_power};
 use tumble_dynamics::{Expansion, Gravity, OdeSystem};
 use tumble_geometry::sdf::Sdf;
+use tumble_math::wide::Kernel;
 use tumble_math::{Mat3, Quat, UnitQuat, Vec3, quat_derivative};
 
 /// Length of the state vector.
@@ -79,7 +80,7 @@ impl Actuation {
     /// momentum.
     #[inline(always)]
     fn on(&self, ws: &Vec3) -> Option<Vec3> {
-        (self.torque != Vec3::zeros() || self.momentum != Vec3::zeros()).then(|| self.torque - ws.cross(&self.momentum))
+        (nonzero(&self.torque) || nonzero(&self.momentum)).then(|| self.torque - ws.cross(&self.momentum))
     }
 }
 
@@ -96,7 +97,12 @@ pub(crate) struct Observing<S> {
     /// Local surface models (see [`LocalSurface`]).
     pub local: LocalSurface,
     y: [f64; STATE_LEN],
-    rates: Option<[f64; STATE_LEN]>,
+    rates: [f64; STATE_LEN],
+    /// Whether the next evaluation may be of `y` (the first since the observation; later ones
+    /// are the step's inner stages and are not compared).
+    fresh: bool,
+    /// Whether `recorded` holds an observation.
+    observed: bool,
     /// `φ` of each vertex at `y`, its position `x` and attitude, and the farthest vertex from
     /// the centre of mass (m).
     recorded: Recorded,
@@ -124,7 +130,7 @@ impl Recorded {
 impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn new(sys: S, local: LocalSurface) -> Self {
         let recorded = Recorded { gaps: Vec::new(), reach: local.reach(), ..Default::default() };
-        Self { sys, local, y: [0.0; STATE_LEN], rates: None, recorded }
+        Self { sys, local, y: [0.0; STATE_LEN], rates: [0.0; STATE_LEN], fresh: false, observed: false, recorded }
     }
 
     /// Snapshot of `y` without remembering it.
@@ -143,11 +149,46 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
         let field = self.local.over(self.sys.surface.as_ref());
         let recorded = &mut self.recorded;
         recorded.gaps.resize(self.sys.vertices.len(), f64::NEG_INFINITY);
-        let s = self.sys.snapshot_recording(y, &field, &mut recorded.gaps);
+        let s = tumble_math::wide::dispatch(Observation { sys: &self.sys, y, field: &field, gaps: &mut recorded.gaps });
         (recorded.x, recorded.turn) = (s.kin.x, s.kin.R_WB);
-        self.y = *y;
-        self.rates = Some(s.rates);
+        (self.y, self.rates) = (*y, s.rates);
+        (self.fresh, self.observed) = (true, true);
         s
+    }
+}
+
+/// An inner stage's rates, a kernel [`tumble_math::wide::dispatch`] builds twice.
+struct Stage<'a, S> {
+    obs: &'a Observing<S>,
+    y: &'a [f64],
+    dydt: &'a mut [f64],
+}
+
+impl<S: DerefMut<Target = LanderSystem>> Kernel for Stage<'_, S> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        let Stage { obs, y, dydt } = self;
+        let field = obs.local.over(obs.sys.surface.as_ref());
+        let skip = obs.observed.then_some(&obs.recorded);
+        obs.sys.pipeline::<_, false>(y, &field, dydt, Gaps::Skip(skip));
+    }
+}
+
+/// An observation's snapshot, recording the vertices' `φ`: a kernel
+/// [`tumble_math::wide::dispatch`] builds twice.
+struct Observation<'a> {
+    sys: &'a LanderSystem,
+    y: &'a [f64],
+    field: &'a LocalField<'a>,
+    gaps: &'a mut [f64],
+}
+
+impl Kernel for Observation<'_> {
+    type Output = Snapshot;
+    #[inline(always)]
+    fn run(self) -> Snapshot {
+        self.sys.snapshot_recording(self.y, self.field, self.gaps)
     }
 }
 
@@ -156,15 +197,11 @@ impl<S: DerefMut<Target = LanderSystem>> OdeSystem for Observing<S> {
         STATE_LEN
     }
 
-    fn rhs(&mut self, t: f64, y: &[f64], dydt: &mut [f64]) {
-        match self.rates {
-            Some(r) if y == self.y.as_slice() => dydt.copy_from_slice(&r),
-            _ => {
-                let _ = t;
-                let field = self.local.over(self.sys.surface.as_ref());
-                let skip = self.rates.is_some().then_some(&self.recorded);
-                self.sys.pipeline::<_, false>(y, &field, dydt, Gaps::Skip(skip));
-            }
+    fn rhs(&mut self, _t: f64, y: &[f64], dydt: &mut [f64]) {
+        if std::mem::take(&mut self.fresh) && y == self.y.as_slice() {
+            dydt.copy_from_slice(&self.rates);
+        } else {
+            tumble_math::wide::dispatch(Stage { obs: &*self, y, dydt });
         }
     }
 
@@ -269,7 +306,13 @@ impl Snapshot {
     }
 }
 
-#[inline]
+/// Whether any component of `v` is non-zero (component by component: nalgebra's comparison of
+/// whole vectors goes through iterators).
+#[inline(always)]
+fn nonzero(v: &Vec3) -> bool {
+    v.x != 0.0 || v.y != 0.0 || v.z != 0.0
+}
+
 fn vec3(y: &[f64], i: usize) -> Vec3 {
     Vec3::new(y[i], y[i + 1], y[i + 2])
 }
@@ -332,6 +375,7 @@ impl LanderSystem {
     }
 
     /// [`LanderSystem::snapshot_with`], writing each vertex's `φ` into `gaps`.
+    #[inline(always)]
     fn snapshot_recording<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: &mut [f64]) -> Snapshot {
         self.snapshot_in(y, field, Gaps::Record(gaps))
     }
@@ -435,7 +479,7 @@ impl LanderSystem {
     #[inline(always)]
     fn frame(&self, y: &[f64], r_ts: &Mat3, xc: &Vec3) -> Frame {
         let omega = vec3(y, 17);
-        let big_q = (omega != Vec3::zeros() || self.sun.is_some()).then(|| quat(y, 13));
+        let big_q = (nonzero(&omega) || self.sun.is_some()).then(|| quat(y, 13));
         let a_sun = match (&self.sun, &big_q) {
             (Some(s), Some(big_q)) => s.acceleration(big_q.to_rotation_matrix().matrix(), xc),
             _ => Vec3::zeros(),
@@ -443,7 +487,7 @@ impl LanderSystem {
         match big_q {
             // A target that does not turn (`Ω = 0`, and so `Ω̇ = 0` for either law): no frame
             // terms.
-            Some(big_q) if omega != Vec3::zeros() => {
+            Some(big_q) if nonzero(&omega) => {
                 let omega_dot = self.spin.omega_dot(&omega);
                 Frame {
                     turning: true,
