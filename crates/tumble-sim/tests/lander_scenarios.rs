@@ -291,9 +291,10 @@ fn the_radius_map_matches_rays_cast_on_the_target_mesh() {
 
 /// The lander's step runs compiled for AVX2 where the CPU has it (`tumble_math::wide`): the
 /// same IEEE operations in the same order, so the same bits as the baseline build. A tumbling
-/// cube bouncing to rest on a plane (rolling resistance, the patch, the skipped vertices) and
-/// the bundled hopper on the procedural comet (terrain through local surface models, a
-/// rotating target) give identical runs both ways. On a CPU without AVX2 both runs take the
+/// cube bouncing to rest on a plane (rolling resistance, the patch, the skipped vertices), the
+/// bundled hopper on the procedural comet (terrain through local surface models, a rotating
+/// target) and the bundled box dropped on it (the terrain queried exactly, its own AVX2 kernel)
+/// give identical runs both ways. On a CPU without AVX2 both runs take the
 /// baseline and the comparison holds trivially.
 #[test]
 fn the_wide_build_of_the_step_gives_the_baseline_bits() {
@@ -301,7 +302,14 @@ fn the_wide_build_of_the_step_gives_the_baseline_bits() {
     let comet =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/hopper_comet.toml"))
             .expect("the bundled hopper scenario");
-    let cases = [(CUBE, [("simulation.duration", "60")]), (comet.as_str(), [("simulation.duration", "1500")])];
+    let drop =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/comet_drop.toml"))
+            .expect("the bundled comet drop");
+    let cases = [
+        (CUBE, [("simulation.duration", "60")]),
+        (comet.as_str(), [("simulation.duration", "1500")]),
+        (drop.as_str(), [("simulation.duration", "400")]),
+    ];
     for (text, set) in cases {
         let runs: Vec<LanderRun> = [true, false]
             .into_iter()

@@ -51,6 +51,34 @@ impl Terrain {
 
 impl Sdf for Terrain {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
+        self.at(p)
+    }
+    fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        tumble_math::wide::dispatch(Many { terrain: self, points, out });
+    }
+}
+
+/// Many points of a terrain at once: a kernel [`tumble_math::wide::dispatch`] builds twice.
+struct Many<'a> {
+    terrain: &'a Terrain,
+    points: &'a [Vec3],
+    out: &'a mut [(f64, Vec3)],
+}
+
+impl tumble_math::wide::Kernel for Many<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        for (p, o) in self.points.iter().zip(self.out) {
+            *o = self.terrain.at(p);
+        }
+    }
+}
+
+impl Terrain {
+    /// [`Sdf::eval`].
+    #[inline(always)]
+    fn at(&self, p: &Vec3) -> (f64, Vec3) {
         let (d, g) = self.base.eval(p);
         let (w, dw) = self.rocky_weight(p);
         let q = p - self.origin;
