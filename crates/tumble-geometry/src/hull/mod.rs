@@ -161,6 +161,11 @@ const FILTER: f64 = 2e-15;
 impl Face {
     /// Sign of the height of `p` above the face's plane, exact: a floating-point evaluation
     /// whose error bound decides almost every case, Shewchuk's adaptive `orient3d` the rest.
+    ///
+    /// The filter inlined where the hull is built, the exact evaluation a call: which of them
+    /// the compiler inlines otherwise depends on how it splits the crate, and the hulls took
+    /// 1.25× as long when it put the filter out of line.
+    #[inline]
     fn above(&self, points: &[Vec3], p: &Vec3) -> bool {
         let a = &points[self.v[0] as usize];
         let d = p - a;
@@ -175,6 +180,12 @@ impl Face {
         if h < -bound || bound == 0.0 {
             return false;
         }
+        self.above_exactly(points, p)
+    }
+
+    /// [`Face::above`] by the exact determinant.
+    #[inline(never)]
+    fn above_exactly(&self, points: &[Vec3], p: &Vec3) -> bool {
         let [a, b, c] = self.v.map(|k| &points[k as usize]);
         height(a, b, c, p) > 0.0
     }

@@ -38,11 +38,6 @@ impl Sdf for HalfSpace {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
         ((p - self.point).dot(&self.normal), self.normal)
     }
-    fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
-        for (p, o) in points.iter().zip(out) {
-            *o = ((p - self.point).dot(&self.normal), self.normal);
-        }
-    }
 }
 
 /// Axis-aligned box with half extents `half` (m), centred on the origin.
