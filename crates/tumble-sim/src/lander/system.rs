@@ -313,6 +313,7 @@ fn nonzero(v: &Vec3) -> bool {
     v.x != 0.0 || v.y != 0.0 || v.z != 0.0
 }
 
+#[inline]
 fn vec3(y: &[f64], i: usize) -> Vec3 {
     Vec3::new(y[i], y[i + 1], y[i + 2])
 }
