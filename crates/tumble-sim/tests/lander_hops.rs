@@ -153,9 +153,7 @@ fn a_wheel_is_brought_back_to_rest_after_its_hop_and_the_hopper_settles() {
     // rotor to rest once it is calm on the ground, at a torque the ground holds (1.3e-4 N·m
     // here, about 2100 s), and the cube settles on a face.
     let dir = tmp("hops_despin");
-    let base =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/cube_67p.toml"))
-            .expect("the bundled cube");
+    let base = common::bundled("lander/cube_67p.toml");
     let text = base.replace("duration = 20000.0", "duration = 14000.0")
         + "\n[lander.actuator]\ntype = \"wheel\"\nmax_torque = 0.1\nmax_momentum = 0.5\n\n[[lander.hops]]\naim = [6.0, 3.0, 0.0]\n";
     let (_, r) = run_text(&dir.join("case.toml"), &text);

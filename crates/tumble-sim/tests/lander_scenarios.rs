@@ -3,7 +3,7 @@
 //! warning.
 
 mod common;
-use common::tmp;
+use common::{bundled, tmp};
 use std::path::Path;
 use tumble_sim::Scenario;
 use tumble_sim::lander::{LanderModel, LanderOutcome, LanderRun, simulate};
@@ -299,12 +299,7 @@ fn the_radius_map_matches_rays_cast_on_the_target_mesh() {
 #[test]
 fn the_wide_build_of_the_step_gives_the_baseline_bits() {
     let d = tmp("wide_build");
-    let comet =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/hopper_comet.toml"))
-            .expect("the bundled hopper scenario");
-    let drop =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/lander/comet_drop.toml"))
-            .expect("the bundled comet drop");
+    let (comet, drop) = (bundled("lander/hopper_comet.toml"), bundled("lander/comet_drop.toml"));
     let cases = [
         (CUBE, [("simulation.duration", "60")]),
         (comet.as_str(), [("simulation.duration", "1500")]),

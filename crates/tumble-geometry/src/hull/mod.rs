@@ -163,8 +163,8 @@ impl Face {
     /// whose error bound decides almost every case, Shewchuk's adaptive `orient3d` the rest.
     ///
     /// The filter inlined where the hull is built, the exact evaluation a call: which of them
-    /// the compiler inlines otherwise depends on how it splits the crate, and the hulls took
-    /// 1.25× as long when it put the filter out of line.
+    /// the compiler inlines otherwise depends on how it splits the crate, and the membrane's hulls
+    /// took 1.23× as long when it put the filter out of line (`tumble bench --baseline`).
     #[inline]
     fn above(&self, points: &[Vec3], p: &Vec3) -> bool {
         let a = &points[self.v[0] as usize];
