@@ -28,4 +28,5 @@ mod patch;
 pub mod snare;
 pub mod vertex_sdf;
 
+pub use patch::Patch;
 pub use vertex_sdf::{BodyKinematics, Mobility, NormalContact, TangentialContact, VertexContactParams};

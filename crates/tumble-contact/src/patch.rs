@@ -2,55 +2,60 @@
 //! normal load's centre of pressure can move (rolling resistance is that move; see
 //! [`crate::vertex_sdf`]).
 //!
-//! [`crate::vertex_sdf::normal_phase_with`] records the touching vertices on its thread and
-//! [`crate::vertex_sdf::tangential_phase`] reads them: the two are always called in that order
-//! for one body, and the store is reused (no allocation once it has grown to the most vertices
-//! that touch at once).
+//! A [`Patch`] belongs to one body's contact: the normal phase
+//! ([`crate::vertex_sdf::normal_phase_with`] and its kin) fills it with the touching vertices and
+//! [`crate::vertex_sdf::tangential_phase`] reads them. The caller keeps it between calls, so its
+//! store is reused (no allocation once it has grown to the most vertices that touch at once).
 
-use std::cell::RefCell;
 use tumble_math::Vec3;
 
-thread_local! {
-    /// Touching vertices from the centre of mass, W axes, of the last normal phase here.
-    static PATCH: RefCell<Vec<Vec3>> = const { RefCell::new(Vec::new()) };
+/// The touching vertices of a body's last normal phase, from its centre of mass, W axes (m).
+#[derive(Clone, Debug, Default)]
+pub struct Patch {
+    vertices: Vec<Vec3>,
 }
 
-/// The patch store of this thread, emptied, for one normal phase to push the touching vertices
-/// (from the centre of mass, W axes) into; [`keep`] gives it back. Taken, not borrowed through
-/// a closure: the phase's loop stays in the function that calls it, and is compiled with it.
-#[inline]
-pub(crate) fn take() -> Vec<Vec3> {
-    let mut patch = PATCH.with_borrow_mut(std::mem::take);
-    patch.clear();
-    patch
+impl Patch {
+    /// An empty patch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The touching vertices, from the centre of mass, W axes (m).
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+
+    /// Empties the patch for a new normal phase (its store kept).
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.vertices.clear();
+    }
+
+    /// Adds touching vertices.
+    #[inline]
+    pub(crate) fn extend(&mut self, touching: &[Vec3]) {
+        self.vertices.extend_from_slice(touching);
+    }
+
+    /// How far along `e` (tangent to the surface of normal `n`), as a fraction of `e` capped at 1,
+    /// the centre of pressure can move from `r_p` and stay on the patch: the largest `t ∈ [0, 1]`
+    /// with `r_p + t e` in the convex hull of the touching vertices, seen along `n` (0 for one
+    /// vertex; 0 across the line of two).
+    ///
+    /// The ray leaves the hull through one of its edges, and every segment between two vertices
+    /// lies in the hull: so the exit is the farthest crossing of the ray with any such segment (or
+    /// any vertex on the ray itself). `O(n²)` in the touching vertices; it stops at the first
+    /// crossing at or beyond `e`'s end. Seen along `n`, the cross product of two vectors is
+    /// `(a × b)·n = b·(n × a)`, which their components along `n` do not change: no vertex is
+    /// projected onto the plane.
+    #[inline]
+    pub(crate) fn reach(&self, r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
+        reach_over(&self.vertices, r_p, n, e)
+    }
 }
 
-/// Gives the store [`take`] took back to this thread, for [`reach`] to read.
-#[inline]
-pub(crate) fn keep(patch: Vec<Vec3>) {
-    PATCH.with_borrow_mut(|p| *p = patch);
-}
-
-/// How far along `e` (tangent to the surface of normal `n`), as a fraction of `e` capped at 1,
-/// the centre of pressure can move from `r_p` and stay on the patch: the largest `t ∈ [0, 1]`
-/// with `r_p + t e` in the convex hull of the touching vertices, seen along `n` (0 for one
-/// vertex; 0 across the line of two).
-///
-/// The ray leaves the hull through one of its edges, and every segment between two vertices
-/// lies in the hull: so the exit is the farthest crossing of the ray with any such segment (or
-/// any vertex on the ray itself). `O(n²)` in the touching vertices; it stops at the first
-/// crossing at or beyond `e`'s end. Seen along `n`, the cross product of two vectors is
-/// `(a × b)·n = b·(n × a)`, which their components along `n` do not change: no vertex is
-/// projected onto the plane.
-#[inline]
-pub(crate) fn reach(r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
-    let patch = PATCH.with_borrow_mut(std::mem::take);
-    let k = reach_over(&patch, r_p, n, e);
-    keep(patch);
-    k
-}
-
-/// [`reach`] over the touching vertices `patch`.
+/// [`Patch::reach`] over the touching vertices `patch`.
 #[inline(always)]
 fn reach_over(patch: &[Vec3], r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
     let (ee, ne) = (e.norm_squared(), n.cross(e));
@@ -90,10 +95,10 @@ fn reach_over(patch: &[Vec3], r_p: &Vec3, n: &Vec3, e: &Vec3) -> f64 {
 mod tests {
     use super::*;
 
-    fn patch(points: &[Vec3]) {
-        let mut p = take();
-        p.extend_from_slice(points);
-        keep(p);
+    fn patch(points: &[Vec3]) -> Patch {
+        let mut p = Patch::new();
+        p.extend(points);
+        p
     }
 
     #[test]
@@ -102,20 +107,20 @@ mod tests {
         // A square face 0.3 m wide, 0.15 m below the centre of mass: from its centre, 0.15 m
         // along an axis, 0.15√2 m along a diagonal.
         let h = 0.15;
-        patch(&[Vec3::new(h, h, -h), Vec3::new(-h, h, -h), Vec3::new(-h, -h, -h), Vec3::new(h, -h, -h)]);
+        let square = patch(&[Vec3::new(h, h, -h), Vec3::new(-h, h, -h), Vec3::new(-h, -h, -h), Vec3::new(h, -h, -h)]);
         let r_p = Vec3::new(0.0, 0.0, -h);
-        assert!((reach(&r_p, &n, &Vec3::new(0.3, 0.0, 0.0)) - 0.5).abs() < 1e-12);
-        assert!((reach(&r_p, &n, &Vec3::new(0.6, 0.6, 0.0)) - 0.25).abs() < 1e-12);
+        assert!((square.reach(&r_p, &n, &Vec3::new(0.3, 0.0, 0.0)) - 0.5).abs() < 1e-12);
+        assert!((square.reach(&r_p, &n, &Vec3::new(0.6, 0.6, 0.0)) - 0.25).abs() < 1e-12);
         // Capped at the end of the shift.
-        assert_eq!(reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)), 1.0);
+        assert_eq!(square.reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)), 1.0);
         // An edge along x: along it, to its end; across it, nothing.
-        patch(&[Vec3::new(h, 0.0, -0.2), Vec3::new(-h, 0.0, -0.2)]);
+        let edge = patch(&[Vec3::new(h, 0.0, -0.2), Vec3::new(-h, 0.0, -0.2)]);
         let r_p = Vec3::new(0.05, 0.0, -0.2);
-        assert!((reach(&r_p, &n, &Vec3::new(0.4, 0.0, 0.0)) - 0.25).abs() < 1e-12);
-        assert!(reach(&r_p, &n, &Vec3::new(0.0, 0.01, 0.0)) < 1e-12);
-        assert!(reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) < 1e-12);
+        assert!((edge.reach(&r_p, &n, &Vec3::new(0.4, 0.0, 0.0)) - 0.25).abs() < 1e-12);
+        assert!(edge.reach(&r_p, &n, &Vec3::new(0.0, 0.01, 0.0)) < 1e-12);
+        assert!(edge.reach(&r_p, &n, &Vec3::new(0.01, 0.01, 0.0)) < 1e-12);
         // One corner: nowhere.
-        patch(&[Vec3::new(0.1, 0.1, -0.25)]);
-        assert_eq!(reach(&Vec3::new(0.1, 0.1, -0.25), &n, &Vec3::new(0.0, 0.01, 0.0)), 0.0);
+        let corner = patch(&[Vec3::new(0.1, 0.1, -0.25)]);
+        assert_eq!(corner.reach(&Vec3::new(0.1, 0.1, -0.25), &n, &Vec3::new(0.0, 0.01, 0.0)), 0.0);
     }
 }

@@ -64,7 +64,7 @@
 //! `ω` when rolling without slip or spinning in place); the component of `L_RR` along `u`, when
 //! positive, is dropped, so rolling resistance never feeds energy in either.
 
-use crate::patch;
+use crate::patch::Patch;
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Vec3};
 
@@ -192,9 +192,16 @@ impl<T: Sdf + ?Sized> ContactField for T {
 /// cube's eight corners at once), from arrays on the stack.
 const CHUNK: usize = 8;
 
-/// Normal forces of the vertices `r_B` (body axes) on the field `sdf`.
-pub fn normal_phase(sdf: &dyn Sdf, params: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> NormalContact {
-    normal_phase_with(sdf, params, kin, r_B)
+/// Normal forces of the vertices `r_B` (body axes) on the field `sdf`; the touching vertices
+/// into `patch`, for [`tangential_phase`].
+pub fn normal_phase(
+    sdf: &dyn Sdf,
+    params: &VertexContactParams,
+    kin: &BodyKinematics,
+    r_B: &[Vec3],
+    patch: &mut Patch,
+) -> NormalContact {
+    normal_phase_with(sdf, params, kin, r_B, patch)
 }
 
 /// [`normal_phase`] with the field answered by `field` (callers may answer from local models).
@@ -203,8 +210,9 @@ pub fn normal_phase_with<F: ContactField + ?Sized>(
     params: &VertexContactParams,
     kin: &BodyKinematics,
     r_B: &[Vec3],
+    patch: &mut Patch,
 ) -> NormalContact {
-    normal_phase_in::<F, true>(field, params, kin, r_B, Gaps::None)
+    normal_phase_in::<F, true>(field, params, kin, r_B, Gaps::None, patch)
 }
 
 /// [`normal_phase_with`], also writing each vertex's `φ` into `gaps` (one per vertex; a shorter
@@ -216,8 +224,9 @@ pub fn normal_phase_recording<F: ContactField + ?Sized>(
     kin: &BodyKinematics,
     r_B: &[Vec3],
     gaps: &mut [f64],
+    patch: &mut Patch,
 ) -> NormalContact {
-    normal_phase_in::<F, true>(field, params, kin, r_B, Gaps::Record(gaps))
+    normal_phase_in::<F, true>(field, params, kin, r_B, Gaps::Record(gaps), patch)
 }
 
 /// The largest slope `|∇φ|` a field may have for [`normal_forces_with`] to skip vertices by its
@@ -239,12 +248,13 @@ pub fn normal_forces_with<F: ContactField + ?Sized>(
     kin: &BodyKinematics,
     r_B: &[Vec3],
     skip: Option<(&[f64], f64)>,
+    patch: &mut Patch,
 ) -> NormalContact {
     let gaps = match skip {
         Some((gaps, moved2)) if gaps.len() == r_B.len() => Gaps::Skip(gaps, SLOPE * SLOPE * moved2),
         _ => Gaps::None,
     };
-    normal_phase_in::<F, false>(field, params, kin, r_B, gaps)
+    normal_phase_in::<F, false>(field, params, kin, r_B, gaps, patch)
 }
 
 /// What a normal phase does with the vertices' recorded clearances.
@@ -262,6 +272,7 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     kin: &BodyKinematics,
     r_B: &[Vec3],
     mut gaps: Gaps,
+    patch: &mut Patch,
 ) -> NormalContact {
     let mut arms = [Vec3::zeros(); CHUNK];
     let mut points = [Vec3::zeros(); CHUNK];
@@ -272,78 +283,75 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
         Gaps::Skip(gaps, bound2) => (gaps, *bound2),
         _ => (&[], f64::INFINITY),
     };
-    // The store of the touching vertices is taken from the thread and given back after: no
-    // closure between this loop and the kernel it is inlined into (`tumble_math::wide`).
-    let mut patch = patch::take();
-    let (mut out, sum_d, sum_dr) = {
-        let mut out =
-            NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
-        let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
-        while next < r_B.len() {
-            // The next vertices to query, up to a chunk of them.
-            let mut m = 0;
-            while m < CHUNK && next < r_B.len() {
-                let j = next;
-                next += 1;
-                if recorded.get(j).is_some_and(|&g| g > 0.0 && g * g > bound2) {
-                    continue;
-                }
-                arms[m] = kin.R_WB * r_B[j];
-                points[m] = kin.x + arms[m];
-                index[m] = j;
-                m += 1;
+    patch.clear();
+    let mut out = NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
+    let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
+    while next < r_B.len() {
+        // The next vertices to query, up to a chunk of them.
+        let mut m = 0;
+        while m < CHUNK && next < r_B.len() {
+            let j = next;
+            next += 1;
+            if recorded.get(j).is_some_and(|&g| g > 0.0 && g * g > bound2) {
+                continue;
             }
-            field.vertices(&index[..m], &points[..m], &mut at[..m]);
-            if let Gaps::Record(gaps) = &mut gaps {
-                for (&j, &(phi, _)) in index[..m].iter().zip(&at[..m]) {
-                    if let Some(g) = gaps.get_mut(j) {
-                        *g = phi;
-                    }
-                }
-            }
-            let mut touching = 0;
-            for i in 0..m {
-                let (r, (phi, grad)) = (arms[i], at[i]);
-                if OBSERVE {
-                    out.min_distance = out.min_distance.min(phi);
-                }
-                if phi >= 0.0 {
-                    if OBSERVE {
-                        let closing = -(kin.v + kin.w.cross(&r)).dot(&grad);
-                        if closing > 0.0 {
-                            out.time_to_contact = out.time_to_contact.min(phi / closing);
-                        }
-                    }
-                    continue;
-                }
-                let (delta, vel) = (-phi, kin.v + kin.w.cross(&r));
-                // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the
-                // field is not a unit-gradient distance (terrain, interpolated grids); its
-                // magnitude k δ |∇φ| adds to the damper's along the same normal.
-                let norm = grad.norm();
-                let (spring_dir, slope) = if norm == 0.0 { (Vec3::z(), 1.0) } else { (grad, norm) };
-                let closing = (-vel.dot(&spring_dir) / slope).max(0.0);
-                let (spring, damper) = (params.stiffness * delta, params.damping * closing);
-                // `k δ ∇φ + c v N` with `N = ∇φ / |∇φ|`.
-                let f_vec = spring_dir * (spring + damper / slope);
-                out.force += f_vec;
-                out.torque += r.cross(&f_vec);
-                out.load += spring * slope + damper;
-                out.damper_power -= damper * closing;
-                if OBSERVE {
-                    out.max_penetration = out.max_penetration.max(delta);
-                    out.elastic_energy += 0.5 * spring * delta;
-                }
-                sum_d += delta;
-                sum_dr += r * delta;
-                patch.push(r);
-                touching += 1;
-            }
-            out.active += touching;
+            arms[m] = kin.R_WB * r_B[j];
+            points[m] = kin.x + arms[m];
+            index[m] = j;
+            m += 1;
         }
-        (out, sum_d, sum_dr)
-    };
-    patch::keep(patch);
+        field.vertices(&index[..m], &points[..m], &mut at[..m]);
+        if let Gaps::Record(gaps) = &mut gaps {
+            for (&j, &(phi, _)) in index[..m].iter().zip(&at[..m]) {
+                if let Some(g) = gaps.get_mut(j) {
+                    *g = phi;
+                }
+            }
+        }
+        let mut touching = 0;
+        for i in 0..m {
+            let (r, (phi, grad)) = (arms[i], at[i]);
+            if OBSERVE {
+                out.min_distance = out.min_distance.min(phi);
+            }
+            if phi >= 0.0 {
+                if OBSERVE {
+                    let closing = -(kin.v + kin.w.cross(&r)).dot(&grad);
+                    if closing > 0.0 {
+                        out.time_to_contact = out.time_to_contact.min(phi / closing);
+                    }
+                }
+                continue;
+            }
+            let (delta, vel) = (-phi, kin.v + kin.w.cross(&r));
+            // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the
+            // field is not a unit-gradient distance (terrain, interpolated grids); its
+            // magnitude k δ |∇φ| adds to the damper's along the same normal.
+            let norm = grad.norm();
+            let (spring_dir, slope) = if norm == 0.0 { (Vec3::z(), 1.0) } else { (grad, norm) };
+            let closing = (-vel.dot(&spring_dir) / slope).max(0.0);
+            let (spring, damper) = (params.stiffness * delta, params.damping * closing);
+            // `k δ ∇φ + c v N` with `N = ∇φ / |∇φ|`.
+            let f_vec = spring_dir * (spring + damper / slope);
+            out.force += f_vec;
+            out.torque += r.cross(&f_vec);
+            out.load += spring * slope + damper;
+            out.damper_power -= damper * closing;
+            if OBSERVE {
+                out.max_penetration = out.max_penetration.max(delta);
+                out.elastic_energy += 0.5 * spring * delta;
+            }
+            sum_d += delta;
+            sum_dr += r * delta;
+            // Kept in the chunk's own arms (`touching ≤ i`: only arms already read are
+            // overwritten), added to the patch after the loop: a push here could call the
+            // allocator, and a call in the loop sends every accumulator through memory.
+            arms[touching] = r;
+            touching += 1;
+        }
+        patch.extend(&arms[..touching]);
+        out.active += touching;
+    }
     if out.active > 0 {
         out.r_p = sum_dr * (1.0 / sum_d);
         let (_, g) = field.application(&(kin.x + out.r_p));
@@ -353,19 +361,19 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     out
 }
 
-/// Friction and rolling resistance, given the normal phase and the accelerations the body
-/// would have without them: `a0` of the centre of mass and `alpha0` (both W axes, relative to
-/// W), with `torque0 = J alpha0` (N·m, W axes: the torque that would give `alpha0`, which the
-/// rolling stick torque cancels).
+/// Friction and rolling resistance, given the normal phase (`normal`, and the touching vertices
+/// it left in `patch`) and the accelerations the body would have without them: `a0` of the
+/// centre of mass and `alpha0` (both W axes, relative to W), with `torque0 = J alpha0` (N·m, W
+/// axes: the torque that would give `alpha0`, which the rolling stick torque cancels).
 pub fn tangential_phase(
     params: &VertexContactParams,
     kin: &BodyKinematics,
     body: &Mobility,
-    normal: &NormalContact,
+    (normal, patch): (&NormalContact, &Patch),
     a0: &Vec3,
     (alpha0, torque0): (&Vec3, &Vec3),
 ) -> TangentialContact {
-    tumble_math::wide::dispatch(Tangential { params, kin, body, normal, a0, alpha0, torque0 })
+    tumble_math::wide::dispatch(Tangential { params, kin, body, normal, patch, a0, alpha0, torque0 })
 }
 
 /// The arguments of [`tangential_phase`], a kernel [`tumble_math::wide::dispatch`] builds twice.
@@ -374,6 +382,7 @@ struct Tangential<'a> {
     kin: &'a BodyKinematics,
     body: &'a Mobility,
     normal: &'a NormalContact,
+    patch: &'a Patch,
     a0: &'a Vec3,
     alpha0: &'a Vec3,
     torque0: &'a Vec3,
@@ -388,7 +397,7 @@ impl tumble_math::wide::Kernel for Tangential<'_> {
 }
 
 #[inline(always)]
-fn tangential(Tangential { params, kin, body, normal, a0, alpha0, torque0 }: Tangential) -> TangentialContact {
+fn tangential(Tangential { params, kin, body, normal, patch, a0, alpha0, torque0 }: Tangential) -> TangentialContact {
     let mut out = TangentialContact::default();
     if normal.active == 0 {
         return out;
@@ -428,7 +437,7 @@ fn tangential(Tangential { params, kin, body, normal, a0, alpha0, torque0 }: Tan
     out.friction = slip_dir * (-e * params.mu * f_n) + stick * (1.0 - e);
     out.friction_power = out.friction.dot(&v_p);
     if params.rolling > 0.0 {
-        rolling(params, kin, body, normal, torque0, &mut out);
+        rolling(params, kin, body, (normal, patch), torque0, &mut out);
     }
     out
 }
@@ -448,7 +457,7 @@ fn rolling(
     params: &VertexContactParams,
     kin: &BodyKinematics,
     body: &Mobility,
-    normal: &NormalContact,
+    (normal, patch): (&NormalContact, &Patch),
     torque0: &Vec3,
     out: &mut TangentialContact,
 ) {
@@ -493,7 +502,7 @@ fn rolling(
     // vertex, or across the line of two, it cannot move: nothing holds a balanced body there.
     let shift = n.cross(&moment) * (1.0 / f_n);
     if shift.norm_squared() > 0.0 {
-        let k = patch::reach(&r, &n, &shift);
+        let k = patch.reach(&r, &n, &shift);
         torque *= k;
         force *= k;
     }

@@ -22,7 +22,7 @@ fn tangential(
     p: &VertexContactParams,
     kin: &BodyKinematics,
     body: &Mobility,
-    normal: &NormalContact,
+    normal: (&NormalContact, &Patch),
     a0: &Vec3,
     alpha0: &Vec3,
 ) -> TangentialContact {
@@ -68,12 +68,14 @@ fn stick_force_cancels_the_tangential_acceleration_and_stays_in_the_cone() {
         BodyKinematics { x: Vec3::new(0.0, 0.0, 0.0999), R_WB: Mat3::identity(), v: Vec3::zeros(), w: Vec3::zeros() };
     let body = cube_body();
     let p = params();
-    let normal = normal_phase(&plane, &p, &kin, &r_B);
+    let mut patch = Patch::new();
+    let normal = normal_phase(&plane, &p, &kin, &r_B, &mut patch);
     assert_eq!(normal.active, 2);
+    assert_eq!(patch.vertices(), &r_B[..2], "the patch holds the touching vertices");
     // Small push: the stick force holds the point still.
     let a0 = Vec3::new(0.3, -0.2, 0.0) + normal.force / body.mass;
     let alpha0 = body.inertia_inv * normal.torque;
-    let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
+    let t = tangential(&p, &kin, &body, (&normal, &patch), &a0, &alpha0);
     let a_p =
         a0 + t.friction / body.mass + (alpha0 + body.inertia_inv * normal.r_p.cross(&t.friction)).cross(&normal.r_p);
     let n = normal.n_p;
@@ -81,7 +83,7 @@ fn stick_force_cancels_the_tangential_acceleration_and_stays_in_the_cone() {
     assert!(t.friction.dot(&n).abs() < 1e-12);
     // A large push: capped at μ_s F_N.
     let a0 = Vec3::new(300.0, 0.0, 0.0) + normal.force / body.mass;
-    let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
+    let t = tangential(&p, &kin, &body, (&normal, &patch), &a0, &alpha0);
     assert!((t.friction.norm() - p.mu_static * normal.load).abs() < 1e-9);
 }
 
@@ -101,6 +103,7 @@ fn friction_and_rolling_never_do_positive_work() {
     let p = params();
     let mut rng = tumble_math::Lcg::new(5u64);
     let mut u = || rng.symmetric();
+    let mut patch = Patch::new();
     for _ in 0..2000 {
         let kin = BodyKinematics {
             x: Vec3::new(0.0, 0.0, 0.1 + 0.002 * u()),
@@ -110,13 +113,13 @@ fn friction_and_rolling_never_do_positive_work() {
             v: Vec3::new(u(), u(), u()) * 2e-3,
             w: Vec3::new(u(), u(), u()) * 2e-3,
         };
-        let normal = normal_phase(&plane, &p, &kin, &r_B);
+        let normal = normal_phase(&plane, &p, &kin, &r_B, &mut patch);
         if normal.active == 0 {
             continue;
         }
         let a0 = Vec3::new(u(), u(), u()) * 10.0;
         let alpha0 = Vec3::new(u(), u(), u()) * 100.0;
-        let t = tangential(&p, &kin, &body, &normal, &a0, &alpha0);
+        let t = tangential(&p, &kin, &body, (&normal, &patch), &a0, &alpha0);
         assert!(t.friction_power <= 1e-15, "friction power {}", t.friction_power);
         assert!(t.rolling_power <= 1e-15, "rolling power {}", t.rolling_power);
         assert!(t.friction.norm() <= p.mu_static.max(p.mu) * normal.load * (1.0 + 1e-12), "Coulomb cone");
@@ -160,7 +163,8 @@ fn skipped_vertices_give_the_forces_of_querying_them() {
         w: Vec3::new(0.0, 0.1, 0.0),
     };
     let mut gaps = vec![0.0; 8];
-    let recorded = normal_phase_recording(&field, &params(), &kin0, &r_B, &mut gaps);
+    let (mut patch, mut patch_without) = (Patch::new(), Patch::new());
+    let recorded = normal_phase_recording(&field, &params(), &kin0, &r_B, &mut gaps, &mut patch);
     assert!(recorded.active > 0 && recorded.active < 8);
     let mut rng = tumble_math::Lcg::new(11u64);
     let (mut skipped, mut compared) = (0, 0);
@@ -174,9 +178,9 @@ fn skipped_vertices_give_the_forces_of_querying_them() {
         // The bound the caller gives: 2 (|Δx|² + ‖ΔR‖_F² r_max²), r_max² = 0.03 m².
         let moved2 = 2.0 * ((kin.x - kin0.x).norm_squared() + (kin.R_WB - kin0.R_WB).norm_squared() * 0.03);
         field.1.set(0);
-        let with = normal_forces_with(&field, &params(), &kin, &r_B, Some((&gaps, moved2)));
+        let with = normal_forces_with(&field, &params(), &kin, &r_B, Some((&gaps, moved2)), &mut patch);
         let queried = field.1.get();
-        let without = normal_forces_with(&field, &params(), &kin, &r_B, None);
+        let without = normal_forces_with(&field, &params(), &kin, &r_B, None, &mut patch_without);
         assert_eq!(field.1.get() - queried, 8, "without a record every vertex is queried");
         skipped += 8 - queried;
         compared += 1;
@@ -185,10 +189,11 @@ fn skipped_vertices_give_the_forces_of_querying_them() {
             assert_eq!(a, b, "the same figures, to the bit");
         }
         assert_eq!((with.load, with.damper_power), (without.load, without.damper_power));
+        assert_eq!(patch.vertices(), patch_without.vertices(), "the same patch");
     }
     assert!(skipped >= 3 * compared, "the far corners are skipped: {skipped} in {compared} looks");
     // A bound larger than the gaps skips nothing.
     field.1.set(0);
-    normal_forces_with(&field, &params(), &kin0, &r_B, Some((&gaps, 1.0)));
+    normal_forces_with(&field, &params(), &kin0, &r_B, Some((&gaps, 1.0)), &mut patch);
     assert_eq!(field.1.get(), 8);
 }

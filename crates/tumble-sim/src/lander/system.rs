@@ -10,11 +10,11 @@ use super::ephemeris::SunForces;
 use super::local::{LocalField, LocalSurface};
 use std::ops::DerefMut;
 use std::sync::Arc;
-use tumble_contact::VertexContactParams;
 use tumble_contact::vertex_sdf::{
     BodyKinematics, ContactField, Mobility, NormalContact, TangentialContact, normal_forces_with,
     normal_phase_recording, normal_phase_with, tangential_phase,
 };
+use tumble_contact::{Patch, VertexContactParams};
 use tumble_dynamics::multibody::spatial::rotate_symmetric;
 use tumble_dynamics::rotating::{TargetSpin, frame_acceleration, frame_power};
 use tumble_dynamics::{Expansion, Gravity, OdeSystem};
@@ -106,6 +106,8 @@ pub(crate) struct Observing<S> {
     /// `φ` of each vertex at `y`, its position `x` and attitude, and the farthest vertex from
     /// the centre of mass (m).
     recorded: Recorded,
+    /// The touching vertices of the last look, for its tangential phase.
+    patch: Patch,
 }
 
 /// What an observation recorded of the vertices' clearance.
@@ -130,7 +132,17 @@ impl Recorded {
 impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn new(sys: S, local: LocalSurface) -> Self {
         let recorded = Recorded { gaps: Vec::new(), reach: local.reach(), ..Default::default() };
-        Self { sys, local, y: [0.0; STATE_LEN], rates: [0.0; STATE_LEN], fresh: false, observed: false, recorded }
+        let patch = Patch::new();
+        Self {
+            sys,
+            local,
+            y: [0.0; STATE_LEN],
+            rates: [0.0; STATE_LEN],
+            fresh: false,
+            observed: false,
+            recorded,
+            patch,
+        }
     }
 
     /// Snapshot of `y` without remembering it.
@@ -149,7 +161,8 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
         let field = self.local.over(self.sys.surface.as_ref());
         let recorded = &mut self.recorded;
         recorded.gaps.resize(self.sys.vertices.len(), f64::NEG_INFINITY);
-        let s = tumble_math::wide::dispatch(Observation { sys: &self.sys, y, field: &field, gaps: &mut recorded.gaps });
+        let (gaps, patch) = (&mut recorded.gaps, &mut self.patch);
+        let s = tumble_math::wide::dispatch(Observation { sys: &self.sys, y, field: &field, gaps, patch });
         (recorded.x, recorded.turn) = (s.kin.x, s.kin.R_WB);
         (self.y, self.rates) = (*y, s.rates);
         (self.fresh, self.observed) = (true, true);
@@ -159,7 +172,7 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
 
 /// An inner stage's rates, a kernel [`tumble_math::wide::dispatch`] builds twice.
 struct Stage<'a, S> {
-    obs: &'a Observing<S>,
+    obs: &'a mut Observing<S>,
     y: &'a [f64],
     dydt: &'a mut [f64],
 }
@@ -168,10 +181,10 @@ impl<S: DerefMut<Target = LanderSystem>> Kernel for Stage<'_, S> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        let Stage { obs, y, dydt } = self;
-        let field = obs.local.over(obs.sys.surface.as_ref());
-        let skip = obs.observed.then_some(&obs.recorded);
-        obs.sys.pipeline::<_, false>(y, &field, dydt, Gaps::Skip(skip));
+        let Observing { sys, local, observed, recorded, patch, .. } = self.obs;
+        let field = local.over(sys.surface.as_ref());
+        let skip = observed.then_some(&*recorded);
+        sys.pipeline::<_, false>(self.y, &field, self.dydt, Gaps::Skip(skip), patch);
     }
 }
 
@@ -182,13 +195,14 @@ struct Observation<'a> {
     y: &'a [f64],
     field: &'a LocalField<'a>,
     gaps: &'a mut [f64],
+    patch: &'a mut Patch,
 }
 
 impl Kernel for Observation<'_> {
     type Output = Snapshot;
     #[inline(always)]
     fn run(self) -> Snapshot {
-        self.sys.snapshot_recording(self.y, self.field, self.gaps)
+        self.sys.snapshot_in(self.y, self.field, Gaps::Record(self.gaps), self.patch)
     }
 }
 
@@ -201,7 +215,7 @@ impl<S: DerefMut<Target = LanderSystem>> OdeSystem for Observing<S> {
         if std::mem::take(&mut self.fresh) && y == self.y.as_slice() {
             dydt.copy_from_slice(&self.rates);
         } else {
-            tumble_math::wide::dispatch(Stage { obs: &*self, y, dydt });
+            tumble_math::wide::dispatch(Stage { obs: self, y, dydt });
         }
     }
 
@@ -306,6 +320,18 @@ impl Snapshot {
     }
 }
 
+thread_local! {
+    /// The touching vertices' scratch of the looks that are not a run's steps
+    /// ([`LanderSystem::snapshot_with`], [`LanderSystem::rates_with`]): reused, so that they
+    /// allocate nothing once it has grown.
+    static PATCH: std::cell::RefCell<Patch> = std::cell::RefCell::new(Patch::new());
+}
+
+/// `f` with this thread's [`PATCH`].
+fn with_patch<R>(f: impl FnOnce(&mut Patch) -> R) -> R {
+    PATCH.with_borrow_mut(f)
+}
+
 /// Whether any component of `v` is non-zero (component by component: nalgebra's comparison of
 /// whole vectors goes through iterators).
 #[inline(always)]
@@ -372,19 +398,15 @@ impl LanderSystem {
     /// [`LanderSystem::snapshot`] with the surface answered by `field` (see
     /// [`normal_phase_with`]).
     pub fn snapshot_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F) -> Snapshot {
-        self.snapshot_in(y, field, Gaps::Skip(None))
+        with_patch(|patch| self.snapshot_in(y, field, Gaps::Skip(None), patch))
     }
 
-    /// [`LanderSystem::snapshot_with`], writing each vertex's `φ` into `gaps`.
+    /// The snapshot at `y`, `gaps` saying whether each vertex's `φ` is recorded (`patch`:
+    /// scratch for the touching vertices).
     #[inline(always)]
-    fn snapshot_recording<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: &mut [f64]) -> Snapshot {
-        self.snapshot_in(y, field, Gaps::Record(gaps))
-    }
-
-    #[inline(always)]
-    fn snapshot_in<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: Gaps) -> Snapshot {
+    fn snapshot_in<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, gaps: Gaps, patch: &mut Patch) -> Snapshot {
         let mut rates = [0.0; STATE_LEN];
-        let look = self.pipeline::<F, true>(y, field, &mut rates, gaps);
+        let look = self.pipeline::<F, true>(y, field, &mut rates, gaps, patch);
         let (x, w, omega) = (vec3(y, 0), vec3(y, 10), vec3(y, 17));
         let xc = x - self.centre;
         let u = match &self.expansion {
@@ -406,10 +428,11 @@ impl LanderSystem {
     /// The derivative of the state `y` into `dydt`, the surface answered by `field`: the
     /// pipeline of [`LanderSystem::snapshot_with`] without the energies.
     pub fn rates_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, dydt: &mut [f64]) {
-        self.pipeline::<F, false>(y, field, dydt, Gaps::Skip(None));
+        with_patch(|patch| self.pipeline::<F, false>(y, field, dydt, Gaps::Skip(None), patch));
     }
 
-    /// Kinematics, contact, accelerations: the rates of `y` into `rates`.
+    /// Kinematics, contact, accelerations: the rates of `y` into `rates` (`patch`: scratch for
+    /// the touching vertices).
     #[inline(always)]
     fn pipeline<F: ContactField + ?Sized, const OBSERVE: bool>(
         &self,
@@ -417,7 +440,12 @@ impl LanderSystem {
         field: &F,
         rates: &mut [f64],
         gaps: Gaps,
+        patch: &mut Patch,
     ) -> Look {
+        // Of known length from here on: no bounds checks on the components.
+        let (Some(y), Some(rates)) = (y.first_chunk::<STATE_LEN>(), rates.first_chunk_mut::<STATE_LEN>()) else {
+            panic!("a lander state and its rates have {STATE_LEN} components, not {} and {}", y.len(), rates.len())
+        };
         let (x, v, q, w) = (vec3(y, 0), vec3(y, 3), quat(y, 6), vec3(y, 10));
         let r_ts = q.to_rotation_matrix().into_inner();
         let kin = BodyKinematics { x, R_WB: r_ts, v, w: r_ts * w };
@@ -427,11 +455,11 @@ impl LanderSystem {
 
         // Normal forces, then the accelerations they and every non-contact term give.
         let normal = match gaps {
-            Gaps::Record(gaps) => normal_phase_recording(field, &self.contact, &kin, &self.vertices, gaps),
-            Gaps::Skip(_) if OBSERVE => normal_phase_with(field, &self.contact, &kin, &self.vertices),
+            Gaps::Record(gaps) => normal_phase_recording(field, &self.contact, &kin, &self.vertices, gaps, patch),
+            Gaps::Skip(_) if OBSERVE => normal_phase_with(field, &self.contact, &kin, &self.vertices, patch),
             Gaps::Skip(skip) => {
                 let skip = skip.map(|r| (r.gaps.as_slice(), r.moved2(&x, &r_ts)));
-                normal_forces_with(field, &self.contact, &kin, &self.vertices, skip)
+                normal_forces_with(field, &self.contact, &kin, &self.vertices, skip, patch)
             }
         };
         let g = match &self.expansion {
@@ -457,7 +485,7 @@ impl LanderSystem {
         let torque0 = normal.torque + internal;
         let alpha0 = r_ts * free_s + body.inertia_inv * torque0;
         let j_alpha0 = r_ts * j_free_s + torque0;
-        let tangential = tangential_phase(&self.contact, &kin, &body, &normal, &a0, (&alpha0, &j_alpha0));
+        let tangential = tangential_phase(&self.contact, &kin, &body, (&normal, patch), &a0, (&alpha0, &j_alpha0));
 
         let force = normal.force + tangential.friction + tangential.rolling_force;
         let torque = normal.torque + normal.r_p.cross(&tangential.friction) + tangential.rolling_torque + internal;
