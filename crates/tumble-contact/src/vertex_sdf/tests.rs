@@ -197,3 +197,36 @@ fn skipped_vertices_give_the_forces_of_querying_them() {
     normal_forces_with(&field, &params(), &kin0, &r_B, Some((&gaps, 1.0)), &mut patch);
     assert_eq!(field.1.get(), 8);
 }
+
+#[test]
+fn the_patch_holds_every_touching_vertex_across_chunks_and_skips() {
+    // A lander of 21 vertices (more than two chunks of CHUNK): a 4 × 4 grid of feet 0.1 m
+    // apart under it, interleaved with five points on its upper body. Tilted a little and
+    // pressed 2 mm into a plane: some feet touch, the body points do not. The patch holds the
+    // touching feet in their order, whether every vertex is queried or the far ones skipped.
+    let mut r_B = Vec::new();
+    for i in 0..16 {
+        r_B.push(Vec3::new(0.1 * (i % 4) as f64 - 0.15, 0.1 * (i / 4) as f64 - 0.15, -0.2));
+        if i % 3 == 0 {
+            r_B.push(Vec3::new(0.05 * i as f64 - 0.4, 0.1, 0.3));
+        }
+    }
+    assert!(r_B.len() > 2 * CHUNK);
+    let plane = HalfSpace { point: Vec3::zeros(), normal: Vec3::z() };
+    let tilt = tumble_math::UnitQuat::from_scaled_axis(Vec3::new(0.02, 0.01, 0.0)).to_rotation_matrix().into_inner();
+    let low = r_B.iter().map(|r| (tilt * r).z).fold(f64::INFINITY, f64::min);
+    let kin = BodyKinematics { x: Vec3::new(0.0, 0.0, -low - 0.002), R_WB: tilt, v: Vec3::zeros(), w: Vec3::zeros() };
+    let want: Vec<Vec3> = r_B.iter().map(|r| tilt * r).filter(|r| (kin.x + r).z < 0.0).collect();
+    assert!(want.len() > 2 && want.len() < 16, "{} feet touch", want.len());
+    let (mut queried, mut skipping) = (Patch::new(), Patch::new());
+    let mut gaps = vec![0.0; r_B.len()];
+    let all = normal_phase_recording(&plane, &params(), &kin, &r_B, &mut gaps, &mut queried);
+    assert_eq!(queried.vertices(), want.as_slice());
+    assert_eq!(all.active, want.len());
+    // Again a little later (0.1 mm down): the record lets the body points be skipped.
+    let later = BodyKinematics { x: kin.x - Vec3::new(0.0, 0.0, 1e-4), ..kin };
+    let skipped = normal_forces_with(&plane, &params(), &later, &r_B, Some((&gaps, 2.0 * 1e-8)), &mut skipping);
+    let full = normal_forces_with(&plane, &params(), &later, &r_B, None, &mut queried);
+    assert_eq!(skipping.vertices(), queried.vertices());
+    assert_eq!((skipped.force, skipped.torque, skipped.active), (full.force, full.torque, full.active));
+}

@@ -189,11 +189,6 @@ thread_local! {
     static PATCH: std::cell::RefCell<Patch> = std::cell::RefCell::new(Patch::new());
 }
 
-/// `f` with this thread's [`PATCH`].
-fn with_patch<R>(f: impl FnOnce(&mut Patch) -> R) -> R {
-    PATCH.with_borrow_mut(f)
-}
-
 /// Whether any component of `v` is non-zero (component by component: nalgebra's comparison of
 /// whole vectors goes through iterators).
 #[inline(always)]
@@ -253,14 +248,18 @@ impl LanderSystem {
     }
 
     /// Evaluates the whole pipeline at state `y`.
+    ///
+    /// # Panics
+    ///
+    /// If `y` holds fewer than [`STATE_LEN`] components (as any look at a state does).
     pub fn snapshot(&self, y: &[f64]) -> Snapshot {
         self.snapshot_with(y, self.surface.as_ref())
     }
 
     /// [`LanderSystem::snapshot`] with the surface answered by `field` (see
-    /// [`normal_phase_with`]).
+    /// [`normal_phase_with`]). Panics as [`LanderSystem::snapshot`] does.
     pub fn snapshot_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F) -> Snapshot {
-        with_patch(|patch| self.snapshot_in(y, field, Gaps::Skip(None), patch))
+        PATCH.with_borrow_mut(|patch| self.snapshot_in(y, field, Gaps::Skip(None), patch))
     }
 
     /// The snapshot at `y`, `gaps` saying whether each vertex's `φ` is recorded (`patch`:
@@ -288,9 +287,10 @@ impl LanderSystem {
     }
 
     /// The derivative of the state `y` into `dydt`, the surface answered by `field`: the
-    /// pipeline of [`LanderSystem::snapshot_with`] without the energies.
+    /// pipeline of [`LanderSystem::snapshot_with`] without the energies. Panics if `y` or `dydt`
+    /// holds fewer than [`STATE_LEN`] components.
     pub fn rates_with<F: ContactField + ?Sized>(&self, y: &[f64], field: &F, dydt: &mut [f64]) {
-        with_patch(|patch| self.pipeline::<F, false>(y, field, dydt, Gaps::Skip(None), patch));
+        PATCH.with_borrow_mut(|patch| self.pipeline::<F, false>(y, field, dydt, Gaps::Skip(None), patch));
     }
 
     /// Kinematics, contact, accelerations: the rates of `y` into `rates` (`patch`: scratch for

@@ -27,10 +27,8 @@ pub(crate) struct Observing<S> {
     /// Whether the next evaluation may be of `y` (the first since the observation; later ones
     /// are the step's inner stages and are not compared).
     fresh: bool,
-    /// Whether `recorded` holds an observation.
-    observed: bool,
-    /// `φ` of each vertex at `y`, its position `x` and attitude, and the farthest vertex from
-    /// the centre of mass (m).
+    /// `φ` of each vertex at `y` (none before the first observation), its position `x` and
+    /// attitude, and the farthest vertex from the centre of mass (m).
     recorded: Recorded,
     /// The touching vertices of the last look, for its tangential phase.
     patch: Patch,
@@ -59,16 +57,7 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
     pub fn new(sys: S, local: LocalSurface) -> Self {
         let recorded = Recorded { gaps: Vec::new(), reach: local.reach(), ..Default::default() };
         let patch = Patch::new();
-        Self {
-            sys,
-            local,
-            y: [0.0; STATE_LEN],
-            rates: [0.0; STATE_LEN],
-            fresh: false,
-            observed: false,
-            recorded,
-            patch,
-        }
+        Self { sys, local, y: [0.0; STATE_LEN], rates: [0.0; STATE_LEN], fresh: false, recorded, patch }
     }
 
     /// Snapshot of `y` without remembering it.
@@ -91,7 +80,7 @@ impl<S: DerefMut<Target = LanderSystem>> Observing<S> {
         let s = tumble_math::wide::dispatch(Observation { sys: &self.sys, y, field: &field, gaps, patch });
         (recorded.x, recorded.turn) = (s.kin.x, s.kin.R_WB);
         (self.y, self.rates) = (*y, s.rates);
-        (self.fresh, self.observed) = (true, true);
+        self.fresh = true;
         s
     }
 }
@@ -107,9 +96,9 @@ impl<S: DerefMut<Target = LanderSystem>> Kernel for Stage<'_, S> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        let Observing { sys, local, observed, recorded, patch, .. } = self.obs;
+        let Observing { sys, local, recorded, patch, .. } = self.obs;
         let field = local.over(sys.surface.as_ref());
-        let skip = observed.then_some(&*recorded);
+        let skip = (!recorded.gaps.is_empty()).then_some(&*recorded);
         sys.pipeline::<_, false>(self.y, &field, self.dydt, Gaps::Skip(skip), patch);
     }
 }
