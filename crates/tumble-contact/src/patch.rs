@@ -6,13 +6,38 @@
 //! ([`crate::vertex_sdf::normal_phase_with`] and its kin) fills it with the touching vertices and
 //! [`crate::vertex_sdf::tangential_phase`] reads them. The caller keeps it between calls, so its
 //! store is reused (no allocation once it has grown to the most vertices that touch at once).
+//! It also holds the normal phase's arrays for a chunk of vertices, so that a call does not
+//! clear them anew (a lander's step calls it four times).
 
 use tumble_math::Vec3;
+
+/// Vertices queried together: one call of [`crate::vertex_sdf::ContactField::vertices`] answers
+/// this many (a cube's eight corners at once).
+pub(crate) const CHUNK: usize = 8;
 
 /// The touching vertices of a body's last normal phase, from its centre of mass, W axes (m).
 #[derive(Clone, Debug, Default)]
 pub struct Patch {
     vertices: Vec<Vec3>,
+    /// The normal phase's working arrays.
+    pub(crate) chunk: Chunk,
+}
+
+/// A chunk of vertices as the normal phase queries them: arms from the centre of mass and
+/// positions (W axes, m), indices, and the field's `(φ, ∇φ)` there.
+#[derive(Clone, Debug)]
+pub(crate) struct Chunk {
+    pub arms: [Vec3; CHUNK],
+    pub points: [Vec3; CHUNK],
+    pub index: [usize; CHUNK],
+    pub at: [(f64, Vec3); CHUNK],
+}
+
+impl Default for Chunk {
+    fn default() -> Self {
+        let zero = Vec3::zeros();
+        Chunk { arms: [zero; CHUNK], points: [zero; CHUNK], index: [0; CHUNK], at: [(0.0, zero); CHUNK] }
+    }
 }
 
 impl Patch {
@@ -32,10 +57,10 @@ impl Patch {
         self.vertices.clear();
     }
 
-    /// Adds touching vertices.
+    /// Adds the chunk's first `touching` arms as touching vertices.
     #[inline]
-    pub(crate) fn extend(&mut self, touching: &[Vec3]) {
-        self.vertices.extend_from_slice(touching);
+    pub(crate) fn keep(&mut self, touching: usize) {
+        self.vertices.extend_from_slice(&self.chunk.arms[..touching]);
     }
 
     /// How far along `e` (tangent to the surface of normal `n`), as a fraction of `e` capped at 1,
@@ -96,9 +121,7 @@ mod tests {
     use super::*;
 
     fn patch(points: &[Vec3]) -> Patch {
-        let mut p = Patch::new();
-        p.extend(points);
-        p
+        Patch { vertices: points.to_vec(), ..Patch::new() }
     }
 
     #[test]

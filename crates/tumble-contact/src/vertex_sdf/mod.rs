@@ -64,7 +64,7 @@
 //! `ω` when rolling without slip or spinning in place); the component of `L_RR` along `u`, when
 //! positive, is dropped, so rolling resistance never feeds energy in either.
 
-use crate::patch::Patch;
+use crate::patch::{CHUNK, Chunk, Patch};
 use tumble_geometry::sdf::Sdf;
 use tumble_math::{Mat3, Vec3};
 
@@ -188,10 +188,6 @@ impl<T: Sdf + ?Sized> ContactField for T {
     }
 }
 
-/// Vertices queried together: one call of [`ContactField::vertices`] answers this many (a
-/// cube's eight corners at once), from arrays on the stack.
-const CHUNK: usize = 8;
-
 /// Normal forces of the vertices `r_B` (body axes) on the field `sdf`; the touching vertices
 /// into `patch`, for [`tangential_phase`].
 pub fn normal_phase(
@@ -274,10 +270,6 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     mut gaps: Gaps,
     patch: &mut Patch,
 ) -> NormalContact {
-    let mut arms = [Vec3::zeros(); CHUNK];
-    let mut points = [Vec3::zeros(); CHUNK];
-    let mut index = [0usize; CHUNK];
-    let mut at = [(0.0, Vec3::zeros()); CHUNK];
     let mut next = 0;
     let (recorded, bound2): (&[f64], f64) = match &gaps {
         Gaps::Skip(gaps, bound2) => (gaps, *bound2),
@@ -287,7 +279,9 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     let mut out = NormalContact { min_distance: f64::INFINITY, time_to_contact: f64::INFINITY, ..Default::default() };
     let (mut sum_d, mut sum_dr) = (0.0, Vec3::zeros());
     while next < r_B.len() {
-        // The next vertices to query, up to a chunk of them.
+        // The next vertices to query, up to a chunk of them, in the patch's own arrays (not
+        // cleared for each call: every entry is written before it is read).
+        let Chunk { arms, points, index, at } = &mut patch.chunk;
         let mut m = 0;
         while m < CHUNK && next < r_B.len() {
             let j = next;
@@ -349,7 +343,7 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
             arms[touching] = r;
             touching += 1;
         }
-        patch.extend(&arms[..touching]);
+        patch.keep(touching);
         out.active += touching;
     }
     if out.active > 0 {
