@@ -321,12 +321,14 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
             // Spring along the field's own gradient: exactly −∇(½ k φ²), also where the
             // field is not a unit-gradient distance (terrain, interpolated grids); its
             // magnitude k δ |∇φ| adds to the damper's along the same normal.
-            let norm = grad.norm();
+            let norm = length(&grad);
             let (spring_dir, slope) = if norm == 0.0 { (Vec3::z(), 1.0) } else { (grad, norm) };
-            let closing = (-vel.dot(&spring_dir) / slope).max(0.0);
+            // `x / 1` is `x` to the bit: a unit gradient skips the divisions (see `length`).
+            let per_slope = |x: f64| if slope == 1.0 { x } else { x / slope };
+            let closing = per_slope(-vel.dot(&spring_dir)).max(0.0);
             let (spring, damper) = (params.stiffness * delta, params.damping * closing);
             // `k δ ∇φ + c v N` with `N = ∇φ / |∇φ|`.
-            let f_vec = spring_dir * (spring + damper / slope);
+            let f_vec = spring_dir * (spring + per_slope(damper));
             out.force += f_vec;
             out.torque += r.cross(&f_vec);
             out.load += spring * slope + damper;
@@ -349,10 +351,22 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     if out.active > 0 {
         out.r_p = sum_dr * (1.0 / sum_d);
         let (_, g) = field.application(&(kin.x + out.r_p));
-        let norm = g.norm();
-        out.n_p = if norm == 0.0 { out.force.normalize() } else { g * (1.0 / norm) };
+        out.n_p = match length(&g) {
+            0.0 => out.force.normalize(),
+            1.0 => g,
+            norm => g * (1.0 / norm),
+        };
     }
     out
+}
+
+/// `|v|`, to the bit `v.norm()`; without the square root where `|v|² = 1` (an exact distance's
+/// gradient): `√1 = 1`, and the normal phase's divisions by a unit slope are skipped in turn
+/// (`x / 1 = x`, `x · (1 / 1) = x`): they are on the path every stage waits on.
+#[inline(always)]
+fn length(v: &Vec3) -> f64 {
+    let n2 = v.norm_squared();
+    if n2 == 1.0 { 1.0 } else { n2.sqrt() }
 }
 
 /// Friction and rolling resistance, given the normal phase (`normal`, and the touching vertices

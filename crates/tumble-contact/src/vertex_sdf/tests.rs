@@ -230,3 +230,63 @@ fn the_patch_holds_every_touching_vertex_across_chunks_and_skips() {
     assert_eq!(skipping.vertices(), queried.vertices());
     assert_eq!((skipped.force, skipped.torque, skipped.active), (full.force, full.torque, full.active));
 }
+
+/// The normal phase's forces, written as the module docs state them with their divisions,
+/// vertex by vertex: the reference for the shortcut of unit slopes.
+fn forces_with_divisions(sdf: &HalfSpace, p: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> [f64; 7] {
+    let (mut force, mut torque, mut load) = (Vec3::zeros(), Vec3::zeros(), 0.0);
+    for r in r_B {
+        let r = kin.R_WB * r;
+        let (phi, grad) = sdf.eval(&(kin.x + r));
+        if phi >= 0.0 {
+            continue;
+        }
+        let norm = grad.norm();
+        let vel = kin.v + kin.w.cross(&r);
+        let closing = (-vel.dot(&grad) / norm).max(0.0);
+        let (spring, damper) = (p.stiffness * -phi, p.damping * closing);
+        let f = grad * (spring + damper / norm);
+        force += f;
+        torque += r.cross(&f);
+        load += spring * norm + damper;
+    }
+    [force.x, force.y, force.z, torque.x, torque.y, torque.z, load]
+}
+
+#[test]
+fn a_unit_slope_skips_the_divisions_and_gives_their_bits() {
+    // Fields whose gradient is of length 1 exactly (an axis), within a rounding of 1 (a tilted
+    // unit normal) and 1.3 (a steep field): the shortcut of `length` applies to the first only,
+    // and all three give the bits of the law divided through.
+    let mut g = tumble_math::Lcg::new(11);
+    let cube: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { -0.5 } else { 0.5 },
+                if i & 2 == 0 { -0.5 } else { 0.5 },
+                if i & 4 == 0 { -0.5 } else { 0.5 },
+            )
+        })
+        .collect();
+    for case in 0..300 {
+        let tilted = Vec3::new(0.3 * g.symmetric(), 0.3 * g.symmetric(), 1.0).normalize();
+        let normal = [Vec3::z(), tilted, tilted * 1.3][case % 3];
+        let plane = HalfSpace { point: Vec3::zeros(), normal };
+        let axis = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric());
+        let kin = BodyKinematics {
+            // Less than half the cube's width from the plane: a corner is in.
+            x: tilted * (0.49 - 0.04 * g.unit()),
+            R_WB: *tumble_math::UnitQuat::from_scaled_axis(axis * 0.2).to_rotation_matrix().matrix(),
+            v: Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()) * 0.1,
+            w: Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()),
+        };
+        let out = normal_phase(&plane, &params(), &kin, &cube, &mut Patch::new());
+        let got = [out.force.x, out.force.y, out.force.z, out.torque.x, out.torque.y, out.torque.z, out.load];
+        let want = forces_with_divisions(&plane, &params(), &kin, &cube);
+        assert!(out.active > 0, "case {case}: no vertex touches");
+        assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "case {case}, normal {normal:?}");
+        assert_eq!(length(&normal).to_bits(), normal.norm().to_bits());
+        let n_p = normal * (1.0 / normal.norm());
+        assert_eq!([out.n_p.x, out.n_p.y, out.n_p.z].map(f64::to_bits), [n_p.x, n_p.y, n_p.z].map(f64::to_bits));
+    }
+}
