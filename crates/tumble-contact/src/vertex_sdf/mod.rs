@@ -324,7 +324,14 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
             let norm = length(&grad);
             let (spring_dir, slope) = if norm == 0.0 { (Vec3::z(), 1.0) } else { (grad, norm) };
             // `x / 1` is `x` to the bit: a unit gradient skips the divisions (see `length`).
-            let per_slope = |x: f64| if slope == 1.0 { x } else { x / slope };
+            let per_slope = |x: f64| {
+                if slope == 1.0 {
+                    x
+                } else {
+                    std::hint::cold_path();
+                    x / slope
+                }
+            };
             let closing = per_slope(-vel.dot(&spring_dir)).max(0.0);
             let (spring, damper) = (params.stiffness * delta, params.damping * closing);
             // `k δ ∇φ + c v N` with `N = ∇φ / |∇φ|`.
@@ -366,7 +373,14 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
 #[inline(always)]
 fn length(v: &Vec3) -> f64 {
     let n2 = v.norm_squared();
-    if n2 == 1.0 { 1.0 } else { n2.sqrt() }
+    if n2 == 1.0 {
+        1.0
+    } else {
+        // A branch the compiler keeps (it would otherwise take the root anyway and select,
+        // and the select waits for the root).
+        std::hint::cold_path();
+        n2.sqrt()
+    }
 }
 
 /// Friction and rolling resistance, given the normal phase (`normal`, and the touching vertices
