@@ -324,14 +324,7 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
             let norm = length(&grad);
             let (spring_dir, slope) = if norm == 0.0 { (Vec3::z(), 1.0) } else { (grad, norm) };
             // `x / 1` is `x` to the bit: a unit gradient skips the divisions (see `length`).
-            let per_slope = |x: f64| {
-                if slope == 1.0 {
-                    x
-                } else {
-                    std::hint::cold_path();
-                    x / slope
-                }
-            };
+            let per_slope = |x: f64| if slope == 1.0 { x } else { quotient(x, slope) };
             let closing = per_slope(-vel.dot(&spring_dir)).max(0.0);
             let (spring, damper) = (params.stiffness * delta, params.damping * closing);
             // `k δ ∇φ + c v N` with `N = ∇φ / |∇φ|`.
@@ -373,14 +366,23 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
 #[inline(always)]
 fn length(v: &Vec3) -> f64 {
     let n2 = v.norm_squared();
-    if n2 == 1.0 {
-        1.0
-    } else {
-        // A branch the compiler keeps (it would otherwise take the root anyway and select,
-        // and the select waits for the root).
-        std::hint::cold_path();
-        n2.sqrt()
-    }
+    if n2 == 1.0 { 1.0 } else { root(n2) }
+}
+
+/// `√x` on the path taken for a slope other than 1: marked cold so that the compiler keeps the
+/// branch, where it would otherwise take the root ahead of the test and select (and the select
+/// waits for the root). The same for [`quotient`].
+#[cold]
+#[inline(always)]
+fn root(x: f64) -> f64 {
+    x.sqrt()
+}
+
+/// `x / slope`, cold for the reason [`root`] is.
+#[cold]
+#[inline(always)]
+fn quotient(x: f64, slope: f64) -> f64 {
+    x / slope
 }
 
 /// Friction and rolling resistance, given the normal phase (`normal`, and the touching vertices
