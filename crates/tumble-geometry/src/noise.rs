@@ -51,7 +51,7 @@ fn floor_i64(x: f64) -> i64 {
 /// Gradient noise value and gradient at `p`. The lattice hash of corner `(i, j, k)` is the
 /// SplitMix64 finaliser of `seed ⊕ i·C₁ ⊕ j·C₂ ⊕ k·C₃`; its top 32 bits pick one of the 12
 /// gradients by a multiply-shift.
-#[inline]
+#[inline(always)]
 pub fn gradient_noise(p: &Vec3, seed: u64) -> (f64, Vec3) {
     let (i0, j0, k0) = (floor_i64(p.x), floor_i64(p.y), floor_i64(p.z));
     let t = p - Vec3::new(i0 as f64, j0 as f64, k0 as f64);
@@ -97,8 +97,9 @@ pub struct Fbm {
 }
 
 impl Fbm {
-    /// Value (m) and gradient at `p`.
-    #[inline]
+    /// Value (m) and gradient at `p`. Inlined where it is called, so that it is compiled into
+    /// the kernels of [`tumble_math::wide::dispatch`] that call it (the terrain's vertex queries).
+    #[inline(always)]
     pub fn eval(&self, p: &Vec3) -> (f64, Vec3) {
         let (mut v, mut g) = (0.0, Vec3::zeros());
         let (mut amp, mut freq) = (self.amplitude, self.frequency);

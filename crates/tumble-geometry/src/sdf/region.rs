@@ -24,7 +24,9 @@ pub enum Region {
 }
 
 impl Region {
-    /// The rocky weight `w ∈ [0, 1]` and its gradient at `p`.
+    /// The rocky weight `w ∈ [0, 1]` and its gradient at `p` (inlined, so that a noise mask is
+    /// compiled into the terrain's query kernels).
+    #[inline(always)]
     pub fn weight(&self, p: &Vec3) -> (f64, Vec3) {
         match self {
             Region::Uniform => (0.0, Vec3::zeros()),

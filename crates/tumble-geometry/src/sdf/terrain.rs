@@ -33,6 +33,7 @@ pub struct Terrain {
 
 impl Terrain {
     /// Rocky weight `w ∈ [0, 1]` and its gradient at `p`.
+    #[inline(always)]
     pub fn rocky_weight(&self, p: &Vec3) -> (f64, Vec3) {
         match &self.region {
             Region::Noise { .. } => self.region.weight(&(p - self.origin)),
@@ -51,14 +52,17 @@ impl Terrain {
 
 impl Sdf for Terrain {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
-        self.at(p)
+        let mut out = [(0.0, Vec3::zeros())];
+        self.eval_many(std::slice::from_ref(p), &mut out);
+        out[0]
     }
     fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
         tumble_math::wide::dispatch(Many { terrain: self, points, out });
     }
 }
 
-/// Many points of a terrain at once: a kernel [`tumble_math::wide::dispatch`] builds twice.
+/// Points of a terrain (one, or a body's vertices at once): a kernel
+/// [`tumble_math::wide::dispatch`] builds twice.
 struct Many<'a> {
     terrain: &'a Terrain,
     points: &'a [Vec3],

@@ -132,7 +132,7 @@ impl LocalSurface {
     pub fn field(&self, sdf: &dyn Sdf, j: usize, p: &Vec3) -> (f64, Vec3) {
         let limit = if j + 1 == self.models.len() { 4.0 * self.radius } else { f64::INFINITY };
         match self.models.get(j) {
-            Some(Slot::Near(m)) if (p - m.center).norm() <= limit => m.eval(p),
+            Some(Slot::Near(m)) if within(&(p - m.center), limit) => m.eval(p),
             Some(Slot::Far { center, gap }) => (gap - SLOPE * (p - center).norm(), Vec3::zeros()),
             _ => sdf.eval(p),
         }
@@ -185,13 +185,36 @@ impl LocalSurface {
     /// Whether the slot must be rebuilt for point `p`.
     fn moved_from(radius: f64, p: Option<Vec3>, m: &Slot) -> bool {
         match (p, m) {
-            (Some(p), Slot::Near(m)) => (p - m.center).norm() > radius,
-            (Some(p), Slot::Far { center, gap }) => (p - center).norm() > 0.25 * gap,
+            (Some(p), Slot::Near(m)) => beyond(&(p - m.center), radius),
+            (Some(p), Slot::Far { center, gap }) => beyond(&(p - center), 0.25 * gap),
             (Some(_), Slot::Empty) => true,
             (None, Slot::Empty) => false,
             (None, _) => true,
         }
     }
+}
+
+/// Below this square of a distance (`r² (1 − 2⁻⁵⁰)`, rounded) the distance is below `r` to the bit:
+/// `|d|² < r² (1 − 2⁻⁵¹)` puts `√|d|²` an ulp of `r` or more below it, and a correctly
+/// rounded root does not reach `r`. `None` where `r²` would lose precision (`r` below 1e-150,
+/// or not a number) and the root decides.
+#[inline(always)]
+fn clearly_within(r: f64) -> Option<f64> {
+    (r >= 1e-150).then_some(r * r * (1.0 - 4.0 * f64::EPSILON))
+}
+
+/// `d.norm() <= r`, to the bit, the square root taken only within a rounding of the boundary.
+#[inline(always)]
+fn within(d: &Vec3, r: f64) -> bool {
+    let d2 = d.norm_squared();
+    clearly_within(r).is_some_and(|b| d2 < b) || d2.sqrt() <= r
+}
+
+/// `d.norm() > r`, to the bit, as [`within`].
+#[inline(always)]
+fn beyond(d: &Vec3, r: f64) -> bool {
+    let d2 = d.norm_squared();
+    !clearly_within(r).is_some_and(|b| d2 < b) && d2.sqrt() > r
 }
 
 #[cfg(test)]
@@ -200,6 +223,40 @@ mod tests {
     use crate::lander::system::pack;
     use std::sync::Arc;
     use tumble_geometry::sdf::HalfSpace;
+
+    #[test]
+    fn the_distance_tests_give_the_bits_of_the_root() {
+        // Points within a few roundings of the sphere |d| = r (where only the root decides)
+        // and anywhere inside twice its radius, radii from a micrometre to a kilometre, and the
+        // edges: zero, infinite and NaN radii and points, radii whose square is subnormal.
+        let mut g = tumble_math::Lcg::new(3);
+        let mut cases = Vec::new();
+        for k in 0..200_000 {
+            let r = 10f64.powf(g.uniform(-6.0, 3.0));
+            let dir = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()).normalize();
+            let scale = if k % 2 == 0 { 1.0 + 1e-15 * g.symmetric() * (k % 7) as f64 } else { 2.0 * g.unit() };
+            cases.push((dir * (r * scale), r));
+        }
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        for r in [0.0, inf, nan, 1e-160, 3e-155, -1.0] {
+            for d in [
+                Vec3::zeros(),
+                Vec3::new(1e-160, 0.0, 0.0),
+                Vec3::new(1.0, 2.0, 3.0),
+                Vec3::repeat(inf),
+                Vec3::repeat(nan),
+            ] {
+                cases.push((d, r));
+            }
+        }
+        let mut near = 0;
+        for (d, r) in cases {
+            assert_eq!(within(&d, r), d.norm() <= r, "{d:?} within {r}");
+            assert_eq!(beyond(&d, r), d.norm() > r, "{d:?} beyond {r}");
+            near += usize::from(d.norm() == r || (d.norm() - r).abs() <= 4.0 * f64::EPSILON * r);
+        }
+        assert!(near > 1000, "the boundary is exercised ({near} points within four roundings of it)");
+    }
 
     #[test]
     fn a_point_that_can_reach_the_surface_within_a_few_steps_keeps_its_model() {
