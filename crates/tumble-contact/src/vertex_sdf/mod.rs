@@ -360,13 +360,21 @@ fn normal_phase_in<F: ContactField + ?Sized, const OBSERVE: bool>(
     out
 }
 
-/// `|v|`, to the bit `v.norm()`; without the square root where `|v|² = 1` (an exact distance's
-/// gradient): `√1 = 1`, and the normal phase's divisions by a unit slope are skipped in turn
-/// (`x / 1 = x`, `x · (1 / 1) = x`): they are on the path every stage waits on.
+/// `|v|`, to the bit `v.norm()`; without the square root where `|v|²` is 1 or the next double
+/// above it, `1 + 2⁻⁵²` (the only two whose correctly rounded root is 1: an exact distance's
+/// gradient, a unit normal as `normalize` leaves it about two times in three), and the normal
+/// phase's divisions by a unit slope are skipped in turn (`x / 1 = x`, `x · (1 / 1) = x`): they
+/// are on the path every stage waits on.
 #[inline(always)]
 fn length(v: &Vec3) -> f64 {
     let n2 = v.norm_squared();
-    if n2 == 1.0 { 1.0 } else { root(n2) }
+    if unit_square(n2) { 1.0 } else { root(n2) }
+}
+
+/// Whether `√n2` rounds to 1: `n2` is 1 or `1 + 2⁻⁵²`.
+#[inline(always)]
+fn unit_square(n2: f64) -> bool {
+    n2 == 1.0 || n2 == 1.0 + f64::EPSILON
 }
 
 /// `√x` on the path taken for a slope other than 1: marked cold so that the compiler keeps the

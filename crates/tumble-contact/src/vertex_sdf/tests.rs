@@ -254,6 +254,26 @@ fn forces_with_divisions(sdf: &HalfSpace, p: &VertexContactParams, kin: &BodyKin
 }
 
 #[test]
+fn the_length_is_the_root_to_the_bit_about_one() {
+    // The squares the shortcut takes are exactly those about 1 whose root rounds to 1 (checked
+    // eight doubles either side), and on unit vectors as `normalize` leaves them `length` is
+    // `norm` to the bit while the shortcut is taken for most of them.
+    for k in -8i64..=8 {
+        let n2 = f64::from_bits(1.0f64.to_bits().wrapping_add_signed(k));
+        assert_eq!(unit_square(n2), n2.sqrt() == 1.0, "|v|² = 1 {k:+} ulp");
+    }
+    let mut g = tumble_math::Lcg::new(2);
+    let mut shortcut = 0;
+    for _ in 0..10_000 {
+        let v = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()).normalize();
+        assert_eq!(length(&v).to_bits(), v.norm().to_bits());
+        shortcut += usize::from(unit_square(v.norm_squared()));
+    }
+    // About two in three (200,000 vectors: 50 % |v|² = 1, 17 % 1 + 2⁻⁵²).
+    assert!(shortcut > 6_000, "{shortcut} of 10,000 unit vectors take the shortcut");
+}
+
+#[test]
 fn a_unit_slope_skips_the_divisions_and_gives_their_bits() {
     // Fields whose gradient is of length 1 exactly (an axis), within a rounding of 1 (a tilted
     // unit normal) and 1.3 (a steep field): the shortcut of `length` applies to the first only,
