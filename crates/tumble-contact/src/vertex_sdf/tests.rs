@@ -2,7 +2,7 @@
 //! power of friction and rolling resistance.
 
 use super::*;
-use tumble_geometry::sdf::HalfSpace;
+use tumble_geometry::sdf::{HalfSpace, Sphere};
 
 fn params() -> VertexContactParams {
     VertexContactParams {
@@ -233,7 +233,7 @@ fn the_patch_holds_every_touching_vertex_across_chunks_and_skips() {
 
 /// The normal phase's forces, written as the module docs state them with their divisions,
 /// vertex by vertex: the reference for the shortcut of unit slopes.
-fn forces_with_divisions(sdf: &HalfSpace, p: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> [f64; 7] {
+fn forces_with_divisions(sdf: &dyn Sdf, p: &VertexContactParams, kin: &BodyKinematics, r_B: &[Vec3]) -> [f64; 7] {
     let (mut force, mut torque, mut load) = (Vec3::zeros(), Vec3::zeros(), 0.0);
     for r in r_B {
         let r = kin.R_WB * r;
@@ -276,8 +276,9 @@ fn the_length_is_the_root_to_the_bit_about_one() {
 #[test]
 fn a_unit_slope_skips_the_divisions_and_gives_their_bits() {
     // Fields whose gradient is of length 1 exactly (an axis), within a rounding of 1 (a tilted
-    // unit normal) and 1.3 (a steep field): the shortcut of `length` applies to the first only,
-    // and all three give the bits of the law divided through.
+    // unit normal, a sphere's radial direction) and 1.3 (a steep field): the shortcut of
+    // `length` applies where the root rounds to 1, and all give the bits of the law divided
+    // through.
     let mut g = tumble_math::Lcg::new(11);
     let cube: Vec<Vec3> = (0..8)
         .map(|i| {
@@ -288,25 +289,29 @@ fn a_unit_slope_skips_the_divisions_and_gives_their_bits() {
             )
         })
         .collect();
-    for case in 0..300 {
+    for case in 0..400 {
         let tilted = Vec3::new(0.3 * g.symmetric(), 0.3 * g.symmetric(), 1.0).normalize();
-        let normal = [Vec3::z(), tilted, tilted * 1.3][case % 3];
-        let plane = HalfSpace { point: Vec3::zeros(), normal };
         let axis = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric());
         let kin = BodyKinematics {
-            // Less than half the cube's width from the plane: a corner is in.
+            // Less than half the cube's width from the surface: a corner is in.
             x: tilted * (0.49 - 0.04 * g.unit()),
             R_WB: *tumble_math::UnitQuat::from_scaled_axis(axis * 0.2).to_rotation_matrix().matrix(),
             v: Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()) * 0.1,
             w: Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()),
         };
-        let out = normal_phase(&plane, &params(), &kin, &cube, &mut Patch::new());
+        // The fourth field: a sphere of 20 m under the cube, whose radial gradients differ from
+        // corner to corner and have length 1 to the bit at some of them only.
+        let sphere = Sphere { center: tilted * -20.0, radius: 20.0 };
+        let normal = [Vec3::z(), tilted, tilted * 1.3][case % 4 % 3];
+        let plane = HalfSpace { point: Vec3::zeros(), normal };
+        let field: &dyn Sdf = if case % 4 == 3 { &sphere } else { &plane };
+        let out = normal_phase(field, &params(), &kin, &cube, &mut Patch::new());
         let got = [out.force.x, out.force.y, out.force.z, out.torque.x, out.torque.y, out.torque.z, out.load];
-        let want = forces_with_divisions(&plane, &params(), &kin, &cube);
+        let want = forces_with_divisions(field, &params(), &kin, &cube);
         assert!(out.active > 0, "case {case}: no vertex touches");
         assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "case {case}, normal {normal:?}");
-        assert_eq!(length(&normal).to_bits(), normal.norm().to_bits());
-        let n_p = normal * (1.0 / normal.norm());
+        let g_p = field.eval(&(kin.x + out.r_p)).1;
+        let n_p = g_p * (1.0 / g_p.norm());
         assert_eq!([out.n_p.x, out.n_p.y, out.n_p.z].map(f64::to_bits), [n_p.x, n_p.y, n_p.z].map(f64::to_bits));
     }
 }
