@@ -209,7 +209,12 @@ negative) and a = -grad U points toward the body.")]
   tumble bench
   tumble bench --scale 0.1 --csv bench.csv
   tumble bench --only lander_
-  tumble bench --baseline bench/baseline.csv   # which cases moved beyond noise (exit 1 if slower)")]
+  tumble bench --baseline bench/baseline.csv   # which cases moved beyond noise (exit 1 if slower)
+
+A baseline records its machine by name and by two probes' times (a latency chain and an
+arithmetic loop that no change of Tumble moves); when this machine's probes differ from the
+baseline's by more than 10 % it is another machine: the ratios are printed, no verdict is
+given, and the exit status is 2.")]
     Bench {
         /// Multiplier of the step counts (1.0 takes a few seconds).
         #[arg(long, default_value_t = 1.0)]
@@ -221,7 +226,8 @@ negative) and a = -grad U points toward the body.")]
         #[arg(long)]
         csv: Option<PathBuf>,
         /// Compare with this baseline (a --csv table of the same machine class): each case's
-        /// ratio and whether it moved beyond noise; exit 1 when one is slower.
+        /// ratio and whether it moved beyond noise; exit 1 when one is slower, 2 when the
+        /// baseline was measured on another machine.
         #[arg(long)]
         baseline: Option<PathBuf>,
     },

@@ -207,10 +207,13 @@ fn the_bench_regression_check_names_what_moved() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&csv).expect("written");
     assert!(text.starts_with("# machine: ") && text.contains("rk4_free_body,1,10000,"), "{text}");
-    // The same table with its time divided (a baseline 1000× faster) or multiplied.
+    assert!(text.contains("\n# probe: latency,") && text.contains("\n# probe: throughput,"), "{text}");
+    // The same table with its time divided (a baseline 1000× faster) or multiplied; without
+    // its probes (a table from before them), so that the verdict does not hang on this
+    // machine's load between two runs (the probes' own test is in `compare`).
     let scaled = |factor: f64| {
         let mut out = String::new();
-        for line in text.lines() {
+        for line in text.lines().filter(|l| !l.starts_with("# probe:")) {
             let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
             if cells[0] == "rk4_free_body" {
                 cells[3] = (cells[3].parse::<f64>().expect("seconds") * factor).to_string();
@@ -236,5 +239,20 @@ fn the_bench_regression_check_names_what_moved() {
     let o = tumble(&["bench", "--only", "rk4_free_body", "--baseline", &s(&slow)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("slow.csv:3: `ten` is not a number"), "{err}");
+    assert!(err.contains("slow.csv:5: `ten` is not a number"), "{err}");
+    // The table from a machine whose latency probe read 1.3× faster than this one's: another
+    // machine, so no verdict, and the command says why it gives none.
+    let other: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("# probe: latency,") {
+            Some(ns) => format!("# probe: latency,{}\n", ns.parse::<f64>().expect("ns") / 1.3),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&slow, other).expect("write");
+    let o = tumble(&["bench", "--only", "rk4_free_body", "--scale", "0.01", "--baseline", &s(&slow)]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains("ANOTHER MACHINE: its probes take latency 1.") && out.contains("(another machine)"), "{out}");
+    assert!(err.contains("measured on another machine") && err.contains("tumble bench --csv"), "{err}");
 }

@@ -5,6 +5,7 @@
 //! machine), with the repeats' spread as its noise; [`compare`] sets them against a baseline.
 
 pub mod compare;
+pub mod probe;
 
 use std::time::Instant;
 use tumble_dynamics::{

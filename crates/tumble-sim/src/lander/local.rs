@@ -178,7 +178,8 @@ impl LocalSurface {
 
     /// Whether any model would be rebuilt at state `y`. The application point is checked every
     /// time; the vertices only once the body may have moved one of them out of its slot since
-    /// they were last found current (see [`Checked`]).
+    /// they were last found current (`|Δx| + 2 r_max |Δq| / |q₀|` with a rounding allowance
+    /// reaching their least margin then), so the answer is the one checking every slot gives.
     pub fn stale(&mut self, sys: &LanderSystem, y: &[f64; STATE_LEN], r_p: Option<Vec3>) -> bool {
         let Some(app) = self.models.last() else { return false };
         let x = Vec3::new(y[0], y[1], y[2]);
