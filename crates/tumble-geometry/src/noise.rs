@@ -10,6 +10,13 @@
 //!
 //! fBm: `F(p) = A Σ_{o<octaves} gainᵒ n(freq · lacunarityᵒ · p + offsetₒ)`, with its gradient
 //! summed the same way (chain rule brings the factor `freq · lacunarityᵒ`).
+//!
+//! Many points at once ([`Fbm::eval_many`], the terrain's vertex queries): a point's octaves are
+//! independent until they are summed, so every (point, octave) pair is one lane of four
+//! ([`gradient_noise4`], packed arithmetic in the AVX2 kernels), and the lanes' values are then
+//! summed per point in the octaves' order: the same operations in the same order as one point
+//! at a time, so the same bits (tests `four_lanes_give_the_bits_of_one`, and the terrain's
+//! `many_points_at_once_give_the_bits_of_one`).
 
 use tumble_math::Vec3;
 
@@ -79,6 +86,59 @@ pub fn gradient_noise(p: &Vec3, seed: u64) -> (f64, Vec3) {
     (v, g)
 }
 
+/// Lanes of four points, one coordinate an array.
+pub type Lanes = [[f64; 4]; 3];
+
+/// [`gradient_noise`] at four points at once (`p[axis][lane]`, each with its own seed), each
+/// lane the same operations in the same order, so the same bits; compiled into a kernel of
+/// [`tumble_math::wide::dispatch`], the lanes run as packed arithmetic (1.75× four single
+/// calls).
+#[inline(always)]
+pub fn gradient_noise4(p: &Lanes, seed: [u64; 4]) -> ([f64; 4], Lanes) {
+    let floor = p.map(|a| a.map(floor_i64));
+    let mut t = [[0.0; 4]; 3];
+    for k in 0..3 {
+        for l in 0..4 {
+            t[k][l] = p[k][l] - floor[k][l] as f64;
+        }
+    }
+    let fade4 = |a: [f64; 4]| {
+        let mut f = [[0.0; 4]; 2];
+        for l in 0..4 {
+            (f[0][l], f[1][l]) = fade(a[l]);
+        }
+        f
+    };
+    let f = [fade4(t[0]), fade4(t[1]), fade4(t[2])];
+    const C: [u64; 3] = [0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9];
+    let mut h = [[[0u64; 4]; 2]; 3];
+    for k in 0..3 {
+        for l in 0..4 {
+            h[k][0][l] = (floor[k][l] as u64).wrapping_mul(C[k]);
+            h[k][1][l] = (floor[k][l].wrapping_add(1) as u64).wrapping_mul(C[k]);
+        }
+    }
+    let (mut v, mut g) = ([0.0; 4], [[0.0; 4]; 3]);
+    for c in 0..8 {
+        let (a, b, e) = (c & 1, (c >> 1) & 1, (c >> 2) & 1);
+        for l in 0..4 {
+            let hash = mix(seed[l] ^ h[0][a][l] ^ h[1][b][l] ^ h[2][e][l]);
+            let gr = GRADIENTS[(((hash >> 32) * 12) >> 32) as usize];
+            let d = [t[0][l] - a as f64, t[1][l] - b as f64, t[2][l] - e as f64];
+            let dot = gr[0] * d[0] + gr[1] * d[1] + gr[2] * d[2];
+            let side =
+                |s: usize, k: usize| if s == 1 { (f[k][0][l], f[k][1][l]) } else { (1.0 - f[k][0][l], -f[k][1][l]) };
+            let ((wx, dwx), (wy, dwy), (wz, dwz)) = (side(a, 0), side(b, 1), side(e, 2));
+            let w = wx * wy * wz;
+            v[l] += w * dot;
+            g[0][l] += w * gr[0] + dot * (dwx * wy * wz);
+            g[1][l] += w * gr[1] + dot * (wx * dwy * wz);
+            g[2][l] += w * gr[2] + dot * (wx * wy * dwz);
+        }
+    }
+    (v, g)
+}
+
 /// Fractional Brownian motion parameters. Lengths in m.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fbm {
@@ -94,6 +154,24 @@ pub struct Fbm {
     pub amplitude: f64,
     /// Spatial frequency of the first octave, 1/m (features of about 1/frequency metres).
     pub frequency: f64,
+}
+
+/// Adds the first `used` lanes of `(n, dn)` to their points' sums: `v += amp n`,
+/// `g += (amp freq) dn`, as [`Fbm::eval`] adds an octave.
+#[inline(always)]
+fn sum_lanes(
+    (n, dn): ([f64; 4], Lanes),
+    used: usize,
+    into: &[usize; 4],
+    weights: &[(f64, f64); 4],
+    out: &mut [(f64, Vec3)],
+) {
+    for l in 0..used {
+        let (amp, scale) = weights[l];
+        let o = &mut out[into[l]];
+        o.0 += amp * n[l];
+        o.1 += scale * Vec3::new(dn[0][l], dn[1][l], dn[2][l]);
+    }
 }
 
 impl Fbm {
@@ -113,6 +191,53 @@ impl Fbm {
             freq *= self.lacunarity;
         }
         (v, g)
+    }
+
+    /// [`Fbm::eval`] at each of `points` into `out` (of the same length), each the bits of
+    /// `eval`: every (point, octave) pair one lane of [`gradient_noise4`] (a point's octaves
+    /// are independent until they are summed), summed per point in the octaves' order as
+    /// `eval` sums them. Fewer than three pairs are evaluated singly (a padded lane costs more).
+    #[inline(always)]
+    pub fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        if points.len() * (self.octaves as usize) < 3 {
+            for (p, o) in points.iter().zip(out.iter_mut()) {
+                *o = self.eval(p);
+            }
+            return;
+        }
+        out.fill((0.0, Vec3::zeros()));
+        // The pairs waiting for a lane: the point, its octave's weight and scale of the gradient.
+        let mut lanes: Lanes = [[0.0; 4]; 3];
+        let (mut seeds, mut into, mut weights) = ([0u64; 4], [0usize; 4], [(0.0, 0.0); 4]);
+        let mut full = 0;
+        for (i, p) in points.iter().enumerate() {
+            let (mut amp, mut freq) = (self.amplitude, self.frequency);
+            for o in 0..self.octaves {
+                let q = p * freq;
+                for k in 0..3 {
+                    lanes[k][full] = q[k];
+                }
+                seeds[full] = self.seed.wrapping_add((o as u64).wrapping_mul(0x632B_E59B_D9B4_E019));
+                (into[full], weights[full]) = (i, (amp, amp * freq));
+                full += 1;
+                if full == 4 {
+                    sum_lanes(gradient_noise4(&lanes, seeds), 4, &into, &weights, out);
+                    full = 0;
+                }
+                amp *= self.gain;
+                freq *= self.lacunarity;
+            }
+        }
+        if full > 0 {
+            // The last lanes repeat the last pair; only the first `full` are summed.
+            for l in full..4 {
+                for k in 0..3 {
+                    lanes[k][l] = lanes[k][full - 1];
+                }
+                seeds[l] = seeds[full - 1];
+            }
+            sum_lanes(gradient_noise4(&lanes, seeds), full, &into, &weights, out);
+        }
     }
 
     /// A bound of `|F|`: `1.1 · A Σ |gain|ᵒ` (1.1 covers the largest single-octave value
@@ -160,5 +285,35 @@ mod tests {
         let p = Vec3::new(1.234, -5.678, 9.1011);
         assert_eq!(gradient_noise(&p, 1), gradient_noise(&p, 1));
         assert_ne!(gradient_noise(&p, 1).0, gradient_noise(&p, 2).0);
+    }
+
+    /// Four lanes against one point at a time, to the bit, both through the same kernel
+    /// dispatch: points from a hundredth to ten thousand lattice cells from the origin, on
+    /// lattice planes (whole coordinates) and either side of zero.
+    #[test]
+    fn four_lanes_give_the_bits_of_one() {
+        let mut g = tumble_math::Lcg::new(5);
+        let mut pts: Vec<Vec3> = (0..20_000)
+            .map(|k| {
+                let s = 10f64.powi(k % 7 - 2);
+                let p = Vec3::new(s * g.symmetric(), s * g.symmetric(), s * g.symmetric());
+                if k % 5 == 0 { p.map(f64::round) } else { p }
+            })
+            .collect();
+        pts.extend([Vec3::zeros(), Vec3::repeat(-0.0), Vec3::new(-1.0, 1.0, -0.5)]);
+        while !pts.len().is_multiple_of(4) {
+            pts.push(Vec3::repeat(0.25));
+        }
+        for seed in [0, 7, u64::MAX] {
+            for p in pts.chunks_exact(4) {
+                let lanes: Lanes = std::array::from_fn(|k| std::array::from_fn(|l| p[l][k]));
+                let (v, dv) = gradient_noise4(&lanes, [seed, seed ^ 1, seed, seed.wrapping_add(3)]);
+                for (l, seed) in [seed, seed ^ 1, seed, seed.wrapping_add(3)].into_iter().enumerate() {
+                    let (w, dw) = gradient_noise(&p[l], seed);
+                    assert_eq!(v[l].to_bits(), w.to_bits(), "{:?}", p[l]);
+                    assert!((0..3).all(|k| dv[k][l].to_bits() == dw[k].to_bits()), "{:?}", p[l]);
+                }
+            }
+        }
     }
 }

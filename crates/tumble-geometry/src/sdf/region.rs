@@ -30,18 +30,41 @@ impl Region {
     pub fn weight(&self, p: &Vec3) -> (f64, Vec3) {
         match self {
             Region::Uniform => (0.0, Vec3::zeros()),
-            Region::Noise { field, threshold, width } => {
-                let (r, dr) = field.eval(p);
-                let x = (r - threshold) / width + 0.5;
-                if x <= 0.0 {
-                    (0.0, Vec3::zeros())
-                } else if x >= 1.0 {
-                    (1.0, Vec3::zeros())
-                } else {
-                    (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x) / width * dr)
+            Region::Noise { field, .. } => self.smoothstep(field.eval(p)),
+            Region::Grid(g) => g.weight(p),
+        }
+    }
+
+    /// [`Region::weight`] at each of `points` into `out` (of the same length), each its bits: a
+    /// noise mask's octaves as lanes ([`Fbm::eval_many`]).
+    #[inline(always)]
+    pub fn weight_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        match self {
+            Region::Noise { field, .. } => {
+                field.eval_many(points, out);
+                for o in out.iter_mut() {
+                    *o = self.smoothstep(*o);
                 }
             }
-            Region::Grid(g) => g.weight(p),
+            _ => {
+                for (p, o) in points.iter().zip(out.iter_mut()) {
+                    *o = self.weight(p);
+                }
+            }
+        }
+    }
+
+    /// A noise mask's weight from its field's value and gradient `(r, ∇r)`.
+    #[inline(always)]
+    fn smoothstep(&self, (r, dr): (f64, Vec3)) -> (f64, Vec3) {
+        let Region::Noise { threshold, width, .. } = self else { return (0.0, Vec3::zeros()) };
+        let x = (r - threshold) / width + 0.5;
+        if x <= 0.0 {
+            (0.0, Vec3::zeros())
+        } else if x >= 1.0 {
+            (1.0, Vec3::zeros())
+        } else {
+            (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x) / width * dr)
         }
     }
 }
