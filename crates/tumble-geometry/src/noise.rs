@@ -219,9 +219,7 @@ impl Fbm {
         let (mut v, mut g) = (0.0, Vec3::zeros());
         let (mut amp, mut freq) = (self.amplitude, self.frequency);
         for o in 0..self.octaves {
-            // Each octave gets its own seed so octaves do not share lattice points at the origin.
-            let (n, dn) =
-                gradient_noise(&(p * freq), self.seed.wrapping_add((o as u64).wrapping_mul(0x632B_E59B_D9B4_E019)));
+            let (n, dn) = gradient_noise(&(p * freq), self.octave_seed(o));
             v += amp * n;
             g += amp * freq * dn;
             amp *= self.gain;
@@ -236,7 +234,9 @@ impl Fbm {
     /// `eval` sums them. Fewer than three pairs are evaluated singly (a padded lane costs more).
     #[inline(always)]
     pub fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
-        if points.len() * (self.octaves as usize) < 3 {
+        let n = points.len().min(out.len());
+        let (points, out) = (&points[..n], &mut out[..n]);
+        if n * (self.octaves as usize) < 3 {
             for (p, o) in points.iter().zip(out.iter_mut()) {
                 *o = self.eval(p);
             }
@@ -254,7 +254,7 @@ impl Fbm {
                 for k in 0..3 {
                     lanes[k][full] = q[k];
                 }
-                seeds[full] = self.seed.wrapping_add((o as u64).wrapping_mul(0x632B_E59B_D9B4_E019));
+                seeds[full] = self.octave_seed(o);
                 (into[full], weights[full]) = (i, (amp, amp * freq));
                 full += 1;
                 if full == 4 {
@@ -275,6 +275,13 @@ impl Fbm {
             }
             sum_lanes(gradient_noise4(&lanes, seeds), full, &into, &weights, out);
         }
+    }
+
+    /// Octave `o`'s seed: each octave its own, so that octaves do not share lattice points at
+    /// the origin.
+    #[inline(always)]
+    fn octave_seed(&self, o: u32) -> u64 {
+        self.seed.wrapping_add(u64::from(o).wrapping_mul(0x632B_E59B_D9B4_E019))
     }
 
     /// A bound of `|F|`: `1.1 · A Σ |gain|ᵒ` (1.1 covers the largest single-octave value

@@ -83,10 +83,11 @@ impl tumble_math::wide::Kernel for Many<'_> {
 const BLOCK: usize = 8;
 
 impl Terrain {
-    /// The field at up to [`BLOCK`] points (`at` at each, to the bit): the base field point by
-    /// point, then the region's weights, the sandy heights where a point's weight is below 1 and
-    /// the rocky heights where it is above 0, each fBm with its (point, octave) pairs as lanes
-    /// ([`Fbm::eval_many`]).
+    /// The field at up to [`BLOCK`] points, each the bits of the module's formula taken one
+    /// point and one octave at a time: the base field point by point, then the region's
+    /// weights, the sandy heights where a point's weight is below 1 and the rocky heights where
+    /// it is above 0 (inside a region only its own heights count, and `∇w = 0` there), each
+    /// fBm with its (point, octave) pairs as lanes ([`Fbm::eval_many`]).
     #[inline(always)]
     fn block(&self, p: &[Vec3], out: &mut [(f64, Vec3)]) {
         let n = p.len().min(BLOCK);
@@ -100,8 +101,8 @@ impl Terrain {
             Region::Noise { .. } => self.region.weight_many(&q[..n], &mut weight[..n]),
             _ => self.region.weight_many(&p[..n], &mut weight[..n]),
         }
-        self.heights(&self.sandy, &q[..n], |w| w != 1.0, &weight[..n], &mut s[..n]);
-        self.heights(&self.rocky, &q[..n], |w| w != 0.0, &weight[..n], &mut r[..n]);
+        heights(&self.sandy, &q[..n], |w| w != 1.0, &weight[..n], &mut s[..n]);
+        heights(&self.rocky, &q[..n], |w| w != 0.0, &weight[..n], &mut r[..n]);
         for i in 0..n {
             let ((d, g), (w, dw), (s, ds), (r, dr)) = (out[i], weight[i], s[i], r[i]);
             out[i] = if w == 0.0 {
@@ -114,29 +115,22 @@ impl Terrain {
             };
         }
     }
+}
 
-    /// `field` at the points `q` whose weight passes `needed`, into their places in `out`.
-    #[inline(always)]
-    fn heights(
-        &self,
-        field: &Fbm,
-        q: &[Vec3],
-        needed: impl Fn(f64) -> bool,
-        weight: &[(f64, Vec3)],
-        out: &mut [(f64, Vec3)],
-    ) {
-        let (mut at, mut index, mut m) = ([Vec3::zeros(); BLOCK], [0usize; BLOCK], 0);
-        for (i, (q, w)) in q.iter().zip(weight).enumerate() {
-            if needed(w.0) {
-                (at[m], index[m]) = (*q, i);
-                m += 1;
-            }
+/// `field` at the points `q` whose weight passes `needed`, into their places in `out`.
+#[inline(always)]
+fn heights(field: &Fbm, q: &[Vec3], needed: impl Fn(f64) -> bool, weight: &[(f64, Vec3)], out: &mut [(f64, Vec3)]) {
+    let (mut at, mut index, mut m) = ([Vec3::zeros(); BLOCK], [0usize; BLOCK], 0);
+    for (i, (q, w)) in q.iter().zip(weight).enumerate() {
+        if needed(w.0) {
+            (at[m], index[m]) = (*q, i);
+            m += 1;
         }
-        let mut found = [(0.0, Vec3::zeros()); BLOCK];
-        field.eval_many(&at[..m], &mut found[..m]);
-        for (&i, f) in index[..m].iter().zip(&found[..m]) {
-            out[i] = *f;
-        }
+    }
+    let mut found = [(0.0, Vec3::zeros()); BLOCK];
+    field.eval_many(&at[..m], &mut found[..m]);
+    for (&i, f) in index[..m].iter().zip(&found[..m]) {
+        out[i] = *f;
     }
 }
 
