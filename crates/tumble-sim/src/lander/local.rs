@@ -130,11 +130,15 @@ struct Checked {
     turn: f64,
     /// The least margin of the vertices' slots, m.
     margin: f64,
+    /// The scale of the lengths the margins were computed from (the position's largest
+    /// component, the reach, the largest slot's bound), m: the rounding allowance's.
+    scale: f64,
 }
 
-/// The rounding allowance of [`Checked`], relative to the positions' scale: the points are
-/// within a few roundings (`≈ 1e-15` relative) of exact, and their distances within a few
-/// more; a thousand times that.
+/// The rounding allowance of [`Checked`], relative to the scale of the lengths involved (the
+/// position, the reach, the slots' bounds: a far slot's quarter gap can exceed the position):
+/// the points are within a few roundings (`≈ 1e-15` relative) of exact, and their distances
+/// and margins within a few more; a thousand times that.
 const ROUNDING: f64 = 1e-12;
 
 impl LocalSurface {
@@ -190,33 +194,38 @@ impl LocalSurface {
         if let Some(c) = &self.checked {
             let dq = q.iter().zip(&c.q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
             let motion = (x - c.x).norm() + c.turn * dq;
-            let allowance = ROUNDING * (x.abs().max() + c.x.abs().max() + self.reach + self.radius);
-            if motion + allowance < c.margin {
+            if motion + ROUNDING * (x.abs().max() + c.scale) < c.margin {
                 return false;
             }
         }
-        let margin = self.vertex_margin(sys, y);
+        let Some((margin, bound)) = self.vertex_margin(sys, y) else {
+            self.checked = None;
+            return true;
+        };
         let turn = 2.0 * self.reach / q.iter().map(|c| c * c).sum::<f64>().sqrt();
-        self.checked = margin.map(|margin| Checked { x, q, turn, margin });
-        margin.is_none()
+        let scale = x.abs().max() + self.reach + bound;
+        self.checked = Some(Checked { x, q, turn, margin, scale });
+        false
     }
 
-    /// The least margin of the vertices' slots at state `y`, m, or `None` when one is due.
-    fn vertex_margin(&self, sys: &LanderSystem, y: &[f64; STATE_LEN]) -> Option<f64> {
-        let mut least = f64::INFINITY;
+    /// The least margin of the vertices' slots at state `y` and the largest slot's bound (its
+    /// radius, or a quarter of a far slot's gap), m; `None` when a slot is due.
+    fn vertex_margin(&self, sys: &LanderSystem, y: &[f64; STATE_LEN]) -> Option<(f64, f64)> {
+        let (mut least, mut largest) = (f64::INFINITY, self.radius);
         for (p, m) in Self::points(sys, y, None).zip(&self.models).take(sys.vertices.len()) {
             if self.moved(p, m) {
                 return None;
             }
-            let reach = match (p, m) {
-                (Some(p), Slot::Near(m)) => self.radius - (p - m.center).norm(),
-                (Some(p), Slot::Far { center, gap }) => 0.25 * gap - (p - center).norm(),
-                _ => f64::NAN,
+            let (bound, from) = match (p, m) {
+                (Some(p), Slot::Near(m)) => (self.radius, (p - m.center).norm()),
+                (Some(p), Slot::Far { center, gap }) => (0.25 * gap, (p - center).norm()),
+                _ => (f64::NAN, f64::NAN),
             };
             // A NaN margin (a NaN gap, which is never due) leaves the least as it was.
-            least = least.min(reach);
+            least = least.min(bound - from);
+            largest = largest.max(bound.abs());
         }
-        Some(least)
+        Some((least, largest))
     }
 
     /// Rebuilds the models whose point has left their radius.
