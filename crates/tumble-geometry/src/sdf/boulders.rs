@@ -294,7 +294,21 @@ fn smin((a, ga): (f64, Vec3), (b, gb): (f64, Vec3), k: f64) -> (f64, Vec3) {
 
 impl Sdf for BoulderField {
     fn eval(&self, p: &Vec3) -> (f64, Vec3) {
-        let (g0, gg) = self.ground.eval(p);
+        self.over(p, self.ground.eval(p))
+    }
+    /// The ground at every point in one query (a terrain answers them as lanes), then the
+    /// boulders over each: the bits of [`Sdf::eval`] point by point.
+    fn eval_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
+        self.ground.eval_many(points, out);
+        for (p, o) in points.iter().zip(out.iter_mut()) {
+            *o = self.over(p, *o);
+        }
+    }
+}
+
+impl BoulderField {
+    /// The field at `p` from the ground's value and gradient there.
+    fn over(&self, p: &Vec3, (g0, gg): (f64, Vec3)) -> (f64, Vec3) {
         let (mut cur, mut below) = ((g0, gg), f64::INFINITY);
         for level in &self.levels {
             if g0 > level.height + level.blend {

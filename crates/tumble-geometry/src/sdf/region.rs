@@ -30,7 +30,7 @@ impl Region {
     pub fn weight(&self, p: &Vec3) -> (f64, Vec3) {
         match self {
             Region::Uniform => (0.0, Vec3::zeros()),
-            Region::Noise { field, .. } => self.smoothstep(field.eval(p)),
+            Region::Noise { field, threshold, width } => smoothstep(*threshold, *width, field.eval(p)),
             Region::Grid(g) => g.weight(p),
         }
     }
@@ -40,10 +40,10 @@ impl Region {
     #[inline(always)]
     pub fn weight_many(&self, points: &[Vec3], out: &mut [(f64, Vec3)]) {
         match self {
-            Region::Noise { field, .. } => {
+            Region::Noise { field, threshold, width } => {
                 field.eval_many(points, out);
                 for o in out.iter_mut() {
-                    *o = self.smoothstep(*o);
+                    *o = smoothstep(*threshold, *width, *o);
                 }
             }
             _ => {
@@ -53,19 +53,19 @@ impl Region {
             }
         }
     }
+}
 
-    /// A noise mask's weight from its field's value and gradient `(r, ∇r)`.
-    #[inline(always)]
-    fn smoothstep(&self, (r, dr): (f64, Vec3)) -> (f64, Vec3) {
-        let Region::Noise { threshold, width, .. } = self else { return (0.0, Vec3::zeros()) };
-        let x = (r - threshold) / width + 0.5;
-        if x <= 0.0 {
-            (0.0, Vec3::zeros())
-        } else if x >= 1.0 {
-            (1.0, Vec3::zeros())
-        } else {
-            (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x) / width * dr)
-        }
+/// A noise mask's weight from its field's value and gradient `(r, ∇r)`: the cubic smoothstep
+/// of `(r − threshold)/width + ½`.
+#[inline(always)]
+fn smoothstep(threshold: f64, width: f64, (r, dr): (f64, Vec3)) -> (f64, Vec3) {
+    let x = (r - threshold) / width + 0.5;
+    if x <= 0.0 {
+        (0.0, Vec3::zeros())
+    } else if x >= 1.0 {
+        (1.0, Vec3::zeros())
+    } else {
+        (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x) / width * dr)
     }
 }
 

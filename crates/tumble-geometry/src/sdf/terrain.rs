@@ -90,7 +90,7 @@ impl Terrain {
     /// fBm with its (point, octave) pairs as lanes ([`Fbm::eval_many`]).
     #[inline(always)]
     fn block(&self, p: &[Vec3], out: &mut [(f64, Vec3)]) {
-        let n = p.len().min(BLOCK);
+        let n = p.len().min(out.len()).min(BLOCK);
         let zero = (0.0, Vec3::zeros());
         let (mut q, mut weight, mut s, mut r) = ([Vec3::zeros(); BLOCK], [zero; BLOCK], [zero; BLOCK], [zero; BLOCK]);
         for i in 0..n {

@@ -336,6 +336,12 @@ mod tests {
         assert!(near > 1000, "the boundary is exercised ({near} points within four roundings of it)");
     }
 
+    /// A 1 kg box lander of `size` (m) over `surface`.
+    fn lander(size: Vec3, surface: Arc<dyn Sdf>) -> LanderSystem {
+        let contact = crate::lander::builder::tests::contact();
+        LanderSystem::builder().mass(1.0).box_shape(size).contact(contact).surface(surface).build().expect("valid")
+    }
+
     /// Whether any slot is due, every point checked (what `stale` answered before it skipped
     /// the vertices).
     fn due(local: &LocalSurface, sys: &LanderSystem, y: &[f64; STATE_LEN], r_p: Option<Vec3>) -> bool {
@@ -344,29 +350,28 @@ mod tests {
 
     #[test]
     fn the_vertices_are_skipped_only_where_none_can_be_due() {
-        // A 0.5 m box near a 20 m sphere (near and far slots, curved ground), walked in steps
+        // A 0.5 m cube (and, one episode in five, a 2 × 0.3 × 0.1 m plank, whose corners reach
+        // farther) near a 20 m sphere (near and far slots, curved ground), walked in steps
         // of a micrometre to a centimetre and of 1e-6 to 1e-2 rad, translating, turning or both,
-        // with quaternions off their length by up to 1e-9, of unit length or of one from 0.5 to 1.5, and the application point on and off
-        // (every hundred steps):
-        // at every step `stale` answers what checking every slot answers, and it skipped the
+        // with quaternions off their length by up to 1e-9, of unit length or of one from 0.5 to
+        // 1.5, and the application point on and off (every hundred steps): at every step
+        // `stale` answers what checking every slot answers, and it skipped the
         // vertices at most steps. (It fails with the turn's bound halved, or not divided by
         // the quaternion's length: a turn then moves the corners further than the bound allows.)
-        let sys = LanderSystem::builder()
-            .mass(1.0)
-            .box_shape(Vec3::repeat(0.5))
-            .contact(crate::lander::builder::tests::contact())
-            .surface(Arc::new(tumble_geometry::sdf::Sphere { center: Vec3::new(0.0, 0.0, -20.0), radius: 20.0 }))
-            .build()
-            .expect("valid");
+        let sphere = Arc::new(tumble_geometry::sdf::Sphere { center: Vec3::new(0.0, 0.0, -20.0), radius: 20.0 });
+        let cube = lander(Vec3::repeat(0.5), sphere.clone());
+        let plank = lander(Vec3::new(2.0, 0.3, 0.1), sphere);
         let mut g = tumble_math::Lcg::new(11);
         let (mut steps, mut skipped, mut rebuilt) = (0, 0, 0);
         for episode in 0..24 {
+            let sys = if episode % 5 == 4 { &plank } else { &cube };
             let radius = [2e-3, 1e-2, 5e-4][episode % 3];
             let mut local = LocalSurface::new(radius, &sys.vertices, 1e-3);
-            let mut x = Vec3::new(g.symmetric(), g.symmetric(), 0.25 + 0.02 * g.unit());
+            let lift = sys.vertices.iter().map(|v| -v.z).fold(0.0, f64::max);
+            let mut x = Vec3::new(g.symmetric(), g.symmetric(), lift + 0.02 * g.unit());
             let mut q = UnitQuat::from_euler_angles(0.1 * g.symmetric(), 0.1 * g.symmetric(), g.symmetric());
             let y = pack(x, Vec3::zeros(), q, Vec3::zeros(), UnitQuat::identity(), Vec3::zeros());
-            local.refresh(&sys, &y, None);
+            local.refresh(sys, &y, None);
             let (dx, turn) = (10f64.powf(g.uniform(-6.0, -2.0)), 10f64.powf(g.uniform(-6.0, -2.0)));
             let dir = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()).normalize();
             let axis = Vec3::new(g.symmetric(), g.symmetric(), g.symmetric()).normalize();
@@ -384,13 +389,13 @@ mod tests {
                 y[6..10].iter_mut().for_each(|c| *c *= stretch);
                 let r_p = (k / 100 % 2 == 1).then_some(r_a);
                 let before = local.checked.map(|c| c.x);
-                let exact = due(&local, &sys, &y, r_p);
-                assert_eq!(local.stale(&sys, &y, r_p), exact, "episode {episode}, step {k}");
+                let exact = due(&local, sys, &y, r_p);
+                assert_eq!(local.stale(sys, &y, r_p), exact, "episode {episode}, step {k}");
                 steps += 1;
                 skipped += usize::from(!exact && before.is_some() && local.checked.map(|c| c.x) == before);
                 if exact {
                     rebuilt += 1;
-                    local.refresh(&sys, &y, r_p);
+                    local.refresh(sys, &y, r_p);
                 }
             }
         }
@@ -407,13 +412,7 @@ mod tests {
         // sub-steps: they keep quadratic models, whose gradient is the plane's normal. So do
         // corners swept at 4.3 m/s by a 50 rad/s spin; at 5 m/s with 0.2 ms steps (8 mm in
         // eight steps) they are far again.
-        let sys = LanderSystem::builder()
-            .mass(1.0)
-            .box_shape(Vec3::repeat(0.1))
-            .contact(crate::lander::builder::tests::contact())
-            .surface(Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }))
-            .build()
-            .expect("valid");
+        let sys = lander(Vec3::repeat(0.1), Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() }));
         let id = UnitQuat::identity();
         let cases =
             [(0.01, 0.0, 2e-3, true), (5.0, 0.0, 2e-3, false), (0.0, 50.0, 2e-3, false), (5.0, 0.0, 2e-4, true)];

@@ -140,3 +140,31 @@ fn the_gradient_matches_finite_differences_near_boulders() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// A field's points queried together (the ground's in one query: a terrain's lanes) give the
+/// bits of querying them one by one: boulders on a plane and on fBm terrain, points among
+/// the boulders and above them, in queries of one to eleven points.
+#[test]
+fn points_queried_together_give_the_bits_of_one_at_a_time() {
+    use crate::noise::Fbm;
+    use crate::sdf::{Region, Terrain};
+    let f = |seed| Fbm { seed, octaves: 5, lacunarity: 2.0, gain: 0.5, amplitude: 0.3, frequency: 0.1 };
+    let rough =
+        Terrain { base: Box::new(plane()), sandy: f(1), rocky: f(2), region: Region::Uniform, origin: Vec3::zeros() };
+    let mut g = tumble_math::Lcg::new(8);
+    for ground in [Box::new(plane()) as Box<dyn Sdf>, Box::new(rough)] {
+        let boulders = place_boulders(ground.as_ref(), &square(100.0), &spec(), &|_| 1.0).expect("fits");
+        let field = BoulderField::new(ground, boulders);
+        for n in 1..=11 {
+            let pts: Vec<Vec3> =
+                (0..n).map(|_| Vec3::new(50.0 * g.symmetric(), 50.0 * g.symmetric(), 3.0 * g.unit() - 0.5)).collect();
+            let mut many = vec![(0.0, Vec3::zeros()); n];
+            field.eval_many(&pts, &mut many);
+            for (p, m) in pts.iter().zip(&many) {
+                let one = field.eval(p);
+                assert_eq!(one.0.to_bits(), m.0.to_bits(), "{n} points, at {p:?}");
+                assert!((0..3).all(|k| one.1[k].to_bits() == m.1[k].to_bits()), "{n} points, at {p:?}");
+            }
+        }
+    }
+}
