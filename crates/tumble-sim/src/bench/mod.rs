@@ -285,17 +285,19 @@ fn lander_case(
     times.result(name, 1, n)
 }
 
-/// The cube on a plane in Phobos-like gravity.
-fn lander_plane(n: u64) -> BenchResult {
+/// The cube on a plane in Phobos-like gravity; through local surface models of radius
+/// `surface_expansion` (m) when > 0 — the models' own cost, on a surface where they are exact
+/// (a plane's quadratic model is the plane: unit gradient, zero Hessian), apart from curvature.
+fn lander_plane(n: u64, surface_expansion: f64) -> BenchResult {
     use tumble_geometry::sdf::HalfSpace;
     let plane = std::sync::Arc::new(HalfSpace { point: Vec3::zeros(), normal: Vec3::z() });
     lander_case(
-        "lander_cube_plane",
+        if surface_expansion > 0.0 { "lander_cube_plane_local_models" } else { "lander_cube_plane" },
         plane,
         (Vec3::new(0.0, 0.0, 0.5 - 1000.0 * 5.7e-3 / 4e6), tumble_math::UnitQuat::identity()),
         Vec3::new(0.0, 0.0, -5.7e-3),
         n,
-        0.0,
+        surface_expansion,
     )
 }
 
@@ -473,7 +475,8 @@ pub fn run_matching(scale: f64, only: &str) -> Vec<BenchResult> {
             }),
         ),
         (&["polyhedron_gravity_ellipsoid"], Box::new(|| vec![polyhedron_samples(steps(2e3))])),
-        (&["lander_cube_plane"], Box::new(|| vec![lander_plane(steps(2e5))])),
+        (&["lander_cube_plane"], Box::new(|| vec![lander_plane(steps(2e5), 0.0)])),
+        (&["lander_cube_plane_local_models"], Box::new(|| vec![lander_plane(steps(2e5), 2e-3)])),
         (&["lander_cube_comet_sdf_128_fbm6"], Box::new(|| vec![lander_comet(steps(2e5), 0.0, 6, None)])),
         (&["lander_cube_comet_fbm6_local_models"], Box::new(|| vec![lander_comet(steps(2e5), 2e-3, 6, None)])),
         (&["lander_cube_comet_sdf_128_fbm13"], Box::new(|| vec![lander_comet(steps(1e5), 0.0, 13, None)])),
