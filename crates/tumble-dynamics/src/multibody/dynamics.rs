@@ -10,6 +10,35 @@ use super::{Kinematics, Multibody, NO_COLUMN, Workspace};
 use tumble_math::nalgebra::{DMatrix, DVector};
 use tumble_math::{Mat3, Vec3};
 
+/// A closure as a kernel of [`tumble_math::wide::dispatch`]: its body (with what it inlines)
+/// compiled for AVX2 and for the baseline, the same bits either way.
+struct Wide<F>(F);
+
+impl<R, F: FnOnce() -> R> tumble_math::wide::Kernel for Wide<F> {
+    type Output = R;
+    #[inline(always)]
+    fn run(self) -> R {
+        (self.0)()
+    }
+}
+
+/// The arguments of [`Multibody::mass_matrix_into`], a kernel [`tumble_math::wide::dispatch`]
+/// builds twice (the same bits either way).
+struct Crba<'a> {
+    mb: &'a Multibody,
+    q: &'a [f64],
+    w: &'a mut Workspace,
+    h: &'a mut DMatrix<f64>,
+}
+
+impl tumble_math::wide::Kernel for Crba<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        self.mb.crba(self.q, self.w, self.h)
+    }
+}
+
 impl Multibody {
     /// Inverse dynamics (recursive Newton–Euler): the joint forces `τ` (nv) that give the
     /// accelerations `a` (nv) at `(q, v)` under gravity and the external wrenches `f_ext`
@@ -31,14 +60,23 @@ impl Multibody {
         w: &mut Workspace,
         tau: &mut [f64],
     ) {
-        self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
-        self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
-        for (i, fi) in w.f.iter().enumerate() {
-            let vi = self.v_at[i];
-            for d in 0..self.s[i].ncols() {
-                tau[vi + d] = self.subspace_dot(i, d, fi);
-            }
+        if let Some(m) = self.folded() {
+            let mut f = std::mem::take(&mut w.merged.1);
+            m.wrenches(f_ext, &mut f);
+            m.model.inverse_dynamics_into(q, v, a, &f, w, tau);
+            w.merged.1 = f;
+            return;
         }
+        tumble_math::wide::dispatch(Wide(|| {
+            self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
+            self.wrenches(&w.kin, v, a, f_ext, &mut w.acc, &mut w.f);
+            for (i, fi) in w.f.iter().enumerate() {
+                let vi = self.v_at[i];
+                for d in 0..self.s[i].ncols() {
+                    tau[vi + d] = self.subspace_dot(i, d, fi);
+                }
+            }
+        }))
     }
 
     /// The spatial force each joint transmits from the parent (or the world) to its link, in
@@ -52,8 +90,16 @@ impl Multibody {
         w.f
     }
 
+    /// The model with its fixed joints below a parent folded in, where it has any (and its
+    /// gravity has not been changed since: the folded model's is the full model's when built).
+    #[inline]
+    fn folded(&self) -> Option<&super::merged::Merged> {
+        self.merged.as_deref().filter(|m| m.model.gravity == self.gravity)
+    }
+
     /// The recursive Newton–Euler passes from the kinematics `k`: link accelerations into
     /// `acc`, joint wrenches into `f`.
+    #[inline(always)]
     fn wrenches(&self, k: &Kinematics, v: &[f64], a: &[f64], f_ext: &[SVec], acc: &mut Vec<SVec>, f: &mut Vec<SVec>) {
         acc.clear();
         f.clear();
@@ -94,13 +140,21 @@ impl Multibody {
     /// `H_ji = J_jᵀ I^c_i J_i` is a dot product per ancestor column, where link coordinates
     /// would carry every `F = I^c S` through each transform up the tree.
     pub fn mass_matrix_into(&self, q: &[f64], w: &mut Workspace, h: &mut DMatrix<f64>) {
+        let mb = self.folded().map_or(self, |m| &m.model);
+        tumble_math::wide::dispatch(Crba { mb, q, w, h })
+    }
+
+    /// [`Multibody::mass_matrix_into`] on this model as it is (no folding), the body of its
+    /// kernel.
+    #[inline(always)]
+    fn crba(&self, q: &[f64], w: &mut Workspace, h: &mut DMatrix<f64>) {
         let (n, nv) = (self.links.len(), self.nv());
         if h.shape() != (nv, nv) {
             *h = DMatrix::zeros(nv, nv);
         }
         // A serial chain writes every entry below.
         if !self.serial {
-            h.fill(0.0);
+            h.as_mut_slice().fill(0.0);
         }
         let Workspace { kin, ic, f: cols, .. } = w;
         // Sized once and written in place; a link no joint moves keeps a stale inertia and no
@@ -164,7 +218,9 @@ impl Multibody {
     /// joint forces `tau`, gravity and the external wrenches `f_ext` (as in
     /// [`Multibody::inverse_dynamics`]).
     pub fn forward_dynamics(&self, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
-        self.forward_dynamics_with(&self.kinematics(q, v), v, tau, f_ext)
+        let mut qdd = DVector::zeros(self.nv());
+        self.forward_dynamics_into(q, v, tau, f_ext, &mut Workspace::default(), qdd.as_mut_slice());
+        qdd
     }
 
     /// [`Multibody::forward_dynamics`] into `qdd` (nv) with the working memory `w`: no
@@ -178,9 +234,18 @@ impl Multibody {
         w: &mut Workspace,
         qdd: &mut [f64],
     ) {
+        if let Some(m) = self.folded() {
+            let mut f = std::mem::take(&mut w.merged.1);
+            m.wrenches(f_ext, &mut f);
+            m.model.forward_dynamics_into(q, v, tau, &f, w, qdd);
+            w.merged.1 = f;
+            return;
+        }
         let mut kin = std::mem::take(&mut w.kin);
-        self.local_kinematics(q, v, &mut kin.x_up, &mut kin.v);
-        self.forward_dynamics_in(&kin, v, tau, f_ext, w, qdd);
+        tumble_math::wide::dispatch(Wide(|| {
+            self.local_kinematics(q, v, &mut kin.x_up, &mut kin.v);
+            self.aba(&kin, v, tau, f_ext, w, qdd);
+        }));
         w.kin = kin;
     }
 
@@ -202,6 +267,21 @@ impl Multibody {
         w: &mut Workspace,
         qdd: &mut [f64],
     ) {
+        if let Some(m) = self.folded() {
+            let (mut kin, mut f) = std::mem::take(&mut w.merged);
+            m.kinematics(self, k, &mut kin);
+            m.wrenches(f_ext, &mut f);
+            m.model.forward_dynamics_in(&kin, v, tau, &f, w, qdd);
+            w.merged = (kin, f);
+            return;
+        }
+        tumble_math::wide::dispatch(Wide(|| self.aba(k, v, tau, f_ext, w, qdd)))
+    }
+
+    /// The articulated-body algorithm on this model as it is (no folding), the body of the
+    /// forward dynamics' kernels.
+    #[inline(always)]
+    fn aba(&self, k: &Kinematics, v: &[f64], tau: &[f64], f_ext: &[SVec], w: &mut Workspace, qdd: &mut [f64]) {
         let n = self.links.len();
         let Workspace { ia, pa, c, multi, scalar, acc, .. } = w;
         ia.clear();
@@ -260,6 +340,7 @@ impl Multibody {
     /// its joint's `(U, D, u)` into `scalar` (one degree of freedom) or `multi`, and the
     /// inertia and bias it passes to its parent.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn articulate(
         &self,
         i: usize,

@@ -10,22 +10,26 @@ pub type SVec = Vector6<f64>;
 pub type SMat = Matrix6<f64>;
 
 /// The angular (first) and linear (second) parts.
+#[inline(always)]
 pub fn parts(s: &SVec) -> (Vec3, Vec3) {
     (Vec3::new(s[0], s[1], s[2]), Vec3::new(s[3], s[4], s[5]))
 }
 
 /// Joins angular and linear parts.
+#[inline(always)]
 pub fn join(a: &Vec3, l: &Vec3) -> SVec {
     SVec::new(a.x, a.y, a.z, l.x, l.y, l.z)
 }
 
 /// Motion cross product `m × n`.
+#[inline(always)]
 pub fn cross_motion(m: &SVec, n: &SVec) -> SVec {
     let ((w, v), (w2, v2)) = (parts(m), parts(n));
     join(&w.cross(&w2), &(w.cross(&v2) + v.cross(&w2)))
 }
 
 /// Force cross product `m ×* f`.
+#[inline(always)]
 pub fn cross_force(m: &SVec, f: &SVec) -> SVec {
     let ((w, v), (n, f)) = (parts(m), parts(f));
     join(&(w.cross(&n) + v.cross(&f)), &w.cross(&f))
@@ -63,6 +67,7 @@ impl Transform {
     }
 
     /// `X m` of a motion vector `m` (A-coordinates): `[E ω; E (v − r × ω)]`.
+    #[inline(always)]
     pub fn motion(&self, m: &SVec) -> SVec {
         let (w, v) = parts(m);
         join(&(self.rot * w), &(self.rot * (v - self.pos.cross(&w))))
@@ -70,6 +75,7 @@ impl Transform {
 
     /// `Xᵀ f` of a force vector `f` (B-coordinates) back in A-coordinates:
     /// `[Eᵀ n + r × Eᵀ f; Eᵀ f]`.
+    #[inline(always)]
     pub fn force_back(&self, f: &SVec) -> SVec {
         let (n, f) = parts(f);
         let (n, f) = (self.rot.tr_mul(&n), self.rot.tr_mul(&f));
@@ -79,6 +85,7 @@ impl Transform {
     /// `Xᵀ A X` of a symmetric 6×6 `A` (B-coordinates, e.g. an articulated inertia) in
     /// A-coordinates, by 3×3 blocks: with `A₁₁, A₁₂, A₂₂` rotated into A (`Eᵀ A E`) and
     /// `R = [r×]`, `[A₁₁ − A₁₂R + R A₁₂ᵀ − R A₂₂ R, A₁₂ + R A₂₂; ·, A₂₂]`.
+    #[inline(always)]
     pub fn congruence(&self, a: &SMat) -> SMat {
         let block = |i: usize, j: usize| -> Mat3 { a.fixed_view::<3, 3>(i, j).into_owned() };
         let e = &self.rot;
@@ -131,6 +138,7 @@ impl RigidInertia {
     }
 
     /// `I m` of a motion vector: `[Ī ω + h × v; m v − h × ω]`.
+    #[inline(always)]
     pub fn mul(&self, m: &SVec) -> SVec {
         let (w, v) = parts(m);
         join(&(self.ibar * w + self.h.cross(&v)), &(self.mass * v - self.h.cross(&w)))
@@ -142,6 +150,7 @@ impl RigidInertia {
     ///
     /// With `[a×][b×] = b aᵀ − (a·b) 1` the cross terms are
     /// `(2 h_A·r + m r·r) 1 − r h_Aᵀ − h_A rᵀ − m r rᵀ`: outer products, no 3×3 products.
+    #[inline(always)]
     pub fn back(&self, x: &Transform) -> Self {
         let (e, r, m) = (&x.rot, &x.pos, self.mass);
         let h_a = e.tr_mul(&self.h);
@@ -205,6 +214,7 @@ pub fn rotate_symmetric(r: &Mat3, s: &Mat3) -> Mat3 {
 }
 
 impl std::ops::AddAssign for RigidInertia {
+    #[inline(always)]
     fn add_assign(&mut self, o: Self) {
         self.mass += o.mass;
         self.h += o.h;

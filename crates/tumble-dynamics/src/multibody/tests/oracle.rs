@@ -36,7 +36,7 @@ fn big_i(mb: &Multibody, k: usize) -> SMat {
     inertia(l.mass, &l.com, &l.inertia)
 }
 
-fn rnea(mb: &Multibody, q: &[f64], v: &[f64], a: &[f64]) -> DVector<f64> {
+fn rnea(mb: &Multibody, q: &[f64], v: &[f64], a: &[f64], f_ext: &[SVec]) -> DVector<f64> {
     let (xs, vs) = kin(mb, q, v);
     let n = mb.links.len();
     let (mut acc, mut f): (Vec<SVec>, Vec<SVec>) = (Vec::new(), Vec::new());
@@ -44,7 +44,8 @@ fn rnea(mb: &Multibody, q: &[f64], v: &[f64], a: &[f64]) -> DVector<f64> {
     for i in 0..n {
         let ap = mb.links[i].parent.map_or(a0, |p| acc[p]);
         let ai = xs[i] * ap + s_times(mb, i, a) + cross_motion(&vs[i], &s_times(mb, i, v));
-        f.push(big_i(mb, i) * ai + cross_force(&vs[i], &(big_i(mb, i) * vs[i])));
+        let fe = f_ext.get(i).copied().unwrap_or_else(SVec::zeros);
+        f.push(big_i(mb, i) * ai + cross_force(&vs[i], &(big_i(mb, i) * vs[i])) - fe);
         acc.push(ai);
     }
     for i in (0..n).rev() {
@@ -90,8 +91,8 @@ fn crba(mb: &Multibody, q: &[f64]) -> DMatrix<f64> {
 }
 
 /// The forward dynamics of the oracle: `H⁻¹ (τ − C)`, `C` the inverse dynamics at a = 0.
-fn forward(mb: &Multibody, q: &[f64], v: &[f64], tau: &[f64]) -> DVector<f64> {
-    let bias = rnea(mb, q, v, &vec![0.0; mb.nv()]);
+fn forward(mb: &Multibody, q: &[f64], v: &[f64], tau: &[f64], f_ext: &[SVec]) -> DVector<f64> {
+    let bias = rnea(mb, q, v, &vec![0.0; mb.nv()], f_ext);
     crba(mb, q).cholesky().expect("positive definite").solve(&(DVector::from_column_slice(tau) - bias))
 }
 
@@ -129,11 +130,45 @@ fn serial_chain() -> Multibody {
     mb
 }
 
+/// An arm as URDF files of grippers have it (a Franka Panda, a Kinova Jaco): a root bolted to
+/// the world, three revolute joints, then fixed links — a flange, a palm carrying two prismatic
+/// fingers, a massless tool point, and a fixed finger with a fixed tip — so that folding the
+/// fixed joints re-attaches moving links and chains fixed links.
+fn gripper() -> Multibody {
+    let g = Vec3::new(0.0, 0.0, -9.81);
+    let f = Joint::Fixed;
+    let (d, e) = ([0.02, 0.03, 0.025], [0.001, 0.002, 0.0015]);
+    let links = vec![
+        link("mount", None, f, Vec3::new(0.1, 0.0, 0.2), 4.0, Vec3::new(0.0, 0.01, 0.05), d),
+        link("j1", Some(0), Joint::Revolute(Vec3::z()), Vec3::new(0.0, 0.0, 0.3), 3.0, Vec3::new(0.0, 0.0, 0.1), d),
+        link("j2", Some(1), Joint::Revolute(Vec3::y()), Vec3::new(0.0, 0.1, 0.4), 2.5, Vec3::new(0.1, 0.0, 0.0), d),
+        link("j3", Some(2), Joint::Revolute(Vec3::x()), Vec3::new(0.3, 0.0, 0.0), 1.5, Vec3::new(0.05, 0.0, 0.0), d),
+        link("flange", Some(3), f, Vec3::new(0.1, 0.02, 0.0), 0.3, Vec3::new(0.01, 0.0, 0.0), e),
+        link("palm", Some(4), f, Vec3::new(0.05, 0.0, 0.03), 0.7, Vec3::new(0.02, 0.01, 0.0), e),
+        link("tcp", Some(5), f, Vec3::new(0.1, 0.0, 0.0), 0.0, Vec3::zeros(), [0.0; 3]),
+        link("left", Some(5), Joint::Prismatic(Vec3::y()), Vec3::new(0.06, 0.02, 0.0), 0.05, Vec3::zeros(), e),
+        link("right", Some(5), Joint::Prismatic(Vec3::y()), Vec3::new(0.06, -0.02, 0.0), 0.05, Vec3::zeros(), e),
+        link("finger", Some(3), f, Vec3::new(0.2, 0.05, 0.0), 0.1, Vec3::new(0.02, 0.0, 0.0), e),
+        link("tip", Some(9), f, Vec3::new(0.04, 0.0, 0.01), 0.05, Vec3::new(0.01, 0.0, 0.0), e),
+        link(
+            "wrist",
+            Some(10),
+            Joint::Revolute(Vec3::z()),
+            Vec3::new(0.02, 0.0, 0.0),
+            0.2,
+            Vec3::new(0.0, 0.0, 0.03),
+            e,
+        ),
+    ];
+    Multibody::new(links, g).expect("valid")
+}
+
 fn models() -> Vec<(String, Multibody)> {
     let mut out = vec![
         ("tree".to_string(), tree(Vec3::new(0.0, 0.0, -9.81))),
         ("chain of 20".to_string(), chain(20)),
         ("serial chain of every joint type".to_string(), serial_chain()),
+        ("gripper".to_string(), gripper()),
     ];
     let iiwa =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/robots/kuka_iiwa_bullet3.urdf");
@@ -142,6 +177,31 @@ fn models() -> Vec<(String, Multibody)> {
         out.push(("iiwa".to_string(), m.expect("the iiwa loads").multibody));
     }
     out
+}
+
+/// Wrenches of a few N and N·m on every link.
+fn wrenches(mb: &Multibody, seed: u64) -> Vec<SVec> {
+    let mut rng = tumble_math::Lcg::new(seed + 1000);
+    (0..mb.links.len()).map(|_| SVec::from_fn(|_, _| 3.0 * rng.symmetric())).collect()
+}
+
+#[test]
+fn fixed_joints_below_a_parent_are_folded_for_the_dynamics() {
+    // The gripper's six fixed links below a parent fold into j3 (flange, palm, tool point,
+    // finger, tip): mount, three revolutes, two fingers and the wrist remain; the tree and the
+    // chain of every joint type fold their tools. Folding is what the oracle test above checks
+    // the dynamics through.
+    let folded = |mb: &Multibody| mb.merged.as_ref().map(|m| m.model.links.len());
+    assert_eq!(folded(&gripper()), Some(7));
+    assert_eq!(folded(&tree(Vec3::zeros())), Some(6));
+    assert_eq!(folded(&serial_chain()), Some(6));
+    assert_eq!(folded(&chain(5)), None);
+    let m = gripper();
+    let merged = &m.merged.as_ref().expect("folded").model;
+    let parents: Vec<Option<usize>> = merged.links.iter().map(|l| l.parent).collect();
+    assert_eq!(parents, [None, Some(0), Some(1), Some(2), Some(3), Some(3), Some(3)]);
+    let mass = |mb: &Multibody| mb.links.iter().map(|l| l.mass).sum::<f64>();
+    assert!((mass(merged) - mass(&m)).abs() < 1e-14 * mass(&m));
 }
 
 #[test]
@@ -154,7 +214,11 @@ fn the_algorithms_equal_the_textbook_matrices() {
             let a = &a[..mb.nv()];
             let rel = |x: &DVector<f64>, y: &DVector<f64>| (x - y).norm() / y.norm().max(1e-300);
             let tau = mb.inverse_dynamics(&q, &v, a, &[]);
-            assert!(rel(&tau, &rnea(&mb, &q, &v, a)) < 1e-14, "{name} {seed}: RNEA");
+            assert!(rel(&tau, &rnea(&mb, &q, &v, a, &[])) < 1e-14, "{name} {seed}: RNEA");
+            // External wrenches on every link (on the folded ones carried to their carrier).
+            let f_ext = wrenches(&mb, seed);
+            let tau_ext = mb.inverse_dynamics(&q, &v, a, &f_ext);
+            assert!(rel(&tau_ext, &rnea(&mb, &q, &v, a, &f_ext)) < 1e-14, "{name} {seed}: RNEA, wrenches");
             let h = mb.mass_matrix(&q);
             let want = crba(&mb, &q);
             assert!((&h - &want).norm() < 1e-14 * want.norm(), "{name} {seed}: CRBA");
@@ -162,8 +226,14 @@ fn the_algorithms_equal_the_textbook_matrices() {
             let qdd = mb.forward_dynamics(&q, &v, tau.as_slice(), &[]);
             let cond = want.clone().symmetric_eigen().eigenvalues;
             let cond = cond.max() / cond.min();
-            let err = rel(&qdd, &forward(&mb, &q, &v, tau.as_slice()));
+            let err = rel(&qdd, &forward(&mb, &q, &v, tau.as_slice(), &[]));
             assert!(err < 1e-14 * cond.max(1.0), "{name} {seed}: ABA {err:e} (cond {cond:e})");
+            let qdd = mb.forward_dynamics(&q, &v, tau.as_slice(), &f_ext);
+            let err = rel(&qdd, &forward(&mb, &q, &v, tau.as_slice(), &f_ext));
+            assert!(err < 1e-14 * cond.max(1.0), "{name} {seed}: ABA, wrenches {err:e} (cond {cond:e})");
+            // From the full model's kinematics (the ODE system's route).
+            let with = mb.forward_dynamics_with(&mb.kinematics(&q, &v), &v, tau.as_slice(), &f_ext);
+            assert!(rel(&with, &qdd) < 1e-14 * cond.max(1.0), "{name} {seed}: ABA from kinematics");
         }
     }
 }
@@ -176,9 +246,11 @@ fn the_calls_with_a_workspace_allocate_nothing() {
         let n = mb.nv();
         let (mut w, mut out, mut h) = (Workspace::default(), vec![0.0; n], DMatrix::zeros(n, n));
         let tau: Vec<f64> = (0..n).map(|k| 0.1 * k as f64).collect();
+        let f_ext = wrenches(&mb, 3);
         let calls = |w: &mut Workspace, out: &mut [f64], h: &mut DMatrix<f64>| {
             mb.forward_dynamics_into(&q, &v, &tau, &[], w, out);
-            mb.inverse_dynamics_into(&q, &v, &tau, &[], w, out);
+            mb.forward_dynamics_into(&q, &v, &tau, &f_ext, w, out);
+            mb.inverse_dynamics_into(&q, &v, &tau, &f_ext, w, out);
             mb.mass_matrix_into(&q, w, h);
         };
         calls(&mut w, &mut out, &mut h);
