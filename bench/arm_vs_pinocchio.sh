@@ -1,10 +1,14 @@
 #!/bin/sh
-# Forward dynamics (ABA), inverse dynamics (RNEA) and mass matrix (CRBA) of the KUKA iiwa and a
-# 20-link chain, Tumble against Pinocchio's C++ (not its Python binding, whose call overhead
-# would flatter Tumble), side by side in one run. Needs: pip install pin==4.1.0, and Eigen's headers: the
-# Debian packages libeigen3-dev and liburdfdom-headers-dev, or the same headers given in
-# CPPFLAGS (e.g. `-I<dir>/include/eigen3 -I<dir>/include/urdfdom_headers` of the cmeel-eigen
-# and cmeel-urdfdom-headers wheels, unzipped).
+# Forward dynamics (ABA), inverse dynamics (RNEA) and mass matrix (CRBA) of the KUKA iiwa, a
+# 20-link chain and, where the example-robot-data wheel is installed, arms the iiwa does not
+# stand for (UR5, Franka Panda, Kinova Jaco, xArm7, Unitree Z1, SO-100: fixed flanges, palms and
+# fingers, prismatic fingers, other axes), Tumble against Pinocchio's C++ (not its Python
+# binding, whose call overhead would flatter Tumble), side by side in one run, one line of
+# ratios (Tumble's time over Pinocchio's) per arm at the end. Needs: pip install pin==4.1.0
+# (and example-robot-data for the other arms), and Eigen's headers: the Debian packages
+# libeigen3-dev and liburdfdom-headers-dev, or the same headers given in CPPFLAGS (e.g.
+# `-I<dir>/include/eigen3 -I<dir>/include/urdfdom_headers` of the cmeel-eigen and
+# cmeel-urdfdom-headers wheels, unzipped).
 #
 #     sh bench/arm_vs_pinocchio.sh
 set -e
@@ -20,9 +24,21 @@ g++ -O3 -DNDEBUG -std=c++17 \
   -L"$P/lib" -lpinocchio_parsers -lpinocchio_default -lurdfdom_model -lconsole_bridge \
   -lboost_filesystem -lboost_serialization -Wl,-rpath,"$P/lib"
 (cd "$ROOT" && cargo build --release -q)
-# The iiwa, then a 20-link chain (bench/chain_urdf.py).
+# The iiwa, a 20-link chain (bench/chain_urdf.py), then the other arms where installed.
 python3 "$ROOT/bench/chain_urdf.py" 20 > "$OUT/chain20.urdf"
-for U in "$URDF" "$OUT/chain20.urdf"; do
-  "$ROOT/target/release/tumble" arm bench "$U" --calls 200000
-  "$OUT/pin" "$U"
+R="$P/share/example-robot-data/robots"
+ARMS="$URDF $OUT/chain20.urdf"
+for A in ur_description/urdf/ur5_robot.urdf panda_description/urdf/panda.urdf kinova_description/robots/kinova.urdf \
+  xarm_description/urdf/xarm7.urdf z1_description/urdf/z1.urdf so_arm_description/urdf/so100.urdf; do
+  if [ -f "$R/$A" ]; then ARMS="$ARMS $R/$A"; fi
 done
+for U in $ARMS; do
+  T=$("$ROOT/target/release/tumble" arm bench "$U" --calls 200000)
+  PIN=$("$OUT/pin" "$U")
+  echo "$T"
+  echo "$PIN"
+  echo "$(basename "$U") $(echo "$T" | grep -E 'ABA\)|RNEA\)|CRBA\)' | awk '{print $(NF-1)}' | tr '\n' ' ')$(echo "$PIN" | awk '{print $4, $7, $10}')" >> "$OUT/ratios"
+done
+echo
+echo "Tumble's time over Pinocchio's (below 1: Tumble faster)"
+awk '{printf "%-24s ABA %.3f/%.3f = %.2f   RNEA %.3f/%.3f = %.2f   CRBA %.3f/%.3f = %.2f\n", $1, $2, $5, $2/$5, $3, $6, $3/$6, $4, $7, $4/$7}' "$OUT/ratios"

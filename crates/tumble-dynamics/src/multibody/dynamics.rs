@@ -326,6 +326,9 @@ impl Multibody {
                 let qi = (ui - u.dot(&a_pre)) / d;
                 qdd[self.v_at[i]] = qi;
                 acc.push(a_pre + self.s1[i] * qi);
+            } else if self.s[i].ncols() == 0 {
+                // `D⁻¹ (u − Uᵀ a)` of a fixed joint is an exact zero.
+                acc.push(a_pre + SVec::zeros());
             } else {
                 let (u, di, ui) = &multi[i];
                 let qi = di * (ui - u.transpose() * a_pre);
@@ -362,6 +365,13 @@ impl Multibody {
             return (ia_a, pa + ia_a * c + u * (ui / d));
         }
         let nv = s.ncols();
+        if nv == 0 {
+            // A fixed joint (a bolted root): `U`, `D⁻¹` and `u` are zero, so the general form's
+            // products are exact zeros and this is what it gives, bit for bit, for finite
+            // values; kept zero in `multi`.
+            *multi = (SMat::zeros(), SMat::zeros(), SVec::zeros());
+            return (*ia, pa + ia * c + SVec::zeros());
+        }
         let mut u = SMat::zeros();
         u.columns_mut(0, nv).copy_from(&ia.columns(0, nv));
         let mut di = SMat::zeros();
