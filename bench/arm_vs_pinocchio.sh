@@ -5,7 +5,7 @@
 # fingers, prismatic fingers, other axes), Tumble against Pinocchio's C++ (not its Python
 # binding, whose call overhead would flatter Tumble), side by side in one run, one line of
 # ratios (Tumble's time over Pinocchio's) per arm at the end. Needs: pip install pin==4.1.0
-# (and example-robot-data for the other arms), and Eigen's headers: the Debian packages
+# (and example-robot-data==6.0.0 for the other arms), and Eigen's headers: the Debian packages
 # libeigen3-dev and liburdfdom-headers-dev, or the same headers given in CPPFLAGS (e.g.
 # `-I<dir>/include/eigen3 -I<dir>/include/urdfdom_headers` of the cmeel-eigen and
 # cmeel-urdfdom-headers wheels, unzipped).
