@@ -8,8 +8,9 @@
 Both evaluate potential, acceleration and gradient tensor single-threaded at the same points
 between 1 and 2 body radii: 200 for Eros (../shared/data/shapes/eros_sbgat_49k.obj, 49,152
 faces, km) and Phobos (phobos_thomas_m1.obj, 32,040 faces), 500 for Itokawa
-(itokawa_sbgat_q32.obj, 12,288 faces), 1,000 and 2,000 for ellipsoids of 5,120 and 1,280 faces
-(semi-axes 3, 2, 1 km). The
+(itokawa_sbgat_q32.obj, 12,288 faces), 200 for 67P (67p_sbgat_lowres.obj, 62,908 faces) and
+Šteins (steins_cosmographia.obj, 58,144 faces), 1,000 and 2,000 for ellipsoids of 5,120 and
+1,280 faces (semi-axes 3, 2, 1 km). The
 figure is points per second, the best of three repeats. Tumble's time is the evaluation alone as
 `tumble gravity` reports it (file reading and writing excluded, as for polyhedral-gravity).
 """
@@ -28,6 +29,8 @@ TUMBLE = ROOT / "target/release/tumble"
 EROS = ROOT / "../shared/data/shapes/eros_sbgat_49k.obj"
 PHOBOS = ROOT / "../shared/data/shapes/phobos_thomas_m1.obj"
 ITOKAWA = ROOT / "../shared/data/shapes/itokawa_sbgat_q32.obj"
+COMET = ROOT / "../shared/data/shapes/67p_sbgat_lowres.obj"
+STEINS = ROOT / "../shared/data/shapes/steins_cosmographia.obj"
 DENSITY = 2670.0
 
 
@@ -111,7 +114,8 @@ def main():
         ("ellipsoid 1,280 faces", *icosphere(3, [3000.0, 2000.0, 1000.0]), 2000),
         ("ellipsoid 5,120 faces", *icosphere(4, [3000.0, 2000.0, 1000.0]), 1000),
     ]
-    for name, file, n in [("Eros 49,152 faces", EROS, 200), ("Phobos 32,040 faces", PHOBOS, 200),
+    for name, file, n in [("Steins 58,144 faces", STEINS, 200), ("67P 62,908 faces", COMET, 200),
+                          ("Eros 49,152 faces", EROS, 200), ("Phobos 32,040 faces", PHOBOS, 200),
                           ("Itokawa 12,288 faces", ITOKAWA, 500)]:
         if file.exists():
             cases.insert(0, (name, *read_obj(file), n))

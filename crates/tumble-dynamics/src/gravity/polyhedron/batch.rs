@@ -53,18 +53,87 @@ impl Terms {
     /// From the vertices, the edges (ends, `E_e`) and the faces (corners, `F_f`), about
     /// `origin` (the centroid keeps the expansion's products the size of the body).
     /// `E_e` is symmetric: its antisymmetric part is `n_A × n_{A,e} + n_B × n_{B,e} = t − t`.
+    ///
+    /// Laid out in space, not in the file's order: the faces sorted along a Morton curve
+    /// through their centroids, the vertices numbered as those faces first reach them, the
+    /// edges sorted by their ends' new numbers. The sums gather each term's rays to its
+    /// vertices, and a shape model whose faces jump across the body from one line to the next
+    /// (67P's SBGAT model: consecutive faces' vertices 6,900 numbers apart on average, Eros's
+    /// 180) sent most gathers to memory: 67P 1.8× faster so. Each term is the one the file's
+    /// order gives (about the same vertex); only the order of the sums changes.
     pub fn new(vertices: &[Vec3], edges: &[([u32; 2], Mat3)], faces: &[([u32; 3], Mat3)], origin: Vec3) -> Self {
         let v: Vec<Vec3> = vertices.iter().map(|v| v - origin).collect();
+        let order = spatial_order(&v, faces);
+        let mut number = vec![u32::MAX; v.len()];
+        let mut placed: Vec<Vec3> = Vec::with_capacity(v.len());
+        for c in order.iter().flat_map(|&f| faces[f].0).chain(0..v.len() as u32) {
+            if number[c as usize] == u32::MAX {
+                number[c as usize] = placed.len() as u32;
+                placed.push(v[c as usize]);
+            }
+        }
+        let renumber = |e: [u32; 2]| e.map(|c| number[c as usize]);
+        let mut edge_order: Vec<usize> = (0..edges.len()).collect();
+        edge_order.sort_by_key(|&k| {
+            let [a, b] = renumber(edges[k].0);
+            (a.min(b), a.max(b))
+        });
+        let edges: Vec<&([u32; 2], Mat3)> = edge_order.iter().map(|&k| &edges[k]).collect();
+        let faces: Vec<&([u32; 3], Mat3)> = order.iter().map(|&f| &faces[f]).collect();
         Self {
             origin,
-            edge_ends: edges.iter().map(|e| e.0).collect(),
+            edge_ends: edges.iter().map(|e| renumber(e.0)).collect(),
             edge_len: edges.iter().map(|(e, _)| (v[e[1] as usize] - v[e[0] as usize]).norm()).collect(),
             edge_terms: edges.iter().map(|(e, d)| coefficients(d, &v[e[0] as usize])).collect(),
-            face_corners: faces.iter().map(|f| f.0).collect(),
+            face_corners: faces.iter().map(|f| f.0.map(|c| number[c as usize])).collect(),
             face_terms: faces.iter().map(|(f, d)| coefficients(d, &v[f[0] as usize])).collect(),
-            vertices: v,
+            vertices: placed,
         }
     }
+}
+
+#[cfg(test)]
+impl Terms {
+    /// The faces' corners in the order the sums take them (vertex numbers of the layout).
+    pub fn face_corners(&self) -> &[[u32; 3]] {
+        &self.face_corners
+    }
+}
+
+/// The faces' indices along a Morton (Z-order) curve through their centroids: 21 bits a
+/// coordinate within the centroids' bounding box, ties in the file's order.
+fn spatial_order(v: &[Vec3], faces: &[([u32; 3], Mat3)]) -> Vec<usize> {
+    let centroid = |f: &[u32; 3]| (v[f[0] as usize] + v[f[1] as usize] + v[f[2] as usize]) / 3.0;
+    let (mut lo, mut hi) = (Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY));
+    for (f, _) in faces {
+        let c = centroid(f);
+        lo = lo.inf(&c);
+        hi = hi.sup(&c);
+    }
+    let scale = (hi - lo).max();
+    let cell = |x: f64, lo: f64| -> u64 {
+        let t = if scale > 0.0 { (x - lo) / scale } else { 0.0 };
+        ((t * 2_097_151.0) as u64).min(2_097_151)
+    };
+    let spread = |mut x: u64| {
+        // Bit k of x to bit 3k.
+        x &= 0x1f_ffff;
+        x = (x | (x << 32)) & 0x1f_0000_0000_ffff;
+        x = (x | (x << 16)) & 0x1f_0000_ff00_00ff;
+        x = (x | (x << 8)) & 0x100f_00f0_0f00_f00f;
+        x = (x | (x << 4)) & 0x10c3_0c30_c30c_30c3;
+        (x | (x << 2)) & 0x1249_2492_4924_9249
+    };
+    let mut keyed: Vec<(u64, usize)> = faces
+        .iter()
+        .enumerate()
+        .map(|(k, (f, _))| {
+            let c = centroid(f);
+            (spread(cell(c.x, lo.x)) | spread(cell(c.y, lo.y)) << 1 | spread(cell(c.z, lo.z)) << 2, k)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, k)| k).collect()
 }
 
 /// `rᵢ = vᵢ − p` and `|rᵢ|` for every vertex: `[x, y, z, |r|]`.

@@ -239,3 +239,41 @@ fn the_batched_sums_equal_the_textbook_sums() {
         assert!(wu < 1.0 && wa < 1.0 && wg < 1.0, "{} faces: U {wu:e}, a {wa:e}, ∇a {wg:e}", mesh.faces.len());
     }
 }
+
+#[test]
+fn the_terms_are_laid_out_in_space_whatever_the_files_order() {
+    // A file that lists its faces in no spatial order (the ellipsoid's, shuffled) is laid out
+    // along a Morton curve: consecutive faces' lowest vertex numbers under 5 % of the vertex
+    // count apart on average (2.8 % here: the curve's jumps between its octants), where the
+    // file's jump by a third of it (the rays' gathers then miss the caches: 67P
+    // 1.8× slower). The field is the file's to round-off (the centre of mass, about which the
+    // terms are taken, is summed in the file's order).
+    let mesh = TriMesh::ellipsoid([500.0, 300.0, 200.0], 4);
+    let mut shuffled = mesh.clone();
+    let mut rng = tumble_math::Lcg::new(5);
+    for i in (1..shuffled.faces.len()).rev() {
+        let j = ((rng.unit() * (i + 1) as f64) as usize).min(i);
+        shuffled.faces.swap(i, j);
+    }
+    let jump = |faces: &[[u32; 3]]| {
+        let low: Vec<f64> = faces.iter().map(|f| f64::from(*f.iter().min().expect("three"))).collect();
+        low.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>() / (low.len() - 1) as f64
+    };
+    let n = mesh.vertices.len() as f64;
+    assert!(jump(&shuffled.faces) > 0.2 * n, "the file is shuffled: {}", jump(&shuffled.faces));
+    let (a, b) = (Polyhedron::new(&mesh, 2000.0).expect("valid"), Polyhedron::new(&shuffled, 2000.0).expect("valid"));
+    for poly in [&a, &b] {
+        let laid = jump(poly.terms.face_corners());
+        assert!(laid < 0.05 * n, "consecutive faces {laid} vertices apart of {n}");
+    }
+    for p in [Vec3::new(700.0, 10.0, -20.0), Vec3::new(-100.0, 400.0, 250.0), Vec3::new(30.0, -20.0, 10.0)] {
+        let (x, y) = (a.sample(&p), b.sample(&p));
+        assert_relative_eq!(x.potential, y.potential, max_relative = 1e-13);
+        assert_relative_eq!(
+            x.acceleration,
+            y.acceleration,
+            max_relative = 1e-12,
+            epsilon = 1e-13 * x.acceleration.norm()
+        );
+    }
+}
