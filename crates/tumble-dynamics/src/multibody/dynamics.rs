@@ -61,11 +61,7 @@ impl Multibody {
         tau: &mut [f64],
     ) {
         if let Some(m) = self.folded() {
-            let mut f = std::mem::take(&mut w.merged.1);
-            m.wrenches(f_ext, &mut f);
-            m.model.inverse_dynamics_into(q, v, a, &f, w, tau);
-            w.merged.1 = f;
-            return;
+            return m.with_wrenches(f_ext, w, |mb, f, w| mb.inverse_dynamics_into(q, v, a, f, w, tau));
         }
         tumble_math::wide::dispatch(Wide(|| {
             self.local_kinematics(q, v, &mut w.kin.x_up, &mut w.kin.v);
@@ -235,11 +231,7 @@ impl Multibody {
         qdd: &mut [f64],
     ) {
         if let Some(m) = self.folded() {
-            let mut f = std::mem::take(&mut w.merged.1);
-            m.wrenches(f_ext, &mut f);
-            m.model.forward_dynamics_into(q, v, tau, &f, w, qdd);
-            w.merged.1 = f;
-            return;
+            return m.with_wrenches(f_ext, w, |mb, f, w| mb.forward_dynamics_into(q, v, tau, f, w, qdd));
         }
         let mut kin = std::mem::take(&mut w.kin);
         tumble_math::wide::dispatch(Wide(|| {
@@ -268,11 +260,10 @@ impl Multibody {
         qdd: &mut [f64],
     ) {
         if let Some(m) = self.folded() {
-            let (mut kin, mut f) = std::mem::take(&mut w.merged);
+            let mut kin = std::mem::take(&mut w.merged.0);
             m.kinematics(self, k, &mut kin);
-            m.wrenches(f_ext, &mut f);
-            m.model.forward_dynamics_in(&kin, v, tau, &f, w, qdd);
-            w.merged = (kin, f);
+            m.with_wrenches(f_ext, w, |mb, f, w| mb.forward_dynamics_in(&kin, v, tau, f, w, qdd));
+            w.merged.0 = kin;
             return;
         }
         tumble_math::wide::dispatch(Wide(|| self.aba(k, v, tau, f_ext, w, qdd)))

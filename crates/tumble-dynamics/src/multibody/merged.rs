@@ -17,7 +17,7 @@
 //! (`tests/oracle.rs`).
 
 use super::spatial::{RigidInertia, SVec, Transform};
-use super::{Joint, Kinematics, Link, Multibody};
+use super::{Joint, Kinematics, Link, Multibody, Workspace};
 use tumble_math::Vec3;
 
 /// The model folded, and how its links map onto the full model's.
@@ -92,9 +92,24 @@ impl Merged {
         Some(Self { model, carry, kept })
     }
 
+    /// `call` on the folded model with the full model's external wrenches `f_ext` carried onto
+    /// its links (in the workspace's buffer for them, lent to `call` and put back).
+    pub fn with_wrenches<R>(
+        &self,
+        f_ext: &[SVec],
+        w: &mut Workspace,
+        call: impl FnOnce(&Multibody, &[SVec], &mut Workspace) -> R,
+    ) -> R {
+        let mut f = std::mem::take(&mut w.merged.1);
+        self.wrenches(f_ext, &mut f);
+        let out = call(&self.model, &f, w);
+        w.merged.1 = f;
+        out
+    }
+
     /// The external wrenches `f_ext` of the full model's links (link coordinates, about the link
     /// origin; a shorter slice leaves the rest without) on the folded model's links, into `out`.
-    pub fn wrenches(&self, f_ext: &[SVec], out: &mut Vec<SVec>) {
+    fn wrenches(&self, f_ext: &[SVec], out: &mut Vec<SVec>) {
         out.clear();
         if f_ext.is_empty() {
             return;

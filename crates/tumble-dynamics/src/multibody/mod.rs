@@ -306,8 +306,9 @@ impl Multibody {
 
     /// Link `k`'s frame in its parent's at `q`: the rotation `R_T R_J` (link axes into parent
     /// axes) and the origin `p_T + R_T p_J`; a revolute joint's from its precomputed terms, a
-    /// fixed joint's the placement itself, a prismatic one's the placement moved along its axis. Inlined: with the inertia's turn into world axes
-    /// (also inlined) the iiwa's mass matrix went from 0.48 to 0.37 µs.
+    /// fixed joint's the placement itself, a prismatic one's the placement moved along its
+    /// axis. Inlined: with the inertia's turn into world axes (also inlined) the iiwa's mass
+    /// matrix went from 0.48 to 0.37 µs.
     #[inline(always)]
     fn placed(&self, k: usize, q: &[f64]) -> (Mat3, Vec3) {
         let (rt, pt) = &self.links[k].parent_to_joint;
