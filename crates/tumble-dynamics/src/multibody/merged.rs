@@ -6,7 +6,8 @@
 //! inertia carried into the nearest link that carries it on a moving joint (or a root), and the
 //! children it had re-attached there with their placements composed — what Pinocchio's URDF
 //! parser builds (its fixed joints become frames). The dynamics then pass over the links that
-//! move only: a UR5's ten links are seven, a Kinova Jaco's thirteen are seven.
+//! move only: a UR5's eleven links (its `world` link counted) are seven, a Kinova Jaco's
+//! thirteen are seven.
 //!
 //! Nothing the user sees changes: the model keeps all its links (their poses, velocities,
 //! Jacobians and joint wrenches are the full model's), the coordinates and rates are the same
